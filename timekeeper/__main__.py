@@ -1,0 +1,3 @@
+from timekeeper.cli import main
+
+main()

@@ -1,0 +1,92 @@
+"""The `timekeeper` command line: a click group whose commands are imported only when used."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+import click
+
+from timekeeper import __version__
+from timekeeper.errors import ExitStatus, TimekeeperError
+
+# command name -> "module:attribute" of a click command in timekeeper.commands
+COMMANDS = {
+    "list": "timekeeper.commands.catalog:list_command",
+    "show": "timekeeper.commands.catalog:show_command",
+    "validate": "timekeeper.commands.validate:validate_command",
+    "schema": "timekeeper.commands.validate:schema_command",
+    "plan": "timekeeper.commands.render:plan_command",
+    "render": "timekeeper.commands.render:render_command",
+    "voices": "timekeeper.commands.voices:voices_command",
+    "voice": "timekeeper.commands.voices:voice_group",
+    "live": "timekeeper.commands.live:live_command",
+    "generate": "timekeeper.commands.generate:generate_command",
+    "stats": "timekeeper.commands.generate:stats_command",
+    "card": "timekeeper.commands.cards:card_command",
+    "import": "timekeeper.commands.flashcode:import_command",
+    "export": "timekeeper.commands.flashcode:export_command",
+}
+
+
+class LazyGroup(click.Group):
+    """Lists every command but imports a command's module only when that command runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in COMMANDS if self._available(name)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None or not self._available(name):
+            return None
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        module_name = COMMANDS[name].split(":")[0]
+        return importlib.util.find_spec(module_name) is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="timekeeper")
+@click.option("--debug", is_flag=True, help="Show a full traceback on errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """timekeeper: the soundtrack, timekeeper and scenario cards for Space Alert.
+
+    \b
+    Examples:
+      timekeeper list
+      timekeeper show mission-3 --lang de
+      timekeeper render mission-1 -o mission-1.mp3
+      timekeeper live mission-5
+    """
+    ctx.obj = {"debug": debug}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the group; Ctrl-C exits 130 without a traceback."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Interrupted.", err=True)
+        sys.exit(ExitStatus.INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(ExitStatus.INTERRUPTED)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except Exception as error:  # a bug: one line unless the user asked for the traceback
+        if "--debug" in args:
+            raise
+        click.echo(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)", err=True)
+        sys.exit(ExitStatus.ERROR)
+
+
+__all__ = ["cli", "main", "TimekeeperError"]

@@ -1,0 +1,55 @@
+"""The one error family of timekeeper, and the exit codes the command line returns."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import click
+
+
+class ExitStatus(IntEnum):
+    SUCCESS = 0
+    ERROR = 1
+    USAGE = 2
+    INVALID_SCENARIO = 3
+    VOICE = 4
+    RENDER = 5
+    PLAYBACK = 6
+    MISSING_TOOL = 7
+    INTERRUPTED = 130
+
+
+class TimekeeperError(click.ClickException):
+    """An error a user can act on; click prints `Error: message` and exits with `exit_code`."""
+
+    exit_code = ExitStatus.ERROR
+
+
+class ScenarioError(TimekeeperError):
+    """A scenario file (or built-in name) that cannot be read or is not valid."""
+
+    exit_code = ExitStatus.INVALID_SCENARIO
+
+
+class VoiceError(TimekeeperError):
+    """A voice, TTS engine or voice pack that cannot be used."""
+
+    exit_code = ExitStatus.VOICE
+
+
+class RenderError(TimekeeperError):
+    """Audio could not be mixed, encoded or written."""
+
+    exit_code = ExitStatus.RENDER
+
+
+class PlaybackError(TimekeeperError):
+    """Live playback failed: no sound device, or the device went away."""
+
+    exit_code = ExitStatus.PLAYBACK
+
+
+class MissingToolError(TimekeeperError):
+    """An external program (ffmpeg, espeak-ng) is not installed."""
+
+    exit_code = ExitStatus.MISSING_TOOL

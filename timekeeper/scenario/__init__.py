@@ -1,0 +1,1 @@
+"""Scenario files: loading (with located problems), dumping, finding built-in tracks."""

@@ -1,0 +1,51 @@
+"""Scenario model -> scenario YAML text (the same format `load` reads)."""
+
+from __future__ import annotations
+
+from timekeeper.model import Announcement, CommsDown, Event, Scenario, Threat, TrackKind, event_type_name
+from timekeeper.times import format_time
+
+
+def dump_scenario(scenario: Scenario, header: str = "") -> str:
+    """YAML text of `scenario`, one event per line, times quoted as "m:ss"."""
+    lines = [f"# {line}".rstrip() for line in header.splitlines()]
+    lines.append(f"title: {_quote(scenario.title)}")
+    if scenario.kind is not TrackKind.CUSTOM:
+        lines.append(f"kind: {scenario.kind.value}")
+    if scenario.notes:
+        lines.append(f"notes: {_quote(scenario.notes)}")
+    if scenario.language:
+        lines.append(f"language: {scenario.language}")
+    if scenario.players is not None:
+        lines.append(f"players: {scenario.players}")
+    if scenario.seed is not None:
+        lines.append(f"seed: {scenario.seed}")
+    if scenario.double_threats and scenario.kind is not TrackKind.DOUBLE_ACTION:
+        lines.append("double_threats: true")
+    if scenario.generator:
+        lines.append("generator:")
+        lines += [f"  {key}: {_quote(value)}" for key, value in scenario.generator]
+    lines.append("phase_ends: [" + ", ".join(_quote(format_time(ms, precise=True)) for ms in scenario.phase_ends_ms) + "]")
+    lines.append("events:" if scenario.events else "events: []")
+    lines += [f"  - {{{_event_fields(event)}}}" for event in scenario.events]
+    return "\n".join(lines) + "\n"
+
+
+def _event_fields(event: Event) -> str:
+    fields = [f"at: {_quote(format_time(event.at_ms, precise=True))}", f"type: {event_type_name(event)}"]
+    if isinstance(event, Threat):
+        fields.append(f"t: {event.turn}")
+        if event.zone is not None:
+            fields.append(f"zone: {event.zone.value}")
+        fields.append(f"serious: {str(event.serious).lower()}")
+        fields.append(f"unconfirmed: {str(event.unconfirmed).lower()}")
+    elif isinstance(event, CommsDown):
+        fields.append(f"until: {_quote(format_time(event.until_ms, precise=True))}")
+    elif isinstance(event, Announcement):
+        fields.append(f"text: {_quote(event.text)}")
+    return ", ".join(fields)
+
+
+def _quote(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'

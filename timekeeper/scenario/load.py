@@ -1,0 +1,352 @@
+"""YAML scenario file -> Scenario model, with every problem reported as file:line:col."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from timekeeper.errors import ScenarioError
+from timekeeper.model import (
+    Announcement,
+    CommsDown,
+    DataTransfer,
+    Event,
+    IncomingData,
+    Scenario,
+    Threat,
+    TrackKind,
+    Zone,
+)
+from timekeeper.scenario import yamlnodes
+from timekeeper.scenario.problems import Problem, Severity, errors
+from timekeeper.scenario.rules import Finding, check_scenario
+from timekeeper.times import format_time, parse_time_ms
+
+MAX_EVENTS = 500
+
+TOP_KEYS = (
+    "title", "kind", "notes", "language", "players", "seed", "double_threats", "phase_ends", "events", "generator",
+)
+COMMON_EVENT_KEYS = ("at", "type", "double")
+EVENT_KEYS = {
+    "threat": ("t", "zone", "serious", "unconfirmed"),
+    "internal": ("t", "serious", "unconfirmed"),
+    "incoming_data": (),
+    "data_transfer": (),
+    "comms_down": ("until", "duration"),
+    "announce": ("text",),
+}
+LANGUAGE_CODES = ("en", "de", "es")
+
+
+@dataclass
+class LoadResult:
+    """The scenario (None when errors stop it being built) and every problem found."""
+
+    path: str
+    scenario: Scenario | None
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.scenario is not None and not errors(self.problems)
+
+
+def load_file(path: str | Path, display: str | None = None) -> LoadResult:
+    """Read and check one scenario file; never raises for bad content, only collects problems."""
+    path = Path(path)
+    display = display or str(path)
+    try:
+        text = yamlnodes.read_text(path, display)
+        return load_text(text, display)
+    except ScenarioError as error:
+        return LoadResult(display, None, [Problem(display, 0, 0, _strip_where(error.message, display))])
+
+
+def load_text(text: str, display: str = "<scenario>") -> LoadResult:
+    """Check scenario YAML `text`; `display` names it in messages."""
+    try:
+        root = yamlnodes.compose(text, display)
+    except ScenarioError as error:
+        line, column, message = _split_where(error.message, display)
+        return LoadResult(display, None, [Problem(display, line, column, message)])
+    builder = _Builder(display)
+    scenario = builder.scenario(root)
+    return LoadResult(display, scenario, builder.problems)
+
+
+def _split_where(message: str, display: str) -> tuple[int, int, str]:
+    rest = message[len(display) + 1 :] if message.startswith(display + ":") else message
+    parts = rest.split(":", 2)
+    if len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit():
+        return int(parts[0]), int(parts[1]), parts[2].strip()
+    return 0, 0, rest.strip()
+
+
+def _strip_where(message: str, display: str) -> str:
+    return _split_where(message, display)[2]
+
+
+class _Builder:
+    """Walks the node tree, converting values and collecting problems instead of stopping."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.problems: list[Problem] = []
+        self.event_nodes: list[yaml.MappingNode] = []
+
+    # -- reporting ---------------------------------------------------------------------------
+    def error(self, node: yaml.Node | None, message: str, severity: Severity = Severity.ERROR) -> None:
+        line, column = yamlnodes.position(node) if node is not None else (0, 0)
+        self.problems.append(Problem(self.display, line, column, message, severity))
+
+    # -- the document --------------------------------------------------------------------------
+    def scenario(self, root: yaml.Node | None) -> Scenario | None:
+        if root is None:
+            self.error(None, "file is empty (expected a scenario mapping with title, phase_ends and events)")
+            return None
+        if not isinstance(root, yaml.MappingNode):
+            self.error(root, f"expected a mapping of scenario fields (title, phase_ends, events), found {yamlnodes.kind_name(root)}")
+            return None
+        fields = self.mapping(root, TOP_KEYS, "scenario field")
+        for required in ("title", "phase_ends", "events"):
+            if required not in fields:
+                self.error(root, f"missing required field {required!r}")
+        title = self.string(fields.get("title"), "title") or ""
+        kind = self.choice(fields.get("kind"), [k.value for k in TrackKind], "kind")
+        phase_ends = self.phase_ends(fields.get("phase_ends"))
+        events = self.events(fields.get("events"))
+        language = self.choice(fields.get("language"), list(LANGUAGE_CODES), "language")
+        players = self.integer(fields.get("players"), "players", 1, 5)
+        seed = self.integer(fields.get("seed"), "seed", 0, 2**63 - 1)
+        generator = self.generator(fields.get("generator"))
+        if phase_ends is None or events is None:
+            return None
+        order = sorted(range(len(events)), key=lambda i: events[i].at_ms)
+        scenario = Scenario(
+            title=title,
+            phase_ends_ms=phase_ends,
+            events=tuple(events[i] for i in order),
+            kind=TrackKind(kind) if kind else TrackKind.CUSTOM,
+            notes=self.string(fields.get("notes"), "notes") or "",
+            language=language,
+            players=players,
+            seed=seed,
+            double_threats=bool(self.boolean(fields.get("double_threats"), "double_threats")),
+            generator=generator,
+        )
+        nodes = [self.event_nodes[i] for i in order]
+        structural_errors = bool(errors(self.problems))
+        for finding in check_scenario(scenario, check_spacing=not structural_errors):
+            self.report(finding, fields, nodes)
+        return None if errors(self.problems) else scenario
+
+    def report(self, finding: Finding, fields: dict[str, yaml.Node], nodes: list[yaml.MappingNode]) -> None:
+        node: yaml.Node | None
+        if finding.event_index is not None:
+            node = nodes[finding.event_index]
+            if finding.field:
+                node = _value_node(node, finding.field) or node
+        elif finding.phase_index is not None and "phase_ends" in fields:
+            items = fields["phase_ends"].value
+            node = items[finding.phase_index] if finding.phase_index < len(items) else fields["phase_ends"]
+        else:
+            node = fields.get(finding.field or "", None)
+        self.error(node, finding.message, finding.severity)
+
+    # -- fields --------------------------------------------------------------------------------
+    def mapping(self, node: yaml.MappingNode, allowed: tuple[str, ...], what: str) -> dict[str, yaml.Node]:
+        found: dict[str, yaml.Node] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key in allowed:
+                found[key] = value_node
+                continue
+            hint = difflib.get_close_matches(str(key), allowed, n=1)
+            suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (expected one of {', '.join(allowed)})"
+            self.error(key_node, f"unknown {what} {key!r}{suggestion}")
+        return found
+
+    def scalar(self, node: yaml.Node | None, name: str) -> str | None:
+        if node is None:
+            return None
+        if not isinstance(node, yaml.ScalarNode):
+            self.error(node, f"{name}: expected a single value, found {yamlnodes.kind_name(node)}")
+            return None
+        return node.value
+
+    def string(self, node: yaml.Node | None, name: str) -> str | None:
+        return self.scalar(node, name)
+
+    def choice(self, node: yaml.Node | None, options: list[str], name: str) -> str | None:
+        value = self.scalar(node, name)
+        if value is None:
+            return None
+        if value.lower() in options:
+            return value.lower()
+        hint = difflib.get_close_matches(value.lower(), options, n=1)
+        suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+        self.error(node, f"unknown {name} {value!r} (expected {', '.join(options)}){suggestion}")
+        return None
+
+    def integer(self, node: yaml.Node | None, name: str, low: int, high: int) -> int | None:
+        value = self.scalar(node, name)
+        if value is None:
+            return None
+        text = value.strip()
+        if name == "t" and text.upper().startswith("T+"):
+            text = text[2:]
+        if not text.isdigit():
+            self.error(node, f"{name}: expected a whole number from {low} to {high}, found {value!r}")
+            return None
+        number = int(text)
+        if not low <= number <= high:
+            self.error(node, f"{name}: {number} is out of range (expected {low} to {high})")
+            return None
+        return number
+
+    def boolean(self, node: yaml.Node | None, name: str) -> bool | None:
+        value = self.scalar(node, name)
+        if value is None:
+            return None
+        lowered = value.lower()
+        if lowered in ("true", "yes", "on"):
+            return True
+        if lowered in ("false", "no", "off"):
+            return False
+        self.error(node, f"{name}: expected true or false, found {value!r}")
+        return None
+
+    def time(self, node: yaml.Node | None, name: str) -> int | None:
+        value = self.scalar(node, name)
+        if value is None:
+            return None
+        try:
+            return parse_time_ms(value)
+        except ValueError as problem:
+            self.error(node, f"{name}: {problem}")
+            return None
+
+    def phase_ends(self, node: yaml.Node | None) -> tuple[int, ...] | None:
+        if node is None:
+            return None
+        if not isinstance(node, yaml.SequenceNode):
+            self.error(node, f"phase_ends: expected a list of 2 or 3 times such as [\"3:45\", \"7:30\", \"10:00\"], found {yamlnodes.kind_name(node)}")
+            return None
+        times = [self.time(item, "phase_ends") for item in node.value]
+        if any(t is None for t in times):
+            return None
+        return tuple(times)  # type: ignore[arg-type]
+
+    def events(self, node: yaml.Node | None) -> list[Event] | None:
+        if node is None:
+            return None
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
+            return []
+        if not isinstance(node, yaml.SequenceNode):
+            self.error(node, f"events: expected a list of events, found {yamlnodes.kind_name(node)}")
+            return None
+        if len(node.value) > MAX_EVENTS:
+            self.error(node, f"events: {len(node.value)} events; a scenario may hold at most {MAX_EVENTS}")
+            return None
+        events = []
+        for item in node.value:
+            event = self.event(item)
+            if event is not None:
+                events.append(event)
+                self.event_nodes.append(item)
+        return events
+
+    def event(self, node: yaml.Node) -> Event | None:
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, f"event: expected a mapping such as {{at: \"1:30\", type: data_transfer}}, found {yamlnodes.kind_name(node)}")
+            return None
+        raw_type = _value_node(node, "type")
+        if raw_type is None:
+            self.error(node, f"event: missing 'type' (expected one of {', '.join(EVENT_KEYS)})")
+            return None
+        kind = self.choice(raw_type, list(EVENT_KEYS), "event type")
+        if kind is None:
+            return None
+        fields = self.mapping(node, COMMON_EVENT_KEYS + EVENT_KEYS[kind], f"{kind} field")
+        if "at" not in fields:
+            self.error(node, f"{kind}: missing 'at' (the time, such as \"2:15\")")
+            return None
+        at_ms = self.time(fields["at"], "at")
+        if at_ms is None:
+            return None
+        if "double" in fields:
+            self.boolean(fields["double"], "double")
+        if kind in ("threat", "internal"):
+            return self.threat(node, kind, at_ms, fields)
+        if kind == "incoming_data":
+            return IncomingData(at_ms)
+        if kind == "data_transfer":
+            return DataTransfer(at_ms)
+        if kind == "comms_down":
+            return self.comms_down(node, at_ms, fields)
+        text = self.string(fields.get("text"), "text")
+        if not text:
+            self.error(node, "announce: missing 'text' (the words to announce)")
+            return None
+        return Announcement(at_ms, text)
+
+    def threat(self, node: yaml.Node, kind: str, at_ms: int, fields: dict[str, yaml.Node]) -> Threat | None:
+        if "t" not in fields:
+            self.error(node, f"{kind}: missing 't' (the turn T+1 to T+8 in which the threat appears)")
+            return None
+        turn = self.integer(fields["t"], "t", 1, 8)
+        zone: Zone | None = None
+        if kind == "threat":
+            if "zone" not in fields:
+                self.error(node, "threat: missing 'zone' (red, white or blue)")
+                return None
+            zone_name = self.choice(fields["zone"], [z.value for z in Zone], "zone")
+            zone = Zone(zone_name) if zone_name else None
+            if zone is None:
+                return None
+        serious = self.boolean(fields.get("serious"), "serious")
+        unconfirmed = self.boolean(fields.get("unconfirmed"), "unconfirmed")
+        if turn is None:
+            return None
+        return Threat(at_ms, turn, zone, bool(serious), bool(unconfirmed))
+
+    def comms_down(self, node: yaml.Node, at_ms: int, fields: dict[str, yaml.Node]) -> CommsDown | None:
+        if ("until" in fields) == ("duration" in fields):
+            self.error(node, "comms_down: give exactly one of 'until' (a time) or 'duration' (seconds)")
+            return None
+        if "until" in fields:
+            until_ms = self.time(fields["until"], "until")
+        else:
+            duration_ms = self.time(fields["duration"], "duration")
+            until_ms = None if duration_ms is None else at_ms + duration_ms
+        if until_ms is None:
+            return None
+        if until_ms <= at_ms:
+            self.error(fields.get("until") or fields.get("duration"), f"comms_down: ends at {format_time(until_ms)}, not after its start {format_time(at_ms)}")
+            return None
+        return CommsDown(at_ms, until_ms)
+
+    def generator(self, node: yaml.Node | None) -> tuple[tuple[str, str], ...]:
+        if node is None:
+            return ()
+        if not isinstance(node, yaml.MappingNode):
+            self.error(node, f"generator: expected a mapping of option: value, found {yamlnodes.kind_name(node)}")
+            return ()
+        pairs = []
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode) or not isinstance(value, yaml.ScalarNode):
+                self.error(key, "generator: expected simple option: value pairs")
+                continue
+            pairs.append((key.value, value.value))
+        return tuple(pairs)
+
+
+def _value_node(node: yaml.MappingNode, key: str) -> yaml.Node | None:
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return value_node
+    return None

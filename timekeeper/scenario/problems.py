@@ -1,0 +1,35 @@
+"""Problems found in a scenario: errors and warnings, each with file, line and column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem at `line`:`column` (1-based; 0 when the place is unknown) of `path`."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
+        label = "warning: " if self.severity is Severity.WARNING else ""
+        return f"{where}: {label}{self.message}"
+
+
+def errors(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity is Severity.ERROR]
+
+
+def warnings(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity is Severity.WARNING]

@@ -1,0 +1,187 @@
+"""The rules every scenario must keep, checked on the model (no file positions here).
+
+A Finding points at an event (by its index in `scenario.events`) or a phase end, so the loader
+can turn it into file:line:col, and the generator can run the same checks on what it makes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from timekeeper.model import (
+    MAX_PHASES,
+    MAX_TURN,
+    MIN_PHASES,
+    CommsDown,
+    Scenario,
+    Threat,
+    turn_phase,
+)
+from timekeeper.scenario.problems import Severity
+from timekeeper.times import format_time
+
+MAX_DURATION_MS = 60 * 60 * 1000  # one hour: longer than any sensible action round
+LATE_THREAT_GRACE_MS = 15_000  # a threat may still be announced this long after its phase ended
+
+
+@dataclass(frozen=True)
+class Finding:
+    message: str
+    severity: Severity = Severity.ERROR
+    event_index: int | None = None
+    phase_index: int | None = None
+    field: str | None = None
+
+
+def check_scenario(scenario: Scenario, *, check_spacing: bool = True) -> list[Finding]:
+    """Every broken rule of `scenario`; with `check_spacing`, also warn of packed announcements."""
+    findings = _check_phases(scenario)
+    if any(f.severity is Severity.ERROR for f in findings):
+        return findings
+    findings += _check_event_times(scenario)
+    findings += _check_threats(scenario)
+    findings += _check_outages(scenario)
+    if check_spacing and not any(f.severity is Severity.ERROR for f in findings):
+        findings += _check_spacing(scenario)
+    return findings
+
+
+def _check_phases(scenario: Scenario) -> list[Finding]:
+    ends = scenario.phase_ends_ms
+    if not MIN_PHASES <= len(ends) <= MAX_PHASES:
+        return [Finding(f"phase_ends: {len(ends)} phases; a track has {MIN_PHASES} or {MAX_PHASES}", field="phase_ends")]
+    findings = []
+    previous = 0
+    for index, end_ms in enumerate(ends):
+        if end_ms <= previous:
+            findings.append(Finding(
+                f"phase {index + 1} ends at {format_time(end_ms)}, not after "
+                + (f"phase {index} ({format_time(previous)})" if index else "the start"),
+                phase_index=index,
+            ))
+        elif end_ms - previous < 60_000:
+            findings.append(Finding(
+                f"phase {index + 1} lasts only {format_time(end_ms - previous)}; a phase needs at least 1:00 for its warnings",
+                phase_index=index,
+            ))
+        previous = max(previous, end_ms)
+    if ends[-1] > MAX_DURATION_MS:
+        findings.append(Finding(
+            f"the mission ends at {format_time(ends[-1])}; tracks are limited to {format_time(MAX_DURATION_MS)}",
+            phase_index=len(ends) - 1,
+        ))
+    return findings
+
+
+def _check_event_times(scenario: Scenario) -> list[Finding]:
+    end_ms = scenario.duration_ms
+    findings = []
+    for index, event in enumerate(scenario.events):
+        if event.at_ms >= end_ms:
+            findings.append(Finding(
+                f"event at {format_time(event.at_ms)} comes after the mission ends ({format_time(end_ms)})",
+                event_index=index, field="at",
+            ))
+        if isinstance(event, CommsDown) and event.until_ms > end_ms:
+            findings.append(Finding(
+                f"communications stay down until {format_time(event.until_ms)}, after the mission ends ({format_time(end_ms)})",
+                event_index=index, field="until",
+            ))
+    return findings
+
+
+def _check_threats(scenario: Scenario) -> list[Finding]:
+    findings = []
+    by_turn: dict[int, list[int]] = defaultdict(list)
+    for index, event in enumerate(scenario.events):
+        if not isinstance(event, Threat):
+            continue
+        by_turn[event.turn].append(index)
+        findings += _check_threat_phase(scenario, index, event)
+    allowed = 2 if scenario.allows_double_threats else 1
+    for turn, indexes in sorted(by_turn.items()):
+        for index in indexes[allowed:]:
+            first = scenario.events[indexes[0]]
+            reason = (
+                "a double-action track carries at most two threats per turn"
+                if allowed == 2
+                else "set kind: double-action or double_threats: true for double threats"
+            )
+            findings.append(Finding(
+                f"T+{turn} is used again (first at {format_time(first.at_ms)}); {reason}",
+                event_index=index, field="t",
+            ))
+    return findings
+
+
+def _check_threat_phase(scenario: Scenario, index: int, threat: Threat) -> list[Finding]:
+    due = turn_phase(threat.turn)
+    actual = scenario.phase_of(threat.at_ms)
+    if due == actual:
+        return []
+    if due >= len(scenario.phase_ends_ms):
+        return [Finding(
+            f"T+{threat.turn} cannot be announced in a track of {len(scenario.phase_ends_ms)} phases "
+            f"(the last phase announces no threats; use T+1 to T+{4 * (len(scenario.phase_ends_ms) - 1)})",
+            event_index=index, field="t",
+        )]
+    phase_start = scenario.phase_ends_ms[due - 2] if due >= 2 else 0
+    phase_end = scenario.phase_ends_ms[due - 1]
+    window = f"phase {due} ({format_time(phase_start)}-{format_time(phase_end)})"
+    late_ms = threat.at_ms - phase_end
+    if actual > due and late_ms <= LATE_THREAT_GRACE_MS:
+        return [Finding(
+            f"T+{threat.turn} belongs to {window} but comes {late_ms // 1000} s after that phase ended",
+            Severity.WARNING, event_index=index, field="at",
+        )]
+    first, last = 4 * (actual - 1) + 1, min(4 * actual, MAX_TURN)
+    return [Finding(
+        f"T+{threat.turn} must be announced in {window}; at {format_time(threat.at_ms)} "
+        f"(phase {actual}) use T+{first} to T+{last}",
+        event_index=index, field="t",
+    )]
+
+
+def _check_outages(scenario: Scenario) -> list[Finding]:
+    findings = []
+    outages = [(i, e) for i, e in enumerate(scenario.events) if isinstance(e, CommsDown)]
+    for (_, first), (index, second) in zip(outages, outages[1:]):
+        if second.at_ms < first.until_ms:
+            findings.append(Finding(
+                f"communications outage at {format_time(second.at_ms)} overlaps the one "
+                f"from {format_time(first.at_ms)} to {format_time(first.until_ms)}",
+                event_index=index, field="at",
+            ))
+    for index, event in enumerate(scenario.events):
+        for _, outage in outages:
+            if event is not outage and outage.at_ms < event.at_ms < outage.until_ms and not isinstance(event, CommsDown):
+                findings.append(Finding(
+                    f"event at {format_time(event.at_ms)} is announced while communications are down "
+                    f"({format_time(outage.at_ms)}-{format_time(outage.until_ms)})",
+                    Severity.WARNING, event_index=index, field="at",
+                ))
+    return findings
+
+
+def _check_spacing(scenario: Scenario) -> list[Finding]:
+    """Warn where announcements (timed with the default voice of the language) would overlap."""
+    from timekeeper.script import build_timeline
+    from timekeeper.voice.durations import default_measure
+    from timekeeper.voice.phrases import phrase_book
+
+    language = scenario.language or "en"
+    timeline = build_timeline(scenario, phrase_book(language), default_measure(language))
+    index_of = {id(event): i for i, event in enumerate(scenario.events)}
+    findings = []
+    for overlap in timeline.overlaps():
+        cue = overlap.second if overlap.second.event is not None else overlap.first
+        other = overlap.first if cue is overlap.second else overlap.second
+        index = index_of.get(id(cue.event))
+        findings.append(Finding(
+            f"announcement at {format_time(cue.at_ms, precise=True)} ({cue.kind.value}) overlaps "
+            f"{other.kind.value} at {format_time(other.at_ms, precise=True)} by "
+            f"{overlap.overlap_ms / 1000:.1f} s; move it or it will be spoken late",
+            Severity.WARNING, event_index=index, field="at",
+        ))
+    return findings

@@ -1,0 +1,1 @@
+"""Voices: phrase tables, synthesized speech (with a disk cache) and prerecorded clip packs."""

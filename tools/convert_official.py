@@ -1,0 +1,65 @@
+"""Write scenarios/official/<track>.yaml from the shared table of official track timings.
+
+Run from the repository root:  python tools/convert_official.py [../shared/data/official-missions.yaml]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, TrackKind, Zone  # noqa: E402
+from timekeeper.scenario.dump import dump_scenario  # noqa: E402
+from timekeeper.times import parse_time_ms  # noqa: E402
+
+DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "official-missions.yaml"
+TARGET = ROOT / "scenarios" / "official"
+HEADER = (
+    "Official Space Alert track timings, converted by tools/convert_official.py\n"
+    "from the shared fact table (official-missions.yaml). Do not edit by hand."
+)
+
+
+def convert_event(raw: dict):
+    at_ms = parse_time_ms(str(raw["at"]))
+    kind = raw["type"]
+    if kind == "threat":
+        return Threat(at_ms, raw["t"], Zone(raw["zone"]), raw["serious"], raw["unconfirmed"])
+    if kind == "internal":
+        return Threat(at_ms, raw["t"], None, raw["serious"], raw["unconfirmed"])
+    if kind == "incoming_data":
+        return IncomingData(at_ms)
+    if kind == "data_transfer":
+        return DataTransfer(at_ms)
+    if kind == "comms_down":
+        return CommsDown(at_ms, parse_time_ms(str(raw["until"])))
+    raise ValueError(f"unknown event type {kind!r}")
+
+
+def convert_track(raw: dict) -> Scenario:
+    events = sorted((convert_event(e) for e in raw["events"]), key=lambda e: e.at_ms)
+    notes = "; ".join(raw.get("sources_disagree") or [])
+    return Scenario(
+        title=raw["title"],
+        kind=TrackKind(raw["kind"]),
+        phase_ends_ms=tuple(parse_time_ms(t) for t in raw["phase_ends"]),
+        events=tuple(events),
+        notes=f"Sources disagreed: {notes}" if notes else "",
+    )
+
+
+def main(source: Path = DEFAULT_SOURCE) -> None:
+    tracks = yaml.safe_load(source.read_text(encoding="utf-8"))
+    TARGET.mkdir(parents=True, exist_ok=True)
+    for name, raw in tracks.items():
+        (TARGET / f"{name}.yaml").write_text(dump_scenario(convert_track(raw), HEADER), encoding="utf-8")
+    print(f"wrote {len(tracks)} scenarios to {TARGET.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SOURCE)
