@@ -1,0 +1,1 @@
+"""Scenario cards: the rows a card shows, as text, markdown and PDF."""

@@ -1,0 +1,38 @@
+"""A scenario card as plain text for the terminal (what `show` and `card --format text` print)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from timekeeper.cards.rows import card_header, card_rows
+from timekeeper.model import Scenario
+from timekeeper.voice.phrases import phrase_book
+
+SPOKEN_WIDTH = 60
+
+
+def text_card(scenario: Scenario, language: str | None = None, *, spoken: bool = True) -> str:
+    """The card of `scenario` as an aligned table; with `spoken`, the words of each announcement."""
+    phrases = phrase_book(language or scenario.language or "en")
+    header = card_header(scenario, phrases)
+    rows = card_rows(scenario, phrases)
+    lines = [header.title, "=" * len(header.title)]
+    lines.append("  ·  ".join([header.kind, *header.facts]))
+    lines.append(f"{phrases.word('phase')}: " + " / ".join(header.phase_ends))
+    if header.notes:
+        lines += textwrap.wrap(header.notes, 88)
+    lines.append("")
+    unconfirmed = phrases.word("unconfirmed")
+    table = []
+    for row in rows:
+        what = row.what + (f" ({unconfirmed})" if row.unconfirmed else "")
+        table.append((row.time, row.turn, what, row.zone_name, row.detail, row.spoken if spoken else ""))
+    heads = (phrases.word("time"), "T+", phrases.word("event"), phrases.word("zone"), "", "")
+    widths = [max(len(r[i]) for r in [heads, *table]) for i in range(5)]
+    for cells in [heads, *table]:
+        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(cells[:5])).rstrip()
+        words = textwrap.wrap(cells[5], SPOKEN_WIDTH) or [""]
+        lines.append(f"{head.ljust(sum(widths) + 8)}  {words[0]}".rstrip())
+        indent = " " * (sum(widths) + 10)
+        lines += [indent + more for more in words[1:]]
+    return "\n".join(lines) + "\n"
