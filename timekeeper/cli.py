@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the group; Ctrl-C exits 130 without a traceback."""
     args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
+        status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Interrupted.", err=True)
         sys.exit(ExitStatus.INTERRUPTED)
@@ -80,13 +80,12 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as error:
         error.show()
         sys.exit(error.exit_code)
-    except click.exceptions.Exit as done:
-        sys.exit(done.exit_code)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
         click.echo(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)", err=True)
         sys.exit(ExitStatus.ERROR)
+    sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
 
 
 __all__ = ["cli", "main", "TimekeeperError"]

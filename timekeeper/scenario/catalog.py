@@ -11,11 +11,21 @@ from timekeeper.scenario.load import load_file
 from timekeeper.scenario.problems import errors
 
 
+_NAME_ORDER = ("test-run", "simulation", "advanced-simulation", "mission", "double-action-easy", "double-action")
+
+
+def _natural_key(path: Path) -> tuple[int, str, int]:
+    """test runs, simulations, advanced simulations, missions, double action; numbers in order."""
+    stem, _, number = path.stem.rpartition("-")
+    rank = _NAME_ORDER.index(stem) if stem in _NAME_ORDER else len(_NAME_ORDER)
+    return (rank, stem if number.isdigit() else path.stem, int(number) if number.isdigit() else 0)
+
+
 def builtin_paths() -> dict[str, Path]:
     """name -> file of every shipped scenario (official tracks first, then examples)."""
     found: dict[str, Path] = {}
     for folder in ("official", "examples"):
-        for path in sorted((scenarios_dir() / folder).glob("*.yaml")):
+        for path in sorted((scenarios_dir() / folder).glob("*.yaml"), key=_natural_key):
             found.setdefault(path.stem, path)
     return found
 
@@ -43,3 +53,25 @@ def load_scenario(name_or_path: str) -> Scenario:
     if problems or result.scenario is None:
         raise ScenarioError("\n".join(str(p) for p in problems) or f"{display}: not a valid scenario")
     return result.scenario
+
+
+class ListingRow:
+    """One built-in scenario for `timekeeper list`."""
+
+    def __init__(self, name: str, title: str, kind: str, length: str) -> None:
+        self.name, self.title, self.kind, self.length = name, title, kind, length
+
+
+def builtin_listing() -> list[ListingRow]:
+    """Name, title, kind and length of every built-in scenario (read quickly, not validated)."""
+    from timekeeper.times import format_time
+
+    rows = []
+    for name, path in builtin_paths().items():
+        result = load_file(path, name)
+        if result.scenario is None:
+            rows.append(ListingRow(name, "(invalid: see timekeeper validate)", "?", "?"))
+            continue
+        scenario = result.scenario
+        rows.append(ListingRow(name, scenario.title, scenario.kind.value, format_time(scenario.duration_ms)))
+    return rows

@@ -1,0 +1,44 @@
+"""`timekeeper list` and `timekeeper show`."""
+
+from __future__ import annotations
+
+import click
+
+from timekeeper.commands.options import language_option
+
+
+@click.command("list")
+def list_command() -> None:
+    """List the built-in scenarios with title, kind and length.
+
+    \b
+    Example:
+      timekeeper list
+    """
+    from timekeeper.scenario.catalog import builtin_listing
+
+    rows = builtin_listing()
+    width = max(len(row.name) for row in rows)
+    kind_width = max(len(row.kind) for row in rows)
+    for row in rows:
+        click.echo(f"{row.name.ljust(width)}  {row.kind.ljust(kind_width)}  {row.length:>5}  {row.title}")
+
+
+@click.command("show")
+@click.argument("scenario")
+@language_option
+@click.option("--no-spoken", is_flag=True, help="Leave out the spoken words of each announcement.")
+def show_command(scenario: str, language: str | None, no_spoken: bool) -> None:
+    """Print a scenario's timeline as a card-like table.
+
+    SCENARIO is a scenario file or a built-in name (see `timekeeper list`).
+
+    \b
+    Examples:
+      timekeeper show mission-3
+      timekeeper show my-mission.yaml --lang de
+    """
+    from timekeeper.cards.text import text_card
+    from timekeeper.scenario.catalog import load_scenario
+
+    click.echo(text_card(load_scenario(scenario), language, spoken=not no_spoken), nl=False)

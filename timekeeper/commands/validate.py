@@ -1,0 +1,50 @@
+"""`timekeeper validate` and `timekeeper schema`."""
+
+from __future__ import annotations
+
+import click
+
+from timekeeper.errors import ExitStatus
+
+
+@click.command("validate")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option("-q", "--quiet", is_flag=True, help="Print problems only, no summary.")
+@click.pass_context
+def validate_command(ctx: click.Context, files: tuple[str, ...], strict: bool, quiet: bool) -> None:
+    """Check scenario files and report every problem as path:line:col: message.
+
+    FILES are scenario files or built-in names. Exit status 0 when all are valid,
+    3 when any has an error (or, with --strict, a warning).
+
+    \b
+    Examples:
+      timekeeper validate my-mission.yaml
+      timekeeper validate --strict scenarios/examples/*.yaml
+    """
+    from timekeeper.scenario.validation import validate_paths
+
+    report = validate_paths(files, strict=strict)
+    for problem in report.problems:
+        click.echo(str(problem), err=False)
+    if not quiet:
+        click.echo(report.summary(), err=True)
+    if not report.ok:
+        ctx.exit(ExitStatus.INVALID_SCENARIO)
+
+
+@click.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of the scenario format (for editors).
+
+    \b
+    Example (VS Code with the YAML extension, in settings.json):
+      timekeeper schema > ~/.config/timekeeper/scenario.schema.json
+      "yaml.schemas": {"~/.config/timekeeper/scenario.schema.json": "*.scenario.yaml"}
+    """
+    import json
+
+    from timekeeper.scenario.schema import scenario_schema
+
+    click.echo(json.dumps(scenario_schema(), indent=2, ensure_ascii=False))
