@@ -135,10 +135,12 @@ def _check_threat_phase(scenario: Scenario, index: int, threat: Threat) -> list[
             f"T+{threat.turn} belongs to {window} but comes {late_ms // 1000} s after that phase ended",
             Severity.WARNING, event_index=index, field="at",
         )]
-    first, last = 4 * (actual - 1) + 1, min(4 * actual, MAX_TURN)
+    if actual == len(scenario.phase_ends_ms):
+        advice = "the last phase announces no threats"
+    else:
+        advice = f"use T+{4 * (actual - 1) + 1} to T+{min(4 * actual, MAX_TURN)}"
     return [Finding(
-        f"T+{threat.turn} must be announced in {window}; at {format_time(threat.at_ms)} "
-        f"(phase {actual}) use T+{first} to T+{last}",
+        f"T+{threat.turn} must be announced in {window}; at {format_time(threat.at_ms)} (phase {actual}) {advice}",
         event_index=index, field="t",
     )]
 
