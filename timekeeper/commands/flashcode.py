@@ -1,0 +1,115 @@
+"""`timekeeper import` (FlashPlayerCode -> scenario YAML) and `timekeeper export` (scenario -> code)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("import")
+@click.argument("code_or_file")
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="Scenario file to write (a folder for a file of codes). Default: print the YAML.")
+@click.option("--title", default=None, help="Title of the imported track (a single code only).")
+@click.option("--skip-invalid", is_flag=True,
+              help="With a file of codes: write the valid lines, warn about the others.")
+def import_command(code_or_file: str, output: str | None, title: str | None, skip_invalid: bool) -> None:
+    """Import a FlashPlayerCode string, or a file of them, as scenario YAML.
+
+    CODE_OR_FILE is a code such as 010AL1TW,050ID,340PE1,700PE2, or a file
+    with one code per line (optionally `name<TAB>code`; `-` reads stdin). A
+    file writes one scenario per line into the folder given by -o, named
+    after the name column (made a plain file name) or FILE-LINE. Existing
+    files are replaced. A single code's title is --title, else the stem of
+    the -o file, else "Imported track".
+
+    \b
+    Examples:
+      timekeeper import 010AL1TW,050ID,120AL2TR,340PE1,700PE2 -o mine.yaml
+      timekeeper import fan-missions.txt -o fan-missions/
+    """
+    from timekeeper.atomicfile import write_atomic
+    from timekeeper.errors import ScenarioError
+    from timekeeper.scenario import flashfile
+    from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode
+
+    source = _code_file(code_or_file)
+    folder = output is not None and (Path(output).is_dir() or output.endswith(("/", "\\")))
+    if source is None:
+        default_title = Path(output).stem if output and not folder else DEFAULT_TITLE
+        scenario = parse_flashcode(code_or_file, title or default_title)
+        text = flashfile.scenario_yaml(scenario, code_or_file.strip())
+        if output is None:
+            click.echo(text, nl=False)
+            return
+        target = Path(output)
+        if folder:
+            target.mkdir(parents=True, exist_ok=True)
+            target = target / f"{flashfile.safe_file_name(scenario.title) or 'track'}.yaml"
+        write_atomic(target, text)
+        click.echo(f"Wrote {target} ({len(scenario.events)} event(s)).", err=True)
+        return
+    display, text = source
+    if output is None:
+        raise click.UsageError("a file of codes needs -o FOLDER to write its scenarios into")
+    batch = flashfile.import_code_file(text, display)
+    if batch.problems and not (skip_invalid and batch.tracks):
+        raise ScenarioError(flashfile.problems_message(batch.problems))
+    paths = flashfile.write_batch(batch, Path(output))
+    for problem in batch.problems:
+        click.echo(f"Skipped: {problem}", err=True)
+    click.echo(f"Wrote {len(paths)} scenario(s) into {output}"
+               + (f"; skipped {batch.bad_lines} invalid line(s)." if batch.bad_lines else "."), err=True)
+
+
+def _code_file(argument: str) -> tuple[str, str] | None:
+    """(display name, text) when `argument` names a file of codes (or `-`), else None."""
+    from timekeeper.errors import ScenarioError
+
+    if argument == "-":
+        return "<stdin>", sys.stdin.read()
+    path = Path(argument)
+    if "," in argument and not path.exists():
+        return None
+    if not path.is_file():
+        if path.exists() or "/" in argument or argument.endswith((".txt", ".csv", ".tsv")):
+            raise ScenarioError(f"{argument}: no such file of codes")
+        return None
+    try:
+        return argument, path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScenarioError(f"{argument}: cannot read: {error}") from error
+
+
+@click.command("export")
+@click.argument("scenario")
+@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"]), default="flashcode",
+              show_default=True, help="flashcode: the FlashPlayerCode string; yaml: the scenario file.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (default: print).")
+def export_command(scenario: str, format_name: str, output: Path | None) -> None:
+    """Write a scenario as a FlashPlayerCode string (or as scenario YAML).
+
+    SCENARIO is a scenario file or a built-in name (see `timekeeper list`).
+    The code holds phase ends and events only; free-text announcements and
+    times that are not whole seconds cannot be written.
+
+    \b
+    Examples:
+      timekeeper export mission-3
+      timekeeper export my-mission.yaml --format flashcode -o my-mission.txt
+    """
+    from timekeeper.atomicfile import write_atomic
+    from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.scenario.dump import dump_scenario
+    from timekeeper.scenario.flashcode import format_flashcode
+
+    loaded = load_scenario(scenario)
+    text = format_flashcode(loaded) + "\n" if format_name == "flashcode" else dump_scenario(loaded)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(output, text)
+        click.echo(f"Wrote {output}.", err=True)

@@ -1,0 +1,244 @@
+"""FlashPlayerCode, the comma-separated track form fan tools share, to and from the Scenario model.
+
+A code is tokens `<time><code>`: the time is minutes followed by two digits of seconds
+(`010` = 0:10, `1030` = 10:30; a seconds field of 60 or more is read as minutes*60+seconds).
+Codes: `AL<n><type>[zone]` / `UR<n><type>[zone]` a confirmed / unconfirmed threat for T+n
+(type T, ST, IT, SIT; zone R, W, B for external threats only), `ID` incoming data, `DT` data
+transfer, `CS<seconds>` communications down, `PE<n>` the moment phase n really ends (the last
+one ends the mission). Two threats with the same n make a double-threat track.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from timekeeper.errors import ScenarioError
+from timekeeper.model import (
+    MAX_PHASES,
+    Announcement,
+    CommsDown,
+    DataTransfer,
+    Event,
+    IncomingData,
+    Scenario,
+    Threat,
+    Zone,
+)
+from timekeeper.scenario.problems import Severity
+from timekeeper.scenario.rules import check_scenario
+from timekeeper.times import format_time
+
+DEFAULT_TITLE = "Imported track"
+
+_TOKEN = re.compile(
+    r"(?P<time>\d{1,5})(?:"
+    r"(?P<threat>AL|UR)(?P<turn>\d)(?P<type>SIT|IT|ST|T)(?P<zone>[RWB]?)"
+    r"|(?P<simple>ID|DT)"
+    r"|CS(?P<outage>\d{1,4})"
+    r"|PE(?P<phase>\d)"
+    r")"
+)
+_CODE_START = re.compile(r"\d*([A-Z]*)")
+_ZONES = {"R": Zone.RED, "W": Zone.WHITE, "B": Zone.BLUE}
+_ZONE_LETTERS = {zone: letter for letter, zone in _ZONES.items()}
+_KNOWN_CODES = "AL, UR, ID, DT, CS or PE"
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a code: its number (1-based), the column (1-based) where it starts, its text."""
+
+    number: int
+    column: int
+    text: str
+
+    def where(self) -> str:
+        return f"token {self.number} (column {self.column}) {self.text!r}"
+
+
+def parse_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int = 1) -> Scenario:
+    """The scenario of FlashPlayerCode `code`, checked by the scenario rules.
+
+    Raises ScenarioError naming the token number, column and text of every problem found;
+    columns count from `first_column` (where the code starts in its line).
+    """
+    tokens = split_tokens(code, first_column)
+    if not tokens:
+        raise ScenarioError("empty FlashPlayerCode (expected tokens such as 010AL1TW,050ID,340PE1)")
+    problems: list[str] = []
+    events: list[tuple[Event, Token]] = []
+    phase_ends: dict[int, tuple[int, Token]] = {}
+    for token in tokens:
+        try:
+            item = _parse_token(token)
+        except ValueError as error:
+            problems.append(f"{token.where()}: {error}")
+            continue
+        if isinstance(item, tuple):
+            number, at_ms = item
+            if number in phase_ends:
+                problems.append(f"{token.where()}: phase {number} already ends at "
+                                f"{format_time(phase_ends[number][0])} ({phase_ends[number][1].where()})")
+            phase_ends[number] = (at_ms, token)
+        else:
+            events.append((item, token))
+    if problems:
+        raise ScenarioError("\n".join(problems))
+    problems += _phase_problems(phase_ends, tokens)
+    if problems:
+        raise ScenarioError("\n".join(problems))
+    events.sort(key=lambda pair: pair[0].at_ms)
+    turns = [event.turn for event, _ in events if isinstance(event, Threat)]
+    scenario = Scenario(
+        title=title,
+        phase_ends_ms=tuple(phase_ends[n][0] for n in sorted(phase_ends)),
+        events=tuple(event for event, _ in events),
+        double_threats=len(turns) != len(set(turns)),
+    )
+    _check(scenario, [token for _, token in events], [phase_ends[n][1] for n in sorted(phase_ends)])
+    return scenario
+
+
+def split_tokens(code: str, first_column: int = 1) -> list[Token]:
+    """The non-empty comma-separated tokens of `code`, as written, with their positions."""
+    tokens: list[Token] = []
+    column = first_column
+    for raw in code.split(","):
+        stripped = raw.strip()
+        if stripped:
+            start = column + len(raw) - len(raw.lstrip())
+            tokens.append(Token(len(tokens) + 1, start, stripped))
+        column += len(raw) + 1
+    return tokens
+
+
+def _parse_token(token: Token) -> Event | tuple[int, int]:
+    """An event, or (phase number, end in ms) for a PE token; ValueError says what is wrong."""
+    text = token.text.replace(" ", "").upper()
+    match = _TOKEN.fullmatch(text)
+    if match is None:
+        raise ValueError(_explain(text))
+    at_ms = _time_ms(match["time"])
+    if match["threat"]:
+        turn = int(match["turn"])
+        if not 1 <= turn <= 8:
+            raise ValueError(f"T+{turn} is not a turn (expected 1 to 8)")
+        internal = match["type"] in ("IT", "SIT")
+        if internal and match["zone"]:
+            raise ValueError("an internal threat has no zone")
+        if not internal and not match["zone"]:
+            raise ValueError("an external threat needs a zone R, W or B")
+        return Threat(at_ms, turn, None if internal else _ZONES[match["zone"]],
+                      serious=match["type"].startswith("S"), unconfirmed=match["threat"] == "UR")
+    if match["simple"]:
+        return IncomingData(at_ms) if match["simple"] == "ID" else DataTransfer(at_ms)
+    if match["outage"]:
+        seconds = int(match["outage"])
+        if seconds == 0:
+            raise ValueError("an outage of 0 seconds (expected CS<seconds> such as CS20)")
+        return CommsDown(at_ms, at_ms + seconds * 1000)
+    number = int(match["phase"])
+    if not 1 <= number <= MAX_PHASES:
+        raise ValueError(f"phase {number} does not exist (expected PE1 to PE{MAX_PHASES})")
+    return number, at_ms
+
+
+def _time_ms(digits: str) -> int:
+    """`010` -> 0:10, `1030` -> 10:30, `360` -> 4:00: the last two digits are seconds."""
+    minutes, seconds = digits[:-2] or "0", digits[-2:]
+    return (int(minutes) * 60 + int(seconds)) * 1000
+
+
+def _explain(text: str) -> str:
+    """Why `text` is not a token, as precisely as a glance can tell."""
+    digits = re.match(r"\d*", text).group()  # type: ignore[union-attr]
+    if not digits:
+        return "expected a time (minutes and two digits of seconds, e.g. 010 or 1030) before the code"
+    if len(digits) > 5:
+        return f"time {digits!r} is too long (expected minutes and two digits of seconds)"
+    rest = text[len(digits):]
+    if rest.startswith(("AL", "UR")):
+        return f"malformed threat {rest!r} (expected {rest[:2]}<turn 1-8><T|ST|IT|SIT>[R|W|B], e.g. {rest[:2]}1TW)"
+    if rest.startswith("CS"):
+        return f"malformed outage {rest!r} (expected CS<seconds>, e.g. CS20)"
+    if rest.startswith("PE"):
+        return f"malformed phase end {rest!r} (expected PE<phase>, e.g. PE1)"
+    if rest.startswith(("ID", "DT")):
+        return f"unexpected {rest[2:]!r} after {rest[:2]}"
+    return f"unknown code {rest!r} (expected {_KNOWN_CODES})" if rest else f"no code after the time {digits!r}"
+
+
+def _phase_problems(phase_ends: dict[int, tuple[int, Token]], tokens: list[Token]) -> list[str]:
+    if not phase_ends:
+        return [f"no phase end (PE1, PE2 ...) among the {len(tokens)} tokens; a track needs them to end"]
+    numbers = sorted(phase_ends)
+    missing = [n for n in range(1, numbers[-1] + 1) if n not in phase_ends]
+    if missing:
+        return [f"phase end PE{missing[0]} is missing (the code has " + ", ".join(f"PE{n}" for n in numbers) + ")"]
+    return []
+
+
+def _check(scenario: Scenario, event_tokens: list[Token], phase_tokens: list[Token]) -> None:
+    """Raise ScenarioError for every rule the scenario breaks, located at its token."""
+    problems = []
+    for finding in check_scenario(scenario, check_spacing=False):
+        if finding.severity is not Severity.ERROR:
+            continue
+        if finding.event_index is not None:
+            where = event_tokens[finding.event_index].where() + ": "
+        elif finding.phase_index is not None and finding.phase_index < len(phase_tokens):
+            where = phase_tokens[finding.phase_index].where() + ": "
+        else:
+            where = ""
+        problems.append(where + finding.message)
+    if problems:
+        raise ScenarioError("\n".join(problems))
+
+
+def format_flashcode(scenario: Scenario) -> str:
+    """The FlashPlayerCode of `scenario`: events and phase ends in time order.
+
+    Raises ScenarioError when the scenario holds what the code cannot say (free-text
+    announcements, times that are not whole seconds).
+    """
+    problems = []
+    items: list[tuple[int, int, str]] = []
+    for index, event in enumerate(scenario.events):
+        where = f"event {index + 1} at {format_time(event.at_ms, precise=True)}"
+        if isinstance(event, Announcement):
+            problems.append(f"{where}: FlashPlayerCode has no free-text announcements")
+            continue
+        if event.at_ms % 1000 or (isinstance(event, CommsDown) and event.until_ms % 1000):
+            problems.append(f"{where}: FlashPlayerCode times are whole seconds")
+            continue
+        items.append((event.at_ms, 1, _time_code(event.at_ms) + _event_code(event)))
+    for number, end_ms in enumerate(scenario.phase_ends_ms, start=1):
+        if end_ms % 1000:
+            problems.append(f"phase {number} ends at {format_time(end_ms, precise=True)}: "
+                            "FlashPlayerCode times are whole seconds")
+        items.append((end_ms, 0, f"{_time_code(end_ms)}PE{number}"))
+    if problems:
+        raise ScenarioError(f"{scenario.title}: cannot be written as FlashPlayerCode:\n" + "\n".join(problems))
+    items.sort(key=lambda item: (item[0], item[1]))
+    return ",".join(text for _, _, text in items)
+
+
+def _time_code(at_ms: int) -> str:
+    minutes, seconds = divmod(at_ms // 1000, 60)
+    return f"{minutes}{seconds:02d}"
+
+
+def _event_code(event: Event) -> str:
+    if isinstance(event, Threat):
+        kind = ("S" if event.serious else "") + ("IT" if event.internal else "T")
+        zone = _ZONE_LETTERS[event.zone] if event.zone else ""
+        return f"{'UR' if event.unconfirmed else 'AL'}{event.turn}{kind}{zone}"
+    if isinstance(event, CommsDown):
+        return f"CS{event.duration_ms // 1000}"
+    return "ID" if isinstance(event, IncomingData) else "DT"
+
+
+def same_track(first: Scenario, second: Scenario) -> bool:
+    """True when both carry the same phase ends and events (what a FlashPlayerCode can hold)."""
+    return first.phase_ends_ms == second.phase_ends_ms and first.events == second.events

@@ -1,0 +1,119 @@
+"""Files of FlashPlayerCodes (one per line, optionally `name<TAB>code`) -> scenario YAML files."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from timekeeper.atomicfile import write_atomic
+from timekeeper.errors import ScenarioError
+from timekeeper.model import Scenario
+from timekeeper.scenario.dump import dump_scenario
+from timekeeper.scenario.flashcode import parse_flashcode
+
+MAX_NAME_CHARS = 80
+MAX_SHOWN_PROBLEMS = 20
+
+
+@dataclass(frozen=True)
+class CodeLine:
+    """One code of a file: its line number (1-based), its name column ('' if none) and the code."""
+
+    line: int
+    name: str
+    code: str
+    column: int = 1  # where the code starts in its line
+
+
+@dataclass(frozen=True)
+class ImportedTrack:
+    file_name: str
+    scenario: Scenario
+    code: str
+
+
+@dataclass
+class ImportBatch:
+    """The tracks a file yields and one message per line that could not be imported."""
+
+    tracks: list[ImportedTrack]
+    problems: list[str]
+    bad_lines: int = 0
+
+
+def read_code_lines(text: str) -> list[CodeLine]:
+    """The codes of a file's `text`; blank lines and lines starting with `#` are skipped."""
+    lines = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip().lstrip("\ufeff")
+        if not stripped or stripped.startswith("#"):
+            continue
+        name, tab, code = raw.rpartition("\t")
+        column = len(name) + len(tab) + len(code) - len(code.lstrip()) + 1
+        lines.append(CodeLine(number, name.strip(), code.strip(), column))
+    return lines
+
+
+def import_code_file(text: str, display: str) -> ImportBatch:
+    """Parse every line of a code file named `display`; problems say `display:line: ...`."""
+    stem = safe_file_name(Path(display).stem) or "track"
+    batch = ImportBatch([], [])
+    used: set[str] = set()
+    for line in read_code_lines(text):
+        title = line.name or f"{Path(display).stem} line {line.line}"
+        try:
+            scenario = parse_flashcode(line.code, title, first_column=line.column)
+        except ScenarioError as error:
+            batch.bad_lines += 1
+            batch.problems += [f"{display}:{line.line}: {message}" for message in error.message.splitlines()]
+            continue
+        base = safe_file_name(line.name) or f"{stem}-{line.line}"
+        batch.tracks.append(ImportedTrack(_unique(base, used) + ".yaml", scenario, line.code))
+    if not batch.tracks and not batch.problems:
+        batch.problems.append(f"{display}: no FlashPlayerCode lines found")
+    return batch
+
+
+def safe_file_name(name: str) -> str:
+    """`name` as a plain file name: no folders, no leading dots, no control or shell characters."""
+    text = unicodedata.normalize("NFC", name)
+    text = re.sub(r"[^\w\-. ]+", "-", text)
+    text = re.sub(r"\s+", "-", text.strip())
+    text = re.sub(r"-{2,}", "-", text).strip("-. ")
+    text = text[:MAX_NAME_CHARS].rstrip("-. ")
+    return "" if text in ("", ".", "..") else text
+
+
+def _unique(base: str, used: set[str]) -> str:
+    name, counter = base, 2
+    while name.lower() in used:
+        name = f"{base}-{counter}"
+        counter += 1
+    used.add(name.lower())
+    return name
+
+
+def scenario_yaml(scenario: Scenario, code: str) -> str:
+    """The YAML file of an imported track; its header records the code it came from."""
+    return dump_scenario(scenario, header=f"Imported from FlashPlayerCode:\n{code}")
+
+
+def write_batch(batch: ImportBatch, folder: Path) -> list[Path]:
+    """Write every track of `batch` into `folder` (created if needed), each file atomically."""
+    if folder.exists() and not folder.is_dir():
+        raise ScenarioError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
+    folder.mkdir(parents=True, exist_ok=True)
+    return [write_atomic(folder / track.file_name, scenario_yaml(track.scenario, track.code)) for track in batch.tracks]
+
+
+def problems_message(problems: list[str]) -> str:
+    shown = problems[:MAX_SHOWN_PROBLEMS]
+    if len(problems) > len(shown):
+        shown.append(f"... and {len(problems) - len(shown)} more problems")
+    return "\n".join(shown)
+
+
+def titled(scenario: Scenario, title: str | None) -> Scenario:
+    return replace(scenario, title=title) if title else scenario
