@@ -176,6 +176,9 @@ def _phase_problems(phase_ends: dict[int, tuple[int, Token]], tokens: list[Token
     missing = [n for n in range(1, numbers[-1] + 1) if n not in phase_ends]
     if missing:
         return [f"phase end PE{missing[0]} is missing (the code has " + ", ".join(f"PE{n}" for n in numbers) + ")"]
+    if len(numbers) < 2:
+        return [f"only one phase end (PE1 at {format_time(phase_ends[1][0])}); a track needs PE1 and PE2, "
+                "and PE3 for three phases (the last PE ends the mission)"]
     return []
 
 
