@@ -1,0 +1,68 @@
+"""Single key presses from stdin without Enter, and restoring the terminal afterwards."""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import time
+from typing import IO, Any
+
+PAUSE = " "
+QUIT = "q"
+END = "e"
+YES = "y"
+
+
+class Keys:
+    """Reads keys from stdin: a terminal is put in cbreak mode (Ctrl-C still interrupts).
+
+    A pipe works too (tests and scripts write keys to it); at end of input, keys stop.
+    Use as a context manager so the terminal is always restored.
+    """
+
+    def __init__(self, stream: IO[Any] | None = None) -> None:
+        self._stream = sys.stdin if stream is None else stream
+        self._fd: int | None = None
+        self._tty_fd: int | None = None
+        self._saved: Any = None
+
+    def __enter__(self) -> Keys:
+        try:
+            fd = self._stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return self
+        if os.isatty(fd):
+            import termios
+            import tty
+
+            self._saved = termios.tcgetattr(fd)
+            self._tty_fd = fd
+            tty.setcbreak(fd)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.restore()
+
+    def restore(self) -> None:
+        if self._saved is not None and self._tty_fd is not None:
+            import termios
+
+            termios.tcsetattr(self._tty_fd, termios.TCSADRAIN, self._saved)
+            self._saved = None
+
+    def read(self, timeout_s: float) -> str | None:
+        """The next key pressed within `timeout_s`, else None (waits the whole time if no input)."""
+        timeout_s = max(0.0, timeout_s)
+        if self._fd is None:
+            time.sleep(timeout_s)
+            return None
+        ready, _, _ = select.select([self._fd], [], [], timeout_s)
+        if not ready:
+            return None
+        data = os.read(self._fd, 1)
+        if not data:  # end of input: no more keys
+            self._fd = None
+            return None
+        return data.decode("latin-1").lower()
