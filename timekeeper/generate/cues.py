@@ -1,0 +1,105 @@
+"""How long each announcement takes, in the slowest supported language, measured once per process.
+
+The lengths come from the real grammar: a probe scenario holding every kind of announcement is
+laid out by `script.build_timeline` with `voice.durations.default_measure(lang)` for every
+language, and the longest length of each cue is kept. The sampler reserves at least that much
+time for every cue, so a generated mission is free of overlaps by construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, Zone
+from timekeeper.script import CueKind, build_timeline
+from timekeeper.voice.durations import default_measure
+from timekeeper.voice.phrases import LANGUAGES, phrase_book
+
+PROBE_SPACING_MS = 60_000
+PROBE_PHASE_MS = 600_000  # long probe phases: cue lengths do not depend on where a cue falls
+
+ThreatKey = tuple[int, bool, bool, bool]  # (turn, internal, serious, unconfirmed)
+
+
+@dataclass(frozen=True)
+class CueLengths:
+    """Longest cue lengths over `languages`, in milliseconds."""
+
+    languages: tuple[str, ...]
+    threat_ms: dict[ThreatKey, int]
+    incoming_data_ms: int
+    data_transfer_ms: int
+    comms_down_ms: int
+    comms_restored_ms: int
+    begin_ms: int
+    warning_1_minute_ms: tuple[int, ...]  # per phase
+    warning_20_seconds_ms: tuple[int, ...]  # per phase
+    final_lead_ms: tuple[int, ...]  # per phase: how long before the phase end its last cue starts
+    closing_ms: tuple[int, ...]  # per phase: how long its last cue runs on after the phase end
+
+    def threat(self, turn: int, internal: bool, serious: bool, unconfirmed: bool) -> int:
+        return self.threat_ms[(turn, internal, serious, unconfirmed)]
+
+
+def _probe(phases: int) -> Scenario:
+    events: list[object] = []
+    at_ms = PROBE_SPACING_MS
+    for turn in range(1, 9):
+        for zone in (None, *Zone):
+            for serious in (False, True):
+                for unconfirmed in (False, True):
+                    events.append(Threat(at_ms, turn, zone, serious, unconfirmed))
+                    at_ms += PROBE_SPACING_MS
+    for event_type in (IncomingData, DataTransfer):
+        events.append(event_type(at_ms))
+        at_ms += PROBE_SPACING_MS
+    events.append(CommsDown(at_ms, at_ms + 10_000))
+    ends = tuple(PROBE_PHASE_MS * 100 * (index + 1) for index in range(phases))
+    return Scenario(title="probe", phase_ends_ms=ends, events=tuple(events))
+
+
+@lru_cache(maxsize=None)
+def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueLengths:
+    """The longest length of every cue over `languages` (default: all supported languages)."""
+    probe = _probe(phases)
+    threat_ms: dict[ThreatKey, int] = {}
+    simple: dict[str, int] = {}
+    per_phase: dict[str, list[int]] = {
+        name: [0] * phases for name in ("warning_1", "warning_20", "final_lead", "closing")
+    }
+
+    def keep(name: str, value: int) -> None:
+        simple[name] = max(simple.get(name, 0), value)
+
+    for language in languages:
+        timeline = build_timeline(probe, phrase_book(language), default_measure(language))
+        for cue in timeline.cues:
+            event = cue.event
+            if isinstance(event, Threat):
+                key = (event.turn, event.internal, event.serious, event.unconfirmed)
+                threat_ms[key] = max(threat_ms.get(key, 0), cue.duration_ms)
+            elif cue.kind is CueKind.PHASE_WARNING:
+                end_ms = probe.phase_ends_ms[cue.phase - 1]
+                name = "warning_1" if end_ms - cue.at_ms > 30_000 else "warning_20"
+                per_phase[name][cue.phase - 1] = max(per_phase[name][cue.phase - 1], cue.duration_ms)
+            elif cue.kind is CueKind.PHASE_END:
+                end_ms = probe.phase_ends_ms[cue.phase - 1]
+                lead, closing = per_phase["final_lead"], per_phase["closing"]
+                lead[cue.phase - 1] = max(lead[cue.phase - 1], end_ms - cue.at_ms)
+                closing[cue.phase - 1] = max(closing[cue.phase - 1], cue.end_ms - end_ms)
+            else:
+                keep(cue.kind.value, cue.duration_ms)
+    return CueLengths(
+        languages=tuple(languages),
+        threat_ms=threat_ms,
+        incoming_data_ms=simple[CueKind.INCOMING_DATA.value],
+        data_transfer_ms=simple[CueKind.DATA_TRANSFER.value],
+        comms_down_ms=simple[CueKind.COMMS_DOWN.value],
+        comms_restored_ms=simple[CueKind.COMMS_RESTORED.value],
+        begin_ms=simple[CueKind.BEGIN.value],
+        warning_1_minute_ms=tuple(per_phase["warning_1"]),
+        warning_20_seconds_ms=tuple(per_phase["warning_20"]),
+        final_lead_ms=tuple(per_phase["final_lead"]),
+        closing_ms=tuple(per_phase["closing"]),
+    )

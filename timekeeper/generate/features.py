@@ -1,0 +1,165 @@
+"""The measurable features of one track: what the generator's rules and the fidelity report compare.
+
+The same function measures the official tracks (tools/measure_official.py turns that into
+figures.py) and every generated mission, so both sides of a comparison are counted alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat
+
+AMBUSH_WINDOW_MS = 60_000  # a threat in the last minute of its phase is an "ambush"
+
+
+@dataclass(frozen=True)
+class Features:
+    """Counts and times of one track, all times in milliseconds."""
+
+    phase_lengths_ms: tuple[int, ...]
+    threats: int
+    confirmed_points: int
+    unconfirmed_points: int
+    unconfirmed: int
+    serious: int
+    internal: int
+    serious_internal: int
+    double_turns: int
+    threats_per_phase: tuple[int, ...]
+    internal_turns: tuple[int, ...]
+    ambushes: int
+    ambush_lead_ms: tuple[int, ...]  # for each ambush: how long before its phase ends it starts
+    incoming_data: tuple[int, ...]  # per phase
+    data_transfers: tuple[int, ...]  # per phase
+    outages: tuple[int, ...]  # per phase (by the phase the outage starts in)
+    outage_lengths_ms: tuple[int, ...]
+    first_event_ms: tuple[int, ...]  # per phase: first event start after the phase start (-1: none)
+    late_events: tuple[int, ...]  # per phase: events other than threats starting in its last minute
+    gaps_ms: tuple[tuple[str, int], ...]  # (type of an event, time until the next event starts)
+
+    @property
+    def comms_down_ms(self) -> int:
+        return sum(self.outage_lengths_ms)
+
+
+def event_label(event: object) -> str:
+    """A short type name: threat, internal, incoming_data, data_transfer, comms_down."""
+    if isinstance(event, Threat):
+        return "internal" if event.internal else "threat"
+    if isinstance(event, IncomingData):
+        return "incoming_data"
+    if isinstance(event, DataTransfer):
+        return "data_transfer"
+    if isinstance(event, CommsDown):
+        return "comms_down"
+    return "announce"
+
+
+def measure(scenario: Scenario) -> Features:
+    """The features of `scenario` (unconfirmed reports included, as a 5-player crew hears them)."""
+    ends = scenario.phase_ends_ms
+    starts = (0, *ends[:-1])
+    phases = len(ends)
+    threats = scenario.threats
+
+    def per_phase(kind: type) -> tuple[int, ...]:
+        counts = [0] * phases
+        for event in scenario.events:
+            if isinstance(event, kind):
+                counts[scenario.phase_of(event.at_ms) - 1] += 1
+        return tuple(counts)
+
+    turns: dict[int, int] = {}
+    for threat in threats:
+        turns[threat.turn] = turns.get(threat.turn, 0) + 1
+    ambush_leads = []
+    for threat in threats:
+        phase = scenario.phase_of(threat.at_ms)
+        lead_ms = ends[phase - 1] - threat.at_ms
+        if lead_ms <= AMBUSH_WINDOW_MS:
+            ambush_leads.append(lead_ms)
+    first = []
+    for phase in range(phases):
+        times = [e.at_ms - starts[phase] for e in scenario.events if scenario.phase_of(e.at_ms) == phase + 1]
+        first.append(min(times) if times else -1)
+    late = [0] * phases
+    for event in scenario.events:
+        phase = scenario.phase_of(event.at_ms)
+        if not isinstance(event, Threat) and ends[phase - 1] - event.at_ms <= AMBUSH_WINDOW_MS:
+            late[phase - 1] += 1
+    gaps = []
+    events = sorted(scenario.events, key=lambda e: e.at_ms)
+    for event, following in zip(events, events[1:]):
+        start_ms = event.until_ms if isinstance(event, CommsDown) else event.at_ms
+        gaps.append((event_label(event), following.at_ms - start_ms))
+    outages = [e for e in scenario.events if isinstance(e, CommsDown)]
+    return Features(
+        phase_lengths_ms=tuple(end - start for start, end in zip(starts, ends)),
+        threats=len(threats),
+        confirmed_points=sum(t.points for t in threats if not t.unconfirmed),
+        unconfirmed_points=sum(t.points for t in threats if t.unconfirmed),
+        unconfirmed=sum(1 for t in threats if t.unconfirmed),
+        serious=sum(1 for t in threats if t.serious),
+        internal=sum(1 for t in threats if t.internal),
+        serious_internal=sum(1 for t in threats if t.internal and t.serious),
+        double_turns=sum(1 for count in turns.values() if count > 1),
+        threats_per_phase=per_phase(Threat),
+        internal_turns=tuple(sorted({t.turn for t in threats if t.internal})),
+        ambushes=len(ambush_leads),
+        ambush_lead_ms=tuple(ambush_leads),
+        incoming_data=per_phase(IncomingData),
+        data_transfers=per_phase(DataTransfer),
+        outages=per_phase(CommsDown),
+        outage_lengths_ms=tuple(o.duration_ms for o in outages),
+        first_event_ms=tuple(first),
+        late_events=tuple(late),
+        gaps_ms=tuple(gaps),
+    )
+
+
+def _span(values: list[int]) -> tuple[int, int]:
+    return (min(values), max(values)) if values else (0, 0)
+
+
+def _histogram(values: list[int]) -> dict[int, int]:
+    return {value: values.count(value) for value in sorted(set(values))}
+
+
+def summarize(tracks: list[Features]) -> dict[str, object]:
+    """The ranges, sets and rates a group of tracks spans (the figures the rules are made of)."""
+    phases = len(tracks[0].phase_lengths_ms)
+
+    def phase_spans(get) -> tuple[tuple[int, int], ...]:
+        return tuple(_span([get(f)[p] for f in tracks]) for p in range(phases))
+
+    gap_kinds = sorted({label for f in tracks for label, _ in f.gaps_ms})
+    threat_phases = sum(1 for f in tracks for count in f.threats_per_phase if count)
+    return {
+        "tracks": len(tracks),
+        "phase_ms": phase_spans(lambda f: f.phase_lengths_ms),
+        "threats": _span([f.threats for f in tracks]),
+        "confirmed_points": _span([f.confirmed_points for f in tracks]),
+        "unconfirmed_points": _span([f.unconfirmed_points for f in tracks]),
+        "unconfirmed": _span([f.unconfirmed for f in tracks]),
+        "serious": _span([f.serious for f in tracks]),
+        "internal": _span([f.internal for f in tracks]),
+        "serious_internal": _span([f.serious_internal for f in tracks]),
+        "double_turns": _span([f.double_turns for f in tracks]),
+        "threats_per_phase": phase_spans(lambda f: f.threats_per_phase)[: phases - 1],
+        "internal_turns": tuple(sorted({t for f in tracks for t in f.internal_turns})),
+        "ambushes": sum(f.ambushes for f in tracks),
+        "threat_phases": threat_phases,
+        "ambush_lead_ms": _span([lead for f in tracks for lead in f.ambush_lead_ms]),
+        "incoming_data": _span([sum(f.incoming_data) for f in tracks]),
+        "incoming_data_per_phase": phase_spans(lambda f: f.incoming_data),
+        "data_transfers": _span([sum(f.data_transfers) for f in tracks]),
+        "data_transfers_per_phase": phase_spans(lambda f: f.data_transfers),
+        "outages": _span([sum(f.outages) for f in tracks]),
+        "outages_per_phase": phase_spans(lambda f: f.outages),
+        "comms_down_ms": _span([f.comms_down_ms for f in tracks]),
+        "outage_ms": _span([length for f in tracks for length in f.outage_lengths_ms]),
+        "first_event_ms": tuple(min(f.first_event_ms[p] for f in tracks if f.first_event_ms[p] >= 0) for p in range(phases)),
+        "late_events": _histogram([count for f in tracks for count in f.late_events]),
+        "min_gap_ms": {kind: min(g for f in tracks for k, g in f.gaps_ms if k == kind) for kind in gap_kinds},
+    }

@@ -1,0 +1,107 @@
+"""Where announcements may go in a phase, and how much room each one takes (on a 5-second grid).
+
+A phase has two windows for events: the main window from just after its first cue to its
+one-minute warning, and the last-minute window between the one-minute and twenty-second
+warnings (where "ambush" threats and late events go, as on the official tracks). An item's
+footprint is the longest length of its cue in any language, plus a short silence, rounded up to
+the grid, and never less than the tightest spacing of that kind of event on the official tracks.
+Items placed one after another within a window therefore never overlap each other or a warning.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from timekeeper.generate.cues import CueLengths
+from timekeeper.generate.threats import PlannedThreat
+
+GRID_MS = 5000
+SILENCE_MS = 500  # at least this much quiet after every cue
+ONE_MINUTE_MS = 60_000
+TWENTY_SECONDS_MS = 20_000
+
+
+def on_grid(ms: int) -> int:
+    """`ms` rounded up to the 5-second grid the official tracks use."""
+    return -(-ms // GRID_MS) * GRID_MS
+
+
+@dataclass
+class Item:
+    """Something to announce: a planned threat, or "incoming_data" / "data_transfer" / "comms_down"."""
+
+    label: str
+    footprint_ms: int
+    threat: PlannedThreat | None = None
+    outage_ms: int = 0
+
+
+@dataclass
+class Window:
+    start_ms: int
+    end_ms: int
+    items: list[Item]
+
+    @property
+    def free_ms(self) -> int:
+        return self.end_ms - self.start_ms - sum(item.footprint_ms for item in self.items)
+
+
+def threat_item(threat: PlannedThreat, lengths: CueLengths, min_gap_ms: dict[str, int]) -> Item:
+    label = "internal" if threat.internal else "threat"
+    cue_ms = lengths.threat(threat.turn, threat.internal, threat.serious, threat.unconfirmed)
+    return Item(label, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[label]), threat=threat)
+
+
+def event_item(label: str, lengths: CueLengths, min_gap_ms: dict[str, int], outage_ms: int = 0) -> Item:
+    """An incoming data, data transfer or outage item; an outage's footprint runs until after "restored"."""
+    if label == "comms_down":
+        after_ms = max(on_grid(lengths.comms_restored_ms + SILENCE_MS), min_gap_ms[label])
+        return Item(label, outage_ms + after_ms, outage_ms=outage_ms)
+    cue_ms = lengths.incoming_data_ms if label == "incoming_data" else lengths.data_transfer_ms
+    return Item(label, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[label]))
+
+
+def phase_windows(
+    phase: int, start_ms: int, end_ms: int, lengths: CueLengths, first_event_ms: int
+) -> tuple[Window, Window]:
+    """The main and the last-minute window of `phase` (1-based), running from start_ms to end_ms."""
+    opening_ms = lengths.begin_ms if phase == 1 else lengths.closing_ms[phase - 2]
+    main_start_ms = start_ms + max(on_grid(opening_ms + SILENCE_MS), first_event_ms)
+    late_start_ms = end_ms - ONE_MINUTE_MS + on_grid(lengths.warning_1_minute_ms[phase - 1] + SILENCE_MS)
+    return (
+        Window(main_start_ms, end_ms - ONE_MINUTE_MS, []),
+        Window(late_start_ms, end_ms - TWENTY_SECONDS_MS, []),
+    )
+
+
+def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = None) -> list[tuple[int, Item]]:
+    """Start times for the window's items in order, the spare time shared out at random on the grid.
+
+    `first_gap_max_ms` limits the pause before the first item (an ambush keeps to its official lead).
+    """
+    items = window.items
+    spare = window.free_ms // GRID_MS
+    if spare < 0:
+        raise AssertionError(f"generator bug: {len(items)} items overflow a window by {-window.free_ms} ms")
+    if not items:
+        return []
+    if first_gap_max_ms is not None:
+        first = rng.randrange(min(spare, first_gap_max_ms // GRID_MS) + 1)
+        weights = [0] + [rng.randrange(1, 8) for _ in items]
+    else:
+        first = 0
+        weights = [rng.randrange(0, 3)] + [rng.randrange(1, 8) for _ in items]
+    spare -= first
+    total = sum(weights)
+    gaps = [spare * weight // total for weight in weights]
+    for _ in range(spare - sum(gaps)):
+        gaps[1 + rng.randrange(len(items))] += 1
+    gaps[0] += first
+    placed = []
+    at_ms = window.start_ms + gaps[0] * GRID_MS
+    for index, item in enumerate(items):
+        placed.append((at_ms, item))
+        at_ms += item.footprint_ms + gaps[index + 1] * GRID_MS
+    return placed

@@ -1,0 +1,173 @@
+"""random.Random(seed) + options -> a new Scenario that plays like an official track.
+
+The mission is built in stages, each drawing only from ranges known to fit (so no stage can fail
+and nothing is retried): phase lengths, threats, the other events, their windows, their times.
+"""
+
+from __future__ import annotations
+
+import random
+
+from timekeeper.generate.cues import cue_lengths
+from timekeeper.generate.layout import GRID_MS, Item, Window, event_item, phase_windows, spread, threat_item
+from timekeeper.generate.options import TRACK_KINDS, GenerateOptions, check_options
+from timekeeper.generate.threats import pick, plan_threats, shuffled
+from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat
+
+EVENT_KINDS = ("comms_down", "data_transfer", "incoming_data")  # placed in this order: largest first
+PER_PHASE = {"comms_down": "outages_per_phase", "data_transfer": "data_transfers_per_phase", "incoming_data": "incoming_data_per_phase"}
+TOTALS = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}
+
+Phase = tuple[Window, Window]  # (main window, last-minute window)
+
+
+def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: str | None = None,
+             extra: tuple[tuple[str, str], ...] = ()) -> Scenario:
+    """The mission of `seed` under `options`; the same arguments give the same mission everywhere."""
+    check_options(options)
+    rng = random.Random(seed)
+    profile = options.profile
+    lengths = cue_lengths()
+    ends_ms = _phase_ends(rng, profile["phase_ms"])
+    phases = [
+        phase_windows(index + 1, start_ms, end_ms, lengths, profile["first_event_ms"][index])
+        for index, (start_ms, end_ms) in enumerate(zip((0, *ends_ms[:-1]), ends_ms))
+    ]
+    threat_items = [threat_item(t, lengths, profile["min_gap_ms"]) for t in plan_threats(rng, options)]
+    _place_threats(rng, threat_items, phases, profile)
+    late_targets = [_late_target(rng, profile["late_events"]) for _ in phases]
+    for entry in _event_items(rng, options):
+        _assign(rng, entry, phases, late_targets, profile)
+    events = _timed_events(rng, phases, profile["ambush_lead_ms"])
+    return Scenario(
+        title=title or f"Generated {options.kind} {seed}",
+        phase_ends_ms=ends_ms,
+        events=tuple(events),
+        kind=TRACK_KINDS[options.kind],
+        notes=f"Made by 'timekeeper generate --seed {seed}'. Play it with 'timekeeper live FILE'.",
+        players=options.players,
+        seed=seed,
+        generator=options.pairs() + extra,
+    )
+
+
+def _phase_ends(rng: random.Random, spans: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    ends, at_ms = [], 0
+    for low_ms, high_ms in spans:
+        at_ms += GRID_MS * pick(rng, low_ms // GRID_MS, high_ms // GRID_MS)
+        ends.append(at_ms)
+    return tuple(ends)
+
+
+def _place_threats(rng: random.Random, items: list[Item], phases: list[Phase], profile: dict) -> None:
+    """Threats go to the main window of their phase; now and then the last one is a late ambush."""
+    for number, (main, late) in enumerate(phases[:-1], start=1):
+        mine = [item for item in items if item.threat is not None and item.threat.phase == number]
+        if mine and rng.randrange(profile["threat_phases"]) < profile["ambushes"]:
+            late.items.append(mine.pop())
+        main.items.extend(mine)
+
+
+def _late_target(rng: random.Random, histogram: dict[int, int]) -> int:
+    """How many non-threat events a phase carries in its last minute, drawn as often as official."""
+    draw = rng.randrange(sum(histogram.values()))
+    for count, times in sorted(histogram.items()):
+        if draw < times:
+            return count
+        draw -= times
+    raise AssertionError("unreachable")
+
+
+def _event_items(rng: random.Random, options: GenerateOptions) -> list[tuple[Item, int | None, bool]]:
+    """Incoming data, data transfers and outages: (item, the phase it must go to or None, required).
+
+    Required items (the official minimum per phase and in total) come first.
+    """
+    profile = options.profile
+    lengths = cue_lengths()
+    planned: list[tuple[Item, int | None, bool]] = []
+    for label in EVENT_KINDS:
+        per_phase = profile[PER_PHASE[label]]
+        minima = [low for low, _ in per_phase]
+        low, high = profile[TOTALS[label]]
+        low = max(low, sum(minima))
+        count = pick(rng, low, min(high, sum(high_p for _, high_p in per_phase)))
+        durations = _outage_lengths(rng, count, profile) if label == "comms_down" else [0] * count
+        items = [event_item(label, lengths, profile["min_gap_ms"], ms) for ms in shuffled(rng, durations)]
+        fixed = [phase for phase, minimum in enumerate(minima) for _ in range(minimum)]
+        planned += [(item, fixed[i] if i < len(fixed) else None, i < low) for i, item in enumerate(items)]
+    return sorted(planned, key=lambda entry: (entry[1] is None, not entry[2]))
+
+
+def _outage_lengths(rng: random.Random, count: int, profile: dict) -> list[int]:
+    """`count` outage lengths on the grid, each in the official range, adding up to an official total."""
+    (low_ms, high_ms), (total_low_ms, total_high_ms) = profile["outage_ms"], profile["comms_down_ms"]
+    low, high = low_ms // GRID_MS, high_ms // GRID_MS
+    total = pick(rng, max(total_low_ms // GRID_MS, count * low), min(total_high_ms // GRID_MS, count * high))
+    units = [low] * count
+    for _ in range(total - low * count):
+        open_slots = [index for index, value in enumerate(units) if value < high]
+        units[open_slots[rng.randrange(len(open_slots))]] += 1
+    return [unit * GRID_MS for unit in units]
+
+
+def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: list[Phase],
+            late_targets: list[int], profile: dict) -> None:
+    """Put an item into a window with room: its fixed phase, or a phase below the official maximum.
+
+    An optional item that fits nowhere is left out; a required one goes where the most room is.
+    """
+    item, phase, required = entry
+    limits = profile[PER_PHASE[item.label]]
+    if phase is not None:
+        candidates = [phase]
+    else:
+        candidates = [p for p in range(len(phases)) if _count(phases[p], item.label) < limits[p][1]]
+    fitting = [p for p in candidates if any(w.free_ms >= item.footprint_ms for w in phases[p])]
+    if not fitting:
+        if not required:
+            return
+        fitting = [max(range(len(phases)), key=lambda p: max(w.free_ms for w in phases[p]))]
+    chosen = fitting[rng.randrange(len(fitting))]
+    main, late = phases[chosen]
+    late_count = sum(1 for i in late.items if i.threat is None)
+    wants_late = late_count < late_targets[chosen] and late.free_ms >= item.footprint_ms
+    (late if wants_late or main.free_ms < item.footprint_ms else main).items.append(item)
+
+
+def _count(phase: Phase, label: str) -> int:
+    return sum(1 for window in phase for item in window.items if item.label == label)
+
+
+def _interleave(rng: random.Random, ordered: list[Item], others: list[Item]) -> list[Item]:
+    """`ordered` kept in order with `others` mixed in at random places."""
+    merged, i, j = [], 0, 0
+    while i < len(ordered) or j < len(others):
+        if rng.randrange(len(ordered) - i + len(others) - j) < len(ordered) - i:
+            merged.append(ordered[i])
+            i += 1
+        else:
+            merged.append(others[j])
+            j += 1
+    return merged
+
+
+def _timed_events(rng: random.Random, phases: list[Phase], ambush_lead_ms: tuple[int, int]) -> list[Event]:
+    events: list[Event] = []
+    for main, late in phases:
+        threats = [item for item in main.items if item.threat is not None]
+        main.items = _interleave(rng, threats, shuffled(rng, [i for i in main.items if i.threat is None]))
+        ambush = [item for item in late.items if item.threat is not None]
+        late.items = ambush + shuffled(rng, [i for i in late.items if i.threat is None])
+        for window, first_gap_ms in ((main, None), (late, ambush_lead_ms[1] - ambush_lead_ms[0] if ambush else None)):
+            events += [_event(at_ms, item) for at_ms, item in spread(rng, window, first_gap_ms)]
+    return events
+
+
+def _event(at_ms: int, item: Item) -> Event:
+    if item.threat is not None:
+        t = item.threat
+        return Threat(at_ms, t.turn, None if t.internal else t.zone, t.serious, t.unconfirmed)
+    if item.label == "comms_down":
+        return CommsDown(at_ms, at_ms + item.outage_ms)
+    return IncomingData(at_ms) if item.label == "incoming_data" else DataTransfer(at_ms)
