@@ -66,9 +66,16 @@ def sheet_for(paper: str, per_page: int) -> Sheet:
     raise RenderError(f"--per-page {per_page}: expected one of {', '.join(map(str, PER_PAGE))}")
 
 
+@dataclass(frozen=True)
+class PrintedCards:
+    data: bytes
+    cards: int
+    pages: int
+
+
 def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per_page: int = 4,
-              paper: str = "a4") -> bytes:
-    """PDF bytes with the card of every scenario, `per_page` cards to a sheet of `paper`."""
+              paper: str = "a4") -> PrintedCards:
+    """A PDF with the card of every scenario, `per_page` cards to a sheet of `paper`."""
     from fpdf import FPDF
 
     sheet = sheet_for(paper, per_page)
@@ -97,17 +104,18 @@ def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per
     if slot == 0:
         raise RenderError("no scenarios to print")
     pdf.set_title("Space Alert scenario cards")
-    return bytes(pdf.output())
+    return PrintedCards(bytes(pdf.output()), slot, pdf.page_no())
 
 
 def write_cards_pdf(path: str | Path, scenarios: Iterable[Scenario], language: str | None = None, *,
-                    per_page: int = 4, paper: str = "a4") -> Path:
+                    per_page: int = 4, paper: str = "a4") -> PrintedCards:
     """Write the cards of `scenarios` to `path` atomically."""
-    data = cards_pdf(scenarios, language, per_page=per_page, paper=paper)
+    printed = cards_pdf(scenarios, language, per_page=per_page, paper=paper)
     try:
-        return write_atomic(path, data)
+        write_atomic(path, printed.data)
     except OSError as error:
         raise RenderError(f"{path}: cannot write: {error.strerror or error}") from error
+    return printed
 
 
 def _parts(painter: CardPainter, card: CardText, box: Box, scale: float) -> list[tuple[list[CardRow], Layout]]:
