@@ -159,7 +159,7 @@ def summarize(tracks: list[Features]) -> dict[str, object]:
         "outages_per_phase": phase_spans(lambda f: f.outages),
         "comms_down_ms": _span([f.comms_down_ms for f in tracks]),
         "outage_ms": _span([length for f in tracks for length in f.outage_lengths_ms]),
-        "first_event_ms": tuple(min(f.first_event_ms[p] for f in tracks if f.first_event_ms[p] >= 0) for p in range(phases)),
+        "first_event_ms": phase_spans(lambda f: f.first_event_ms),
         "late_events": _histogram([count for f in tracks for count in f.late_events]),
         "min_gap_ms": {kind: min(g for f in tracks for k, g in f.gaps_ms if k == kind) for kind in gap_kinds},
     }

@@ -64,11 +64,11 @@ def event_item(label: str, lengths: CueLengths, min_gap_ms: dict[str, int], outa
 
 
 def phase_windows(
-    phase: int, start_ms: int, end_ms: int, lengths: CueLengths, first_event_ms: int
+    phase: int, start_ms: int, end_ms: int, lengths: CueLengths, first_event_ms: tuple[int, int]
 ) -> tuple[Window, Window]:
     """The main and the last-minute window of `phase` (1-based), running from start_ms to end_ms."""
     opening_ms = lengths.begin_ms if phase == 1 else lengths.closing_ms[phase - 2]
-    main_start_ms = start_ms + max(on_grid(opening_ms + SILENCE_MS), first_event_ms)
+    main_start_ms = start_ms + max(on_grid(opening_ms + SILENCE_MS), first_event_ms[0])
     late_start_ms = end_ms - ONE_MINUTE_MS + on_grid(lengths.warning_1_minute_ms[phase - 1] + SILENCE_MS)
     return (
         Window(main_start_ms, end_ms - ONE_MINUTE_MS, []),

@@ -62,6 +62,12 @@ def _threat_mix(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
             + _within("serious internal threats", f.serious_internal, p["serious_internal"]))
 
 
+def _first_event(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
+    spans = o.profile["first_event_ms"]
+    return [f"phase {n}: first event {ms // 1000} s after its start, official {spans[n - 1][0] // 1000}-{spans[n - 1][1] // 1000} s"
+            for n, ms in enumerate(f.first_event_ms, start=1) if ms >= 0 and not spans[n - 1][0] <= ms <= spans[n - 1][1]]
+
+
 def _turn_phases(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     return [f"T+{t.turn} at {format_time(t.at_ms)} is in phase {s.phase_of(t.at_ms)}, not {turn_phase(t.turn)}"
             for t in s.threats if s.phase_of(t.at_ms) != turn_phase(t.turn)]
@@ -147,6 +153,8 @@ def _points_figure(o: GenerateOptions) -> str:
 RULES = (
     Rule("phase-lengths", "each phase lasts as long as on the official tracks, within 5 s",
          lambda o: ", ".join(_time_span(span) for span in o.profile["phase_ms"]), _phase_lengths),
+    Rule("first-event", "each phase's first event comes as soon after its start as on the official tracks",
+         lambda o: ", ".join(f"{a // 1000}-{b // 1000} s" for a, b in o.profile["first_event_ms"]), _first_event),
     Rule("threat-points", "confirmed points = --threat-level (normal 1, serious 2); unconfirmed reports only with 5 players",
          _points_figure, _threat_points),
     Rule("threat-mix", "threats, serious, internal and serious internal threats as many as official (at the official level)",

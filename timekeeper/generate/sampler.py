@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from timekeeper.generate.cues import cue_lengths
-from timekeeper.generate.layout import GRID_MS, Item, Window, event_item, phase_windows, spread, threat_item
+from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
 from timekeeper.generate.options import TRACK_KINDS, GenerateOptions, check_options
 from timekeeper.generate.threats import pick, plan_threats, shuffled
 from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat
@@ -38,7 +38,7 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     late_targets = [_late_target(rng, profile["late_events"]) for _ in phases]
     for entry in _event_items(rng, options):
         _assign(rng, entry, phases, late_targets, profile)
-    events = _timed_events(rng, phases, profile["ambush_lead_ms"])
+    events = _timed_events(rng, phases, profile)
     return Scenario(
         title=title or f"Generated {options.kind} {seed}",
         phase_ends_ms=ends_ms,
@@ -131,7 +131,7 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     chosen = fitting[rng.randrange(len(fitting))]
     main, late = phases[chosen]
     late_count = sum(1 for i in late.items if i.threat is None)
-    wants_late = late_count < late_targets[chosen] and late.free_ms >= item.footprint_ms
+    wants_late = late_count < late_targets[chosen] and late.free_ms >= item.footprint_ms and bool(main.items)
     (late if wants_late or main.free_ms < item.footprint_ms else main).items.append(item)
 
 
@@ -152,15 +152,19 @@ def _interleave(rng: random.Random, ordered: list[Item], others: list[Item]) -> 
     return merged
 
 
-def _timed_events(rng: random.Random, phases: list[Phase], ambush_lead_ms: tuple[int, int]) -> list[Event]:
+def _timed_events(rng: random.Random, phases: list[Phase], profile: dict) -> list[Event]:
+    """Times for every item: the first soon after the phase starts, an ambush as late as official ones."""
     events: list[Event] = []
-    for main, late in phases:
+    lead_low_ms, lead_high_ms = profile["ambush_lead_ms"]
+    starts_ms = [0] + [late.end_ms + TWENTY_SECONDS_MS for _, late in phases[:-1]]
+    for (main, late), start_ms, (_, first_high_ms) in zip(phases, starts_ms, profile["first_event_ms"]):
         threats = [item for item in main.items if item.threat is not None]
         main.items = _interleave(rng, threats, shuffled(rng, [i for i in main.items if i.threat is None]))
         ambush = [item for item in late.items if item.threat is not None]
         late.items = ambush + shuffled(rng, [i for i in late.items if i.threat is None])
-        for window, first_gap_ms in ((main, None), (late, ambush_lead_ms[1] - ambush_lead_ms[0] if ambush else None)):
-            events += [_event(at_ms, item) for at_ms, item in spread(rng, window, first_gap_ms)]
+        first_gap_ms = max(0, start_ms + first_high_ms - main.start_ms)
+        for window, cap_ms in ((main, first_gap_ms), (late, lead_high_ms - lead_low_ms if ambush else None)):
+            events += [_event(at_ms, item) for at_ms, item in spread(rng, window, cap_ms)]
     return events
 
 

@@ -1,0 +1,78 @@
+"""Draw the fidelity report with matplotlib (the optional `plot` extra)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from timekeeper.errors import MissingToolError, TimekeeperError
+
+if TYPE_CHECKING:
+    from timekeeper.generate.stats import Comparison, Report
+
+COLUMNS = 3
+OFFICIAL_COLOR = "#1f77b4"
+GENERATED_COLOR = "#ff7f0e"
+
+
+def _matplotlib():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as pyplot
+    except ImportError as error:
+        raise MissingToolError(
+            "--plot needs matplotlib; install it with: pip install 'timekeeper[plot]' (or pip install matplotlib)"
+        ) from error
+    return pyplot
+
+
+def _panel(axes, comparison: Comparison) -> None:
+    official, generated = comparison.official, comparison.generated
+    if comparison.feature.discrete:
+        keys = sorted(set(official) | set(generated))
+        positions = range(len(keys))
+        axes.bar([p - 0.2 for p in positions], [100 * official.count(k) / len(official) for k in keys], 0.4,
+                 color=OFFICIAL_COLOR, label="official")
+        axes.bar([p + 0.2 for p in positions], [100 * generated.count(k) / len(generated) for k in keys], 0.4,
+                 color=GENERATED_COLOR, label="generated")
+        axes.set_xticks(list(positions), [f"{k:g}" for k in keys])
+        axes.set_ylabel("% of tracks")
+    else:
+        low, high = min(official + generated), max(official + generated)
+        step = 5.0 if high - low > 20 else 1.0
+        bins = [low + step * i - step / 2 for i in range(int((high - low) / step) + 2)]
+        axes.hist(generated, bins=bins, density=True, color=GENERATED_COLOR, alpha=0.6, label="generated")
+        axes.hist(official, bins=bins, density=True, histtype="step", linewidth=2, color=OFFICIAL_COLOR, label="official")
+        axes.set_ylabel("density")
+    axes.set_title(f"{comparison.feature.name} ({100 * comparison.inside_share:.0f}% in range)", fontsize=9)
+    axes.tick_params(labelsize=7)
+
+
+def draw(report: Report, path: Path) -> None:
+    """Write a grid of one panel per feature to `path` (PNG), atomically."""
+    pyplot = _matplotlib()
+    rows = -(-len(report.comparisons) // COLUMNS)
+    figure, grid = pyplot.subplots(rows, COLUMNS, figsize=(4 * COLUMNS, 2.6 * rows))
+    for axes, comparison in zip(grid.flat, report.comparisons):
+        _panel(axes, comparison)
+    for axes in list(grid.flat)[len(report.comparisons):]:
+        axes.axis("off")
+    grid.flat[0].legend(fontsize=7)
+    figure.suptitle(f"{report.official_label} ({report.official_tracks}) vs {report.generated} generated")
+    figure.tight_layout()
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=folder)
+    os.close(handle)
+    try:
+        figure.savefig(temporary, dpi=90)
+        os.replace(temporary, path)
+    except OSError as error:
+        raise TimekeeperError(f"{path}: cannot write the plot: {error.strerror or error}") from error
+    finally:
+        pyplot.close(figure)
+        if os.path.exists(temporary):
+            os.remove(temporary)
