@@ -17,7 +17,7 @@ OFFICIAL_COLOR = "#1f77b4"
 GENERATED_COLOR = "#ff7f0e"
 
 
-def _matplotlib():
+def require_matplotlib():
     try:
         import matplotlib
 
@@ -54,7 +54,7 @@ def _panel(axes, comparison: Comparison) -> None:
 
 def draw(report: Report, path: Path) -> None:
     """Write a grid of one panel per feature to `path` (PNG), atomically."""
-    pyplot = _matplotlib()
+    pyplot = require_matplotlib()
     rows = -(-len(report.comparisons) // COLUMNS)
     figure, grid = pyplot.subplots(rows, COLUMNS, figsize=(4 * COLUMNS, 2.6 * rows))
     for axes, comparison in zip(grid.flat, report.comparisons):
