@@ -141,3 +141,18 @@ def test_errors_are_not_a_problem_for_the_loader():
     loaded = _loads_back(scenario)
     assert loaded.title == 'A "quoted" title: with colon'
     assert not errors(load_text(dump_scenario(scenario)).problems)
+
+
+@pytest.mark.parametrize("name", ["mission-5", "double-action-2", "test-run-2"])
+def test_an_imported_track_is_announced_like_the_original(name):
+    from timekeeper.script import ScriptOptions, build_timeline
+    from timekeeper.voice.durations import default_measure
+    from timekeeper.voice.phrases import phrase_book
+
+    original = load_scenario(name)
+    imported = parse_flashcode(format_flashcode(original))
+    phrases = phrase_book("de")
+    timelines = [build_timeline(s, phrases, default_measure("de"), ScriptOptions(players=5)) for s in (original, imported)]
+    assert [(c.kind, c.text, c.at_ms) for c in timelines[0].cues] == [(c.kind, c.text, c.at_ms) for c in timelines[1].cues]
+    assert timelines[0].beds == timelines[1].beds
+    assert timelines[1].duration_ms == timelines[0].duration_ms
