@@ -12,7 +12,7 @@ from pypdf import PdfReader
 from timekeeper.cards.pdf import cards_pdf, sheet_for, write_cards_pdf
 from timekeeper.cards.rows import CardRow, card_rows
 from timekeeper.errors import RenderError
-from timekeeper.model import IncomingData, Scenario, Threat, Zone
+from timekeeper.model import Announcement, IncomingData, Scenario, Threat, Zone
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
@@ -139,3 +139,13 @@ def test_written_atomically_and_errors_are_render_errors(tmp_path):
         cards_pdf([])
     with pytest.raises(RenderError, match="per-page 3"):
         sheet_for("a4", 3)
+
+
+def test_long_announcements_wrap_instead_of_being_cut(tmp_path):
+    text = "Captain's orders: from now on every crew member repeats each threat aloud before moving, " * 2
+    events = (Threat(10_000, 1, Zone.RED), Announcement(60_000, text.strip()))
+    scenario = Scenario("Talkative", (240_000, 420_000, 540_000), events)
+    path = tmp_path / "a.pdf"
+    write_cards_pdf(path, [scenario], per_page=4)
+    words = " ".join(cell_text(path, 1, sheet_for("a4", 4), 0).split())
+    assert text.strip() in words

@@ -116,7 +116,7 @@ class CardPainter:
     def _try(self, card: CardText, rows: list[CardRow], box: Box, s: float, columns: int,
              short: bool) -> Layout | None:
         col_w = (box.w_mm - COLUMN_GAP_MM * s * (columns - 1)) / columns
-        pad = 1.6 * s
+        pad = 1.2 * s
         zone_w = max(self._width(w, "body", s, True) for w in [*(r.zone_name for r in rows), card.labels[3]]) + 2 * pad
         area_w = max([(zone_w if r.zone else 0) + self._width(self._detail(card, r, short), "body", s, r.unconfirmed)
                       for r in rows if r.phase_end is None] or [0]) + pad
@@ -130,13 +130,30 @@ class CardPainter:
         if sum(widths) > col_w:
             return None
         row_mm = BASE_PT["body"] * s * PT_MM * ROW_LEADING
-        body_rows = math.ceil(len(rows) / columns) + 1  # + the column heads
-        height = self._header_mm(s) + body_rows * row_mm + self._legend_mm(card, box.w_mm, s)
-        if height > box.h_mm:
-            return None
         extra = col_w - sum(widths)
         widths = (widths[0], widths[1], widths[2] + extra / 2, widths[3], widths[4] + extra / 2)
-        return Layout(s, columns, widths, row_mm, short)
+        layout = Layout(s, columns, widths, row_mm, short)
+        per_column = math.ceil(len(rows) / columns)
+        lines = max(sum(len(self._row_lines(row, layout, col_w)) for row in rows[start:start + per_column])
+                    for start in range(0, len(rows), per_column))
+        height = self._header_mm(s) + (lines + 1) * row_mm + self._legend_mm(card, box.w_mm, s)
+        return layout if height <= box.h_mm else None
+
+    def _row_lines(self, row: CardRow, layout: Layout, col_w: float) -> list[str]:
+        """The lines of an announcement's text (wrapped from the event column on); [''] otherwise."""
+        if not isinstance(row.event, Announcement):
+            return [""]
+        self._font("body", layout.scale)
+        width = col_w - sum(layout.widths_mm[:2]) - 1.2 * layout.scale
+        lines: list[str] = []
+        current = ""
+        for word in f"{row.what}: {row.detail}".split():
+            candidate = f"{current} {word}".strip()
+            if current and self.pdf.get_string_width(candidate) > width:
+                lines.append(current)
+                candidate = word
+            current = candidate
+        return [self._fit(line, width) for line in lines + [current]]
 
     def _header_mm(self, s: float) -> float:
         return (BASE_PT["title"] * 1.3 + BASE_PT["meta"] * 1.4 * 2) * s * PT_MM + 2.0 * s
@@ -154,8 +171,11 @@ class CardPainter:
             x = box.x_mm + column * (col_w + COLUMN_GAP_MM * s)
             chunk = rows[column * per_column:(column + 1) * per_column]
             self._draw_heads(card, x, y, layout)
+            row_y = y + layout.row_mm
             for index, row in enumerate(chunk):
-                self._draw_row(card, row, x, y + (index + 1) * layout.row_mm, col_w, layout, index)
+                lines = self._row_lines(row, layout, col_w)
+                self._draw_row(card, row, x, row_y, col_w, layout, index, lines)
+                row_y += len(lines) * layout.row_mm
         self._draw_legend(card, box, s)
 
     def _draw_header(self, card: CardText, box: Box, s: float, part: str) -> float:
@@ -185,7 +205,7 @@ class CardPainter:
             self.pdf.text(x + offset + 0.6 * layout.scale, baseline, label)
 
     def _draw_row(self, card: CardText, row: CardRow, x: float, y: float, width: float, layout: Layout,
-                  index: int) -> None:
+                  index: int, lines: list[str]) -> None:
         pdf, s, w = self.pdf, layout.scale, layout.widths_mm
         offsets = _offsets(w)
         baseline = y + layout.row_mm / 2 + BASE_PT["body"] * s * PT_MM * 0.36
@@ -200,18 +220,18 @@ class CardPainter:
             return
         if index % 2:
             pdf.set_fill_color(*STRIPE)
-            pdf.rect(x, y, width, layout.row_mm, style="F")
+            pdf.rect(x, y, width, layout.row_mm * len(lines), style="F")
         pdf.set_text_color(*INK)
         self._font("body", s, bold=True)
         pdf.text(x + inset, baseline, row.time)
         pdf.text(x + offsets[1] + inset, baseline, row.turn)
+        if isinstance(row.event, Announcement):
+            self._font("body", s)
+            for number, line in enumerate(lines):
+                pdf.text(x + offsets[2] + inset, baseline + number * layout.row_mm, line)
+            return
         self._font("body", s, bold=_serious(row))
         pdf.text(x + offsets[2] + inset, baseline, self._fit(row.what, w[2] - inset))
-        self._font("body", s)
-        if isinstance(row.event, Announcement):
-            pdf.set_text_color(*GREY)
-            pdf.text(x + offsets[3] + inset, baseline, self._fit(row.detail, w[3] + w[4] - inset))
-            return
         detail_x = x + offsets[3]
         if row.zone is not None:
             self._draw_zone(row, detail_x, y, w[3], layout)
