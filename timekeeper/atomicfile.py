@@ -6,12 +6,23 @@ import os
 import tempfile
 from pathlib import Path
 
+from timekeeper.errors import TimekeeperError
 
-def write_atomic(path: str | Path, data: bytes | str) -> Path:
-    """Write `data` (text is UTF-8) to `path` so readers see the old file or the whole new one."""
+
+def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperError] = TimekeeperError) -> Path:
+    """Write `data` (text is UTF-8) to `path` so readers see the old file or the whole new one.
+
+    An OSError becomes `error` with the message `path: cannot write: reason`.
+    """
     path = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
+    try:
+        return _write(path, data.encode("utf-8") if isinstance(data, str) else data)
+    except OSError as failure:
+        raise error(f"{path}: cannot write: {failure.strerror or failure}") from failure
+
+
+def _write(path: Path, payload: bytes) -> Path:
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(payload)

@@ -46,7 +46,7 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
             return
         target = Path(output)
         if folder:
-            target.mkdir(parents=True, exist_ok=True)
+            flashfile.make_folder(target)
             target = target / f"{flashfile.safe_file_name(scenario.title) or 'track'}.yaml"
         write_atomic(target, text)
         click.echo(f"Wrote {target} ({len(scenario.events)} event(s)).", err=True)

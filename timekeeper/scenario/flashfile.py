@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
-from timekeeper.errors import ScenarioError
+from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.model import Scenario
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.flashcode import parse_flashcode
@@ -104,8 +104,15 @@ def write_batch(batch: ImportBatch, folder: Path) -> list[Path]:
     """Write every track of `batch` into `folder` (created if needed), each file atomically."""
     if folder.exists() and not folder.is_dir():
         raise ScenarioError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     return [write_atomic(folder / track.file_name, scenario_yaml(track.scenario, track.code)) for track in batch.tracks]
+
+
+def make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TimekeeperError(f"{folder}: cannot create the folder: {error.strerror or error}") from error
 
 
 def problems_message(problems: list[str]) -> str:
