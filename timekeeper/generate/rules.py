@@ -33,6 +33,10 @@ def _time_span(span: tuple[int, int]) -> str:
     return f"{format_time(span[0])}-{format_time(span[1])}"
 
 
+def _seconds(span: tuple[int, int]) -> str:
+    return f"{_span((span[0] // 1000, span[1] // 1000))} s"
+
+
 def _within(name: str, value: int, span: tuple[int, int]) -> list[str]:
     return [] if span[0] <= value <= span[1] else [f"{name} {value}, official {_span(span)}"]
 
@@ -154,7 +158,8 @@ RULES = (
     Rule("phase-lengths", "each phase lasts as long as on the official tracks, within 5 s",
          lambda o: ", ".join(_time_span(span) for span in o.profile["phase_ms"]), _phase_lengths),
     Rule("first-event", "each phase's first event comes as soon after its start as on the official tracks",
-         lambda o: ", ".join(f"{a // 1000}-{b // 1000} s" for a, b in o.profile["first_event_ms"]), _first_event),
+         lambda o: "phase 1 " + ", phase 2 ".join(_seconds(span) for span in o.profile["first_event_ms"][:2])
+                   + f", phase 3 {_seconds(o.profile['first_event_ms'][2])}", _first_event),
     Rule("threat-points", "confirmed points = --threat-level (normal 1, serious 2); unconfirmed reports only with 5 players",
          _points_figure, _threat_points),
     Rule("threat-mix", "threats, serious, internal and serious internal threats as many as official (at the official level)",
@@ -162,19 +167,19 @@ RULES = (
              *(_span(o.profile[k]) for k in ("threats", "serious", "internal", "serious_internal"))), _threat_mix),
     Rule("turn-phases", "T+1..T+4 in phase 1, T+5..T+8 in phase 2, none in phase 3", lambda o: "rulebook", _turn_phases),
     Rule("turn-order", "each T+N once (a double turn: one external + one internal), announced in increasing order",
-         lambda o: f"double turns 0-{o.max_doubles}", _turn_order),
+         lambda o: f"double turns {_span((0, o.max_doubles))}", _turn_order),
     Rule("internal-turns", "internal threats only on the turns the official tracks use",
          lambda o: "T+" + ", T+".join(map(str, o.profile["internal_turns"])), _internal_turns),
     Rule("event-counts", "incoming data, data transfers and outages: totals and per-phase counts as official",
-         lambda o: "; ".join(f"{k} {_span(o.profile[k])} ({', '.join(_span(x) for x in o.profile[k + '_per_phase'])})"
+         lambda o: "; ".join(f"{k.replace('_', ' ')} {_span(o.profile[k])} (per phase "
+                             f"{', '.join(_span(x) for x in o.profile[k + '_per_phase'])})"
                              for k in ("incoming_data", "data_transfers", "outages")), _event_counts),
     Rule("comms-down", "communications down as long in total and per outage as official",
-         lambda o: f"total {o.profile['comms_down_ms'][0] // 1000}-{o.profile['comms_down_ms'][1] // 1000} s, "
-                   f"each {o.profile['outage_ms'][0] // 1000}-{o.profile['outage_ms'][1] // 1000} s", _comms_down),
+         lambda o: f"total {_seconds(o.profile['comms_down_ms'])}, each {_seconds(o.profile['outage_ms'])}", _comms_down),
     Rule("outages-clear", "no outage hides a phase-end warning", lambda o: "rulebook", _outages_clear),
     Rule("ambush", "at most one late threat per phase, as far before its end as official ambushes",
-         lambda o: f"{o.profile['ambush_lead_ms'][0] // 1000}-{o.profile['ambush_lead_ms'][1] // 1000} s before the end, "
-                   f"in {o.profile['ambushes']} of {o.profile['threat_phases']} official phases", _ambush),
+         lambda o: f"{_seconds(o.profile['ambush_lead_ms'])} before the end, "
+                   f"in {o.profile['ambushes']} of {o.profile['threat_phases']} official phases with threats", _ambush),
     Rule("no-overlap", "no two announcements overlap in en, de or es (real cue lengths)", lambda o: "script.build_timeline", _no_overlap),
     Rule("scenario-rules", "timekeeper's own scenario rules: no error, no warning", lambda o: "scenario.rules", _scenario_rules),
 )
@@ -186,3 +191,10 @@ def check_generated(scenario: Scenario, options: GenerateOptions, *, rules: tupl
     """`rule-name: what is wrong` for every rule `scenario` breaks (empty: it keeps them all)."""
     features = measure(scenario)
     return [f"{rule.name}: {message}" for rule in rules for message in rule.check(scenario, features, options)]
+
+
+def rules_markdown(options: GenerateOptions) -> str:
+    """The rules as a Markdown table with the figures of `options.kind` (docs/generator.md holds it)."""
+    lines = ["| rule | what it checks | official figure |", "|---|---|---|"]
+    lines += [f"| `{rule.name}` | {rule.summary} | {rule.figure(options)} |" for rule in RULES]
+    return "\n".join(lines)
