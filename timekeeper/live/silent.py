@@ -33,5 +33,8 @@ class SilentMix:
             yield bytes(min(step, total - first) * frame_bytes)
 
 
-def silent_mix(scenario: Scenario, language: str = "en", measure: Measure = estimate_ms, players: int = 5) -> SilentMix:
-    return SilentMix(build_timeline(scenario, phrase_book(language), measure, ScriptOptions(players=players)))
+def silent_mix(
+    scenario: Scenario, language: str = "en", measure: Measure = estimate_ms, players: int = 5, solo: bool = False
+) -> SilentMix:
+    """The timeline of `scenario` (phrase lengths from `measure`) over silence."""
+    return SilentMix(build_timeline(scenario, phrase_book(language), measure, ScriptOptions(players, solo)))

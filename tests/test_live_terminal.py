@@ -1,0 +1,235 @@
+"""`timekeeper live` driven as a user would: in tmux (keys, screen) and through a pipe.
+
+The speech is replaced by silence over the real timeline (see DRIVER) so that these tests
+need no TTS; the real mix is exercised by test_live_mix.py.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from timekeeper.errors import ExitStatus
+
+TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")
+
+DRIVER = """
+import sys
+try:
+    import timekeeper.mix
+except ImportError:  # TEMPORARY until timekeeper/mix.py lands
+    import types, dataclasses
+    fake = types.ModuleType("timekeeper.mix")
+    @dataclasses.dataclass(frozen=True)
+    class MixSettings:
+        language: str = "en"; voice: object = None; players: int = 5; solo: bool = False
+        background: bool = True; music: object = None
+    fake.MixSettings = MixSettings
+    sys.modules["timekeeper.mix"] = fake
+import timekeeper.live.mission as mission
+from timekeeper.live.silent import silent_mix
+mission.prepare = lambda scenario, settings, progress: silent_mix(
+    scenario, settings.language, players=settings.players, solo=settings.solo)
+from timekeeper.cli import main
+main(sys.argv[1:])
+"""
+
+
+def live_args(*args: str) -> list[str]:
+    return [sys.executable, "-c", DRIVER, "live", TRACK, *args]
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+class Tmux:
+    """One private tmux server running one command in a 100x30 terminal."""
+
+    def __init__(self, tmp_path: Path, args: list[str]) -> None:
+        self.socket = f"timekeeper-live-test-{os.getpid()}-{id(self)}"
+        self.exit_file = tmp_path / "exit"
+        self.stty_file = tmp_path / "stty"
+        script = (
+            f"trap : INT; {shlex.join(args)}; echo $? > {self.exit_file}; stty -a > {self.stty_file}; sleep 600"
+        )
+        self.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", "live", "sh", "-c", script)
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "live", *keys)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "live")
+
+    def wait_for(self, pattern: str, timeout_s: float = 15) -> str:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if re.search(pattern, screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"{pattern!r} never appeared; screen:\n{self.screen()}")
+
+    def exit_code(self, timeout_s: float = 15) -> int:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.exit_file.exists() and self.stty_file.exists() and self.stty_file.read_text():
+                return int(self.exit_file.read_text())
+            time.sleep(0.05)
+        raise AssertionError(f"the program did not end; screen:\n{self.screen()}")
+
+    def terminal_restored(self) -> bool:
+        settings = self.stty_file.read_text().split()
+        return "icanon" in settings and "echo" in settings
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
+    sessions: list[Tmux] = []
+
+    def start(*args: str) -> Tmux:
+        sessions.append(Tmux(tmp_path, live_args(*args)))
+        return sessions[-1]
+
+    yield start
+    for session in sessions:
+        session.close()
+
+
+def mission_time(screen: str) -> str:
+    match = re.search(r"MISSION TIME\s+(\d+:\d\d)", screen)
+    assert match, screen
+    return match.group(1)
+
+
+@needs_tmux
+def test_screen_pause_resume_and_quit(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "2:45")
+    screen = session.wait_for(r"MISSION TIME\s+2:4[56]")
+    assert "PHASE 3 of 3" in screen and "COMMUNICATIONS DOWN" in screen  # down from 2:35 to 2:50
+    assert "Incoming data" in screen  # 2:25, already made
+    assert "Data transfer" not in screen  # 2:55: the future is never shown
+    session.keys("Space")
+    screen = session.wait_for("PAUSED")
+    frozen = mission_time(screen)
+    time.sleep(1.2)
+    assert mission_time(session.screen()) == frozen
+    session.keys("Space")
+    session.wait_for("Resumed")
+    assert "PAUSED" not in session.screen()
+    session.keys("q")
+    session.wait_for("Quit the mission\\? y = quit")
+    session.keys("n")
+    session.wait_for("Carrying on")
+    session.keys("q")
+    session.wait_for("Quit the mission")
+    session.keys("y")
+    assert session.exit_code() == ExitStatus.SUCCESS
+    screen = session.screen().replace("\n", "")  # the hint wraps at 100 columns
+    assert re.search(r"Stopped at 2:4[5-7]\. To carry on: timekeeper live .* --start-at 2:4[5-7]", screen), screen
+    assert session.terminal_restored()
+
+
+@needs_tmux
+def test_early_end_plays_mission_complete_and_shows_the_card(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "2:21")
+    session.wait_for(r"e end the mission now")
+    session.keys("e")
+    session.wait_for(r"Mission complete")
+    assert mission_time(session.screen()).startswith("3:3")
+    assert session.exit_code() == ExitStatus.SUCCESS
+    screen = session.screen()
+    assert "Live test track" in screen and "T+5" in screen  # the card, for the resolution round
+    assert session.terminal_restored()
+
+
+@needs_tmux
+def test_ctrl_c_stops_cleanly_with_130(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "1:00")
+    session.wait_for(r"MISSION TIME\s+1:0")
+    session.keys("C-c")
+    assert session.exit_code() == ExitStatus.INTERRUPTED
+    assert "Stopped at 1:0" in session.screen()
+    assert "Traceback" not in session.screen()
+    assert session.terminal_restored()
+
+
+@needs_tmux
+def test_prompter_shows_the_words_ahead_with_a_countdown(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "text", "--start-at", "2:19")
+    screen = session.wait_for(r"NEXT at 2:25 — read in [3-5] s")
+    assert "Incoming data. Repeat, incoming data." in screen
+    screen = session.wait_for(r">> 2:25\s+Incoming data")
+    assert "READ NOW:" in screen
+    session.keys("q")
+    session.keys("y")
+    assert session.exit_code() == ExitStatus.SUCCESS
+
+
+def test_piped_output_is_one_line_per_cue_as_it_starts() -> None:
+    started = time.monotonic()
+    process = subprocess.Popen(
+        live_args("--backend", "null", "--start-at", "3:21"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = process.stdout.readline()  # type: ignore[union-attr]
+    first_s = time.monotonic() - started
+    rest, errors = process.communicate(timeout=30)
+    ended_s = time.monotonic() - started
+    assert process.returncode == 0, errors
+    assert re.match(r"^3:2\d Operation ends in five four three two one Mission complete\.", first), first
+    assert ended_s - first_s > 5  # printed (flushed) when the cue started, not at the end
+    assert "Live test track" in rest  # then the card
+    assert "Traceback" not in errors
+
+
+def run_live(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(live_args(*args), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+
+
+def test_no_sound_device_is_one_clear_line() -> None:
+    done = run_live("--backend", "miniaudio")
+    if done.returncode == 0:
+        pytest.skip("this machine has a sound device")
+    assert done.returncode == ExitStatus.PLAYBACK
+    assert done.stderr.startswith("Error: no sound device could be opened")
+    assert "--backend text" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # no ALSA noise, no traceback
+
+
+def test_simpleaudio_is_refused_clearly_where_it_cannot_work() -> None:
+    try:
+        import simpleaudio  # noqa: F401
+
+        if sys.version_info < (3, 12):
+            pytest.skip("simpleaudio is installed and this Python can run it")
+    except ImportError:
+        pass
+    done = run_live("--backend", "simpleaudio")
+    assert done.returncode == ExitStatus.PLAYBACK
+    assert "simpleaudio" in done.stderr and "--backend" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.parametrize("start_at, message", [("9:99", "seconds must be below 60"), ("3:30", "not before the end")])
+def test_bad_start_at_is_a_usage_error(start_at: str, message: str) -> None:
+    done = run_live("--backend", "null", "--start-at", start_at)
+    assert done.returncode == ExitStatus.USAGE
+    assert message in done.stderr
