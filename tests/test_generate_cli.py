@@ -86,7 +86,7 @@ def test_report_ranges_hold_for_generated_missions() -> None:
     for name in ("phase 1 length (s)", "threats", "serious threats", "incoming data", "data transfers", "outages",
                  "comms down total (s)", "outage length (s)", "first event (s)"):
         assert shares[name] == 1.0, name
-    assert "official simulation" in format_report(report)
+    assert "official simulations 1-3 + advanced 1-3" in format_report(report)
 
 
 def test_stats_plot_draws_a_png(tmp_path: Path) -> None:

@@ -76,10 +76,12 @@ def phase_windows(
     )
 
 
-def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = None) -> list[tuple[int, Item]]:
+def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = None,
+           short_tail: bool = False) -> list[tuple[int, Item]]:
     """Start times for the window's items in order, the spare time shared out at random on the grid.
 
-    `first_gap_max_ms` limits the pause before the first item (an ambush keeps to its official lead).
+    `first_gap_max_ms` limits the pause before the first item (an ambush keeps to its official lead);
+    `short_tail` keeps the pause after the last item short, as before a quiet last minute.
     """
     items = window.items
     spare = window.free_ms // GRID_MS
@@ -89,15 +91,18 @@ def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = No
         return []
     if first_gap_max_ms is not None:
         first = rng.randrange(min(spare, first_gap_max_ms // GRID_MS) + 1)
-        weights = [0] + [rng.randrange(1, 8) for _ in items]
+        weights = [0] + [rng.randrange(2, 6) for _ in items]
     else:
         first = 0
-        weights = [rng.randrange(0, 3)] + [rng.randrange(1, 8) for _ in items]
+        weights = [rng.randrange(0, 3)] + [rng.randrange(2, 6) for _ in items]
+    if short_tail:
+        weights[-1] = 0
     spare -= first
-    total = sum(weights)
+    total = max(1, sum(weights))
     gaps = [spare * weight // total for weight in weights]
+    open_gaps = len(items) - 1 if short_tail and len(items) > 1 else len(items)
     for _ in range(spare - sum(gaps)):
-        gaps[1 + rng.randrange(len(items))] += 1
+        gaps[1 + rng.randrange(open_gaps)] += 1
     gaps[0] += first
     placed = []
     at_ms = window.start_ms + gaps[0] * GRID_MS

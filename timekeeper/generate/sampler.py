@@ -163,8 +163,9 @@ def _timed_events(rng: random.Random, phases: list[Phase], profile: dict) -> lis
         ambush = [item for item in late.items if item.threat is not None]
         late.items = ambush + shuffled(rng, [i for i in late.items if i.threat is None])
         first_gap_ms = max(0, start_ms + first_high_ms - main.start_ms)
-        for window, cap_ms in ((main, first_gap_ms), (late, lead_high_ms - lead_low_ms if ambush else None)):
-            events += [_event(at_ms, item) for at_ms, item in spread(rng, window, cap_ms)]
+        events += [_event(at_ms, item) for at_ms, item in spread(rng, main, first_gap_ms, short_tail=not late.items)]
+        late_cap_ms = lead_high_ms - lead_low_ms if ambush else None
+        events += [_event(at_ms, item) for at_ms, item in spread(rng, late, late_cap_ms)]
     return events
 
 

@@ -47,6 +47,13 @@ FEATURES = (
 )
 
 
+GROUP_LABELS = {
+    "mission": "missions 1-8",
+    "simulation": "simulations 1-3 + advanced 1-3",
+    "double-action": "double-action tracks",
+}
+
+
 @dataclass(frozen=True)
 class Comparison:
     feature: Feature
@@ -84,9 +91,7 @@ def fidelity_report(count: int, options: GenerateOptions = GenerateOptions(), fi
         Comparison(feature, [v for f in official for v in feature.values(f)], [v for f in generated for v in feature.values(f)])
         for feature in FEATURES
     )
-    names = SOURCES[options.kind]
-    label = "missions 1-8" if options.kind == "mission" else f"{options.kind} ({names[0]} ...)"
-    return Report(f"official {label}", len(official), count, comparisons)
+    return Report(f"official {GROUP_LABELS[options.kind]}", len(official), count, comparisons)
 
 
 def _share(values: list[float], value: float) -> str:
