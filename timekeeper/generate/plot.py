@@ -43,7 +43,7 @@ def _panel(axes, comparison: Comparison) -> None:
         axes.set_ylabel("% of tracks")
     else:
         low, high = min(official + generated), max(official + generated)
-        step = 5.0 if high - low > 20 else 1.0
+        step = 5.0 if all(value % 5 == 0 for value in official + generated) else 1.0
         bins = [low + step * i - step / 2 for i in range(int((high - low) / step) + 2)]
         axes.hist(generated, bins=bins, density=True, color=GENERATED_COLOR, alpha=0.6, label="generated")
         axes.hist(official, bins=bins, density=True, histtype="step", linewidth=2, color=OFFICIAL_COLOR, label="official")
