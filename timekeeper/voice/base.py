@@ -1,0 +1,74 @@
+"""The `Voice` interface: clips of spoken phrases, and how long each one lasts.
+
+A clip is a mono float32 numpy array at SAMPLE_RATE (full scale = 1.0). Every voice (the
+synthesized one, a prerecorded pack) delivers its phrases in that one format, so the mixer
+never converts anything while it streams.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from timekeeper.script import Cue
+
+SAMPLE_RATE = 44_100  # Hz; every clip, effect and the final mix use it
+Clip = np.ndarray  # mono float32 samples at SAMPLE_RATE
+Progress = Callable[[int, int], None]
+
+
+def clip_ms(clip: Clip) -> int:
+    """Length of `clip` in milliseconds (rounded up)."""
+    return -(-len(clip) * 1000 // SAMPLE_RATE)
+
+
+def silence(duration_ms: int) -> Clip:
+    return np.zeros(duration_ms * SAMPLE_RATE // 1000, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """`clip` starts at `at_ms` in the track; `speech` marks spoken audio (the bed ducks under it)."""
+
+    at_ms: int
+    clip: Clip
+    speech: bool = True
+
+    @property
+    def end_ms(self) -> int:
+        return self.at_ms + clip_ms(self.clip)
+
+
+class Voice(ABC):
+    """Speaks phrases: `clip(key, text)` is the audio, `measure(key, text)` its length in ms."""
+
+    name: str
+    language: str
+
+    def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
+        """Make every (key, text) in `phrases` ready (synthesize, load); reports progress(done, total)."""
+        items = list(dict.fromkeys(phrases))
+        for done, (key, text) in enumerate(items, start=1):
+            self.clip(key, text)
+            if progress is not None:
+                progress(done, len(items))
+
+    @abstractmethod
+    def clip(self, key: str, text: str) -> Clip:
+        """The audio of phrase `key` whose words are `text`."""
+
+    def measure(self, key: str, text: str) -> int:
+        """How long the voice speaks phrase `key`, in ms."""
+        return clip_ms(self.clip(key, text))
+
+    def effect(self, key: str) -> Clip | None:
+        """A voice's own recording of effect `key` (alert, white_noise, ...), or None."""
+        return None
+
+    def placements(self, cue: Cue) -> list[Placement]:
+        """Where the speech of `cue` sounds: by default one clip per Speech part at its time."""
+        return [Placement(part.at_ms, self.clip(part.key, part.text)) for part in cue.speech]
