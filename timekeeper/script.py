@@ -27,11 +27,13 @@ Measure = Callable[[str, str], int]
 
 # Sound effects the grammar places (sound.py synthesizes them to exactly these lengths).
 ALERT_MS = 1400
-BEEP_MS = 500
+BEEP_MS = 400
 STATIC_KEY = "white_noise"
 
-GAP_MS = 250  # silence between two phrases of one cue
+GAP_MS = 200  # silence between two phrases of one cue
 COUNT_STEP_MS = 1000  # countdown numbers fall on whole seconds
+COUNT_LEAD_MS = 100  # from the end of "Data transfer in" to "five"
+AFTER_BEEP_MS = 100  # from the end of the transfer beep to "Data transfer complete"
 TAIL_MS = 2000  # silence after "Mission complete" before the track ends
 
 ORDINALS = ("first", "second", "third")
@@ -253,12 +255,11 @@ class _CueWriter:
 
     def data_transfer(self, transfer: DataTransfer, phase: int) -> Cue:
         intro = list(self.sequence(["data_transfer", "data_transfer_repeat", "data_transfer_in"], transfer.at_ms))
-        # The count starts on the first whole second (from the cue start) after the intro.
-        elapsed_ms = intro[-1].end_ms + GAP_MS - transfer.at_ms
-        first_ms = transfer.at_ms + -(-elapsed_ms // COUNT_STEP_MS) * COUNT_STEP_MS
+        # "five" follows "Data transfer in" at once; the beep (the transfer) comes a second after "one".
+        first_ms = intro[-1].end_ms + COUNT_LEAD_MS
         count = list(self.countdown(first_ms))
         beep = Sound("beep", first_ms + 5 * COUNT_STEP_MS, BEEP_MS)
-        complete = self.speech("data_transfer_complete", beep.end_ms + GAP_MS)
+        complete = self.speech("data_transfer_complete", beep.end_ms + AFTER_BEEP_MS)
         return Cue(CueKind.DATA_TRANSFER, (*intro, *count, beep, complete), transfer, phase, bundle="data_transfer")
 
     def comms_down(self, outage: CommsDown, phase: int) -> list[Cue]:
