@@ -1,0 +1,185 @@
+"""Timeline + Voice -> the final mix, streamed as 16-bit PCM in chunks.
+
+Nothing here holds the whole track: each chunk adds only the clips that overlap it (found by
+bisecting the sorted start times), plus the static, alarm bed and music generated for just
+that chunk. Memory stays flat however long the track is.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from timekeeper import sound
+from timekeeper.model import Scenario
+from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
+from timekeeper.voice.base import SAMPLE_RATE, Clip, Placement, Voice
+from timekeeper.voice.durations import default_measure
+from timekeeper.voice.phrases import phrase_book
+
+CHANNELS = 1
+SAMPLE_WIDTH = 2  # bytes: 16-bit signed little-endian PCM
+
+
+@dataclass(frozen=True)
+class MixSettings:
+    """What to mix: language, voice (None = default TTS voice; a TTS voice name, a pack name or a
+    pack folder), crew (players 4 drops unconfirmed reports; solo drops transfers, data, outages),
+    and the beds (background alarm and an optional music file, ducked under speech)."""
+
+    language: str = "en"
+    voice: str | None = None
+    players: int = 5
+    solo: bool = False
+    background: bool = True
+    music: Path | None = None
+    computer_voice: bool = False  # the "ship computer" effect on the voice
+
+    @property
+    def script_options(self) -> ScriptOptions:
+        return ScriptOptions(players=self.players, solo=self.solo)
+
+
+def _samples(ms: int) -> int:
+    return ms * SAMPLE_RATE // 1000
+
+
+@dataclass
+class PreparedMix:
+    """A timeline with every clip loaded, ready to stream as PCM from any moment."""
+
+    timeline: Timeline
+    placements: list[Placement]
+    settings: MixSettings
+    voice_name: str = ""
+    warnings: tuple[str, ...] = ()
+    sample_rate: int = SAMPLE_RATE
+    channels: int = CHANNELS
+    sample_width: int = SAMPLE_WIDTH
+    _music: sound.Music | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.placements = sorted(self.placements, key=lambda p: p.at_ms)
+        self._starts = [_samples(p.at_ms) for p in self.placements]
+        self._longest = max((len(p.clip) for p in self.placements), default=0)
+        self._speech = sorted(
+            (_samples(p.at_ms), _samples(p.at_ms) + len(p.clip)) for p in self.placements if p.speech
+        )
+        self._speech_starts = [span[0] for span in self._speech]
+        self._statics = sorted((_samples(bed.at_ms), _samples(bed.end_ms)) for bed in self.timeline.beds)
+        if self.settings.background and self.settings.music is not None and self._music is None:
+            self._music = sound.Music(Path(self.settings.music))
+
+    @property
+    def duration_ms(self) -> int:
+        return self.timeline.duration_ms
+
+    @property
+    def n_samples(self) -> int:
+        return _samples(self.duration_ms)
+
+    def pcm(self, start_ms: int = 0, chunk_ms: int = 1000) -> Iterator[bytes]:
+        """The final mix from `start_ms` to the end, as 16-bit PCM chunks of `chunk_ms`."""
+        step = max(1, _samples(chunk_ms))
+        music = self._music.chunks(_samples(start_ms)) if self._music is not None else None
+        for begin in range(_samples(start_ms), self.n_samples, step):
+            n = min(step, self.n_samples - begin)
+            chunk = self.mix_chunk(begin, n, music)
+            yield (np.clip(chunk, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+
+    def mix_chunk(self, begin: int, n: int, music: sound.MusicReader | None = None) -> Clip:
+        """Float samples [begin, begin + n) of the mix."""
+        out = np.zeros(n, dtype=np.float32)
+        end = begin + n
+        first = bisect.bisect_left(self._starts, begin - self._longest)
+        last = bisect.bisect_left(self._starts, end)
+        for index in range(first, last):
+            start = self._starts[index]
+            clip = self.placements[index].clip
+            lo, hi = max(begin, start), min(end, start + len(clip))
+            if lo < hi:
+                out[lo - begin : hi - begin] += clip[lo - start : hi - start]
+        for lo_s, hi_s in self._statics:
+            lo, hi = max(begin, lo_s), min(end, hi_s)
+            if lo < hi:
+                out[lo - begin : hi - begin] += sound.static(lo, hi - lo)
+        if self.settings.background:
+            bed = sound.alarm_bed(begin, n, self.timeline.phase_ends_ms)
+            if music is not None:
+                bed += music.read(n)
+            out += bed * sound.duck_gain(begin, n, self._near_speech(begin, end))
+        return out
+
+    def _near_speech(self, begin: int, end: int) -> list[tuple[int, int]]:
+        reach = _samples(sound.DUCK_RELEASE_MS + sound.DUCK_ATTACK_MS) + self._longest
+        first = bisect.bisect_left(self._speech_starts, begin - reach)
+        last = bisect.bisect_right(self._speech_starts, end + reach)
+        return self._speech[first:last]
+
+
+def prepare_mix(
+    scenario: Scenario,
+    settings: MixSettings,
+    progress: Callable[[int, int], None] | None = None,
+) -> PreparedMix:
+    """Load or synthesize every clip (progress(done, total)) and lay out the timeline with the
+    voice's real phrase lengths."""
+    from timekeeper.voice.select import open_voice
+
+    book = phrase_book(settings.language)
+    voice = open_voice(settings.language, settings.voice)
+    draft = build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
+    phrases = [(part.key, part.text) for cue in draft.cues for part in cue.speech]
+    voice.prepare(phrases, progress)
+    timeline = build_timeline(scenario, book, voice.measure, settings.script_options)
+    placements = speech_placements(timeline, voice, settings.computer_voice)
+    placements += effect_placements(timeline, voice)
+    return PreparedMix(
+        timeline=timeline,
+        placements=placements,
+        settings=settings,
+        voice_name=voice.name,
+        warnings=tuple(getattr(voice, "warnings", ())),
+    )
+
+
+def speech_placements(timeline: Timeline, voice: Voice, computer_voice: bool = False) -> list[Placement]:
+    """Every spoken clip of the timeline (each distinct clip processed once for the effect)."""
+    placements = [placement for cue in timeline.cues for placement in voice.placements(cue)]
+    if not computer_voice:
+        return placements
+    processed: dict[int, Clip] = {}
+    result = []
+    for placement in placements:
+        key = id(placement.clip)
+        if key not in processed:
+            processed[key] = sound.ship_computer(placement.clip)
+        result.append(Placement(placement.at_ms, processed[key], placement.speech))
+    return result
+
+
+def effect_placements(timeline: Timeline, voice: Voice) -> list[Placement]:
+    """The alert and beep of every cue: the voice pack's own recording if it has one, else ours."""
+    made: dict[tuple[str, int], Clip] = {}
+    placements = []
+    for cue in timeline.cues:
+        for part in cue.parts:
+            if not isinstance(part, Sound) or part.key == STATIC_KEY:
+                continue
+            key = (part.key, part.duration_ms)
+            if key not in made:
+                made[key] = voice.effect(part.key) if voice.effect(part.key) is not None else _synthesize(part)
+            placements.append(Placement(part.at_ms, made[key], speech=False))
+    return placements
+
+
+def _synthesize(part: Sound) -> Clip:
+    if part.key == "alert":
+        return sound.alert(part.duration_ms)
+    if part.key == "beep":
+        return sound.beep(part.duration_ms)
+    raise ValueError(f"no synthesized sound {part.key!r}")

@@ -1,0 +1,146 @@
+"""Scenario -> audio file: prepare the mix, stream its PCM into ffmpeg, replace OUT atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from timekeeper.errors import MissingToolError, RenderError
+from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
+from timekeeper.model import Scenario
+from timekeeper.voice.phrases import phrase_book
+
+MP3_BITRATE = "128k"
+ALBUM = "timekeeper"
+FFMPEG_HINT = "install it with 'sudo apt-get install ffmpeg' (Debian/Ubuntu), 'brew install ffmpeg' (macOS) or from ffmpeg.org"
+
+# file extension -> (ffmpeg container, codec options)
+FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
+    ".mp3": ("mp3", ("-c:a", "libmp3lame", "-b:a", MP3_BITRATE, "-id3v2_version", "3")),
+    ".wav": ("wav", ("-c:a", "pcm_s16le")),
+    ".ogg": ("ogg", ("-c:a", "libvorbis", "-q:a", "4")),
+    ".flac": ("flac", ("-c:a", "flac")),
+}
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    path: Path
+    duration_ms: int
+    cues: int
+    voice: str
+    warnings: tuple[str, ...]
+
+
+def find_ffmpeg() -> str:
+    found = shutil.which("ffmpeg")
+    if found is None:
+        raise MissingToolError(f"ffmpeg is not installed; {FFMPEG_HINT}")
+    return found
+
+
+def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
+    try:
+        return FORMATS[out.suffix.lower()]
+    except KeyError:
+        raise RenderError(
+            f"{out}: unknown audio format {out.suffix or '(none)'!r} (expected {', '.join(FORMATS)})"
+        ) from None
+
+
+def tags(scenario: Scenario, source: str, settings: MixSettings) -> dict[str, str]:
+    """The metadata written into the file: title, album, genre (track kind), comment."""
+    kind = phrase_book(settings.language).word(f"kind_{scenario.kind.value}")
+    comment = f"scenario: {source}"
+    if scenario.seed is not None:
+        comment += f"; seed: {scenario.seed}"
+    comment += f"; language: {settings.language}; players: {'solo' if settings.solo else settings.players}"
+    return {"title": scenario.title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
+
+
+def render(
+    scenario: Scenario,
+    out: Path,
+    settings: MixSettings = MixSettings(),
+    source: str | None = None,
+    prepare_progress: Progress | None = None,
+    encode_progress: Progress | None = None,
+) -> RenderResult:
+    """Render `scenario` to `out` (format from its extension); OUT is replaced only on success."""
+    container, codec = output_format(out)
+    ffmpeg = find_ffmpeg()
+    mix = prepare_mix(scenario, settings, prepare_progress)
+    encode(mix, out, ffmpeg, container, codec, tags(scenario, source or scenario.title, settings), encode_progress)
+    return RenderResult(out, mix.duration_ms, len(mix.timeline.cues), mix.voice_name, mix.warnings)
+
+
+def _file_mode(out: Path) -> int:
+    """Keep an existing file's permissions; a new file gets the usual 0666 minus the umask."""
+    with contextlib.suppress(OSError):
+        return out.stat().st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def encode(
+    mix: PreparedMix,
+    out: Path,
+    ffmpeg: str,
+    container: str,
+    codec: tuple[str, ...],
+    metadata: dict[str, str],
+    progress: Progress | None = None,
+) -> None:
+    """Stream the mix into ffmpeg writing a temp file beside `out`, then move it over `out`."""
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise RenderError(f"{out}: folder {folder} does not exist")
+    fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.", suffix=".part")
+    os.close(fd)
+    temp = Path(temp_name)
+    command = [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
+    command += ["-f", "s16le", "-ar", str(mix.sample_rate), "-ac", str(mix.channels), "-i", "pipe:0"]
+    command += list(codec)
+    for key, value in metadata.items():
+        command += ["-metadata", f"{key}={value}"]
+    command += ["-f", container, str(temp)]
+    chunk_ms = 1000
+    total = -(-mix.duration_ms // chunk_ms)
+    try:
+        with tempfile.TemporaryFile() as errors:
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors)
+            try:
+                assert process.stdin is not None
+                for done, chunk in enumerate(mix.pcm(chunk_ms=chunk_ms), start=1):
+                    process.stdin.write(chunk)
+                    if progress is not None:
+                        progress(done, total)
+                process.stdin.close()
+            except BrokenPipeError:
+                pass  # ffmpeg stopped early; its exit status and message tell why
+            except BaseException:
+                process.kill()
+                process.wait()
+                raise
+            status = process.wait()
+            if status != 0:
+                errors.seek(0)
+                message = errors.read().decode("utf-8", "replace").strip().splitlines()
+                detail = message[-1] if message else f"exit status {status}"
+                raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
+        os.chmod(temp, _file_mode(out))
+        os.replace(temp, out)
+    except OSError as error:
+        raise RenderError(f"{out}: cannot write: {error.strerror or error}") from error
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()

@@ -1,0 +1,38 @@
+"""Turn a --voice value into a Voice: a pack folder, a pack name, or a TTS voice name."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from timekeeper.voice.base import Voice
+
+
+def packs_dir() -> Path:
+    """Where installed voice packs live: $TIMEKEEPER_VOICES, else $XDG_DATA_HOME/timekeeper/voices,
+    else ~/.local/share/timekeeper/voices."""
+    if os.environ.get("TIMEKEEPER_VOICES"):
+        return Path(os.environ["TIMEKEEPER_VOICES"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "timekeeper" / "voices"
+
+
+def open_voice(language: str, spec: str | None = None) -> Voice:
+    """The voice `spec` names for `language`: None = the default synthesized voice; an existing
+    folder (or a name in packs_dir()) = a prerecorded pack; anything else = a TTS voice name."""
+    from timekeeper.voice.tts import TtsVoice
+
+    if spec is None:
+        return TtsVoice(language)
+    folder = Path(spec).expanduser()
+    if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
+        folder = packs_dir() / spec
+    if folder.is_dir():
+        from timekeeper.voice.packs import PackVoice
+
+        return PackVoice(folder, language, fallback=TtsVoice(language))
+    if os.sep in spec or spec.startswith("."):
+        from timekeeper.errors import VoiceError
+
+        raise VoiceError(f"{spec}: no such voice pack folder")
+    return TtsVoice(language, voice=spec)
