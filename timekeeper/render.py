@@ -14,6 +14,7 @@ from typing import Callable
 from timekeeper.errors import MissingToolError, RenderError
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
+from timekeeper.script import Timeline
 from timekeeper.voice.phrases import phrase_book
 
 MP3_BITRATE = "128k"
@@ -144,3 +145,38 @@ def encode(
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
+
+
+def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:
+    """The timeline the render would use: the default voice's shipped phrase lengths, or (with a
+    voice named in `settings`) that voice's real lengths (synthesizing or loading its clips)."""
+    from timekeeper.script import build_timeline
+    from timekeeper.voice.durations import default_measure
+
+    book = phrase_book(settings.language)
+    if settings.voice is None:
+        return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
+    return prepare_mix(scenario, settings, progress).timeline
+
+
+def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
+    """One line per cue (start, end, kind, words; sounds in brackets), overlap markers, and the
+    number of overlaps."""
+    from timekeeper.script import Speech
+    from timekeeper.times import format_time
+
+    overlapping = {id(overlap.second): overlap for overlap in timeline.overlaps()}
+    lines = []
+    for cue in timeline.cues:
+        words = " ".join(part.text if isinstance(part, Speech) else f"[{part.key}]" for part in cue.parts)
+        start, end = format_time(cue.at_ms, precise=True), format_time(cue.end_ms, precise=True)
+        lines.append(f"{start:>9} - {end:>9}  {cue.kind.value:<15} {words}")
+        if id(cue) in overlapping:
+            overlap = overlapping[id(cue)]
+            lines.append(
+                f"{'':>21}  !! OVERLAP: starts {overlap.overlap_ms} ms before the {overlap.first.kind.value}"
+                f" cue of {format_time(overlap.first.at_ms)} ends"
+            )
+    return lines, len(overlapping)
+
+

@@ -1,0 +1,143 @@
+"""`timekeeper plan` and `timekeeper render`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from timekeeper.commands.options import language_option
+from timekeeper.errors import ExitStatus
+
+voice_option = click.option(
+    "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
+)
+players_option = click.option(
+    "--players", type=click.IntRange(1, 5), default=5, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
+)
+solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
+
+
+def _settings(scenario: object, language: str | None, voice: str | None, players: int, solo: bool, **extra: object):  # type: ignore[no-untyped-def]
+    from timekeeper.mix import MixSettings
+
+    return MixSettings(
+        language=language or getattr(scenario, "language", None) or "en",
+        voice=voice,
+        players=players,
+        solo=solo,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+class _Bar:
+    """A click progress bar on a terminal (stderr), nothing otherwise; used as progress(done, total)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar = None
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not sys.stderr.isatty() or total <= 0:
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.shown)
+        self.shown = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@click.command("plan")
+@click.argument("scenario")
+@language_option
+@voice_option
+@players_option
+@solo_option
+@click.option("--strict", is_flag=True, help="Exit with status 1 when cues overlap.")
+def plan_command(scenario: str, language: str | None, voice: str | None, players: int, solo: bool, strict: bool) -> None:
+    """Print every announcement of SCENARIO with its start and end time, and mark overlaps.
+
+    Times come from the default voice's measured phrase lengths, or, with --voice, from that
+    voice's real clips. A cue that starts before the previous one has ended is marked
+    "!! OVERLAP" and counted at the end; --strict then exits with status 1.
+
+    \b
+    Examples:
+      timekeeper plan mission-3
+      timekeeper plan mission-3 --lang de --players 4
+      timekeeper plan my-mission.yaml --voice ~/packs/ship-ai --strict
+    """
+    from timekeeper.render import plan, plan_lines
+    from timekeeper.scenario.catalog import load_scenario
+
+    loaded = load_scenario(scenario)
+    timeline = plan(loaded, _settings(loaded, language, voice, players, solo), _Bar("Preparing voice"))
+    lines, overlaps = plan_lines(timeline)
+    for line in lines:
+        click.echo(line)
+    from timekeeper.times import format_time
+
+    click.echo(f"{len(timeline.cues)} cues, track length {format_time(timeline.duration_ms)}, {overlaps} overlapping")
+    if overlaps and strict:
+        raise SystemExit(ExitStatus.ERROR)
+
+
+@click.command("render")
+@click.argument("scenario")
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Audio file to write: .mp3 (default), .wav, .ogg or .flac.")
+@language_option
+@voice_option
+@players_option
+@solo_option
+@click.option("--no-background", is_flag=True, help="No alarm bed and no music (speech, alert, beeps and static stay).")
+@click.option("--music", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="An audio file to play (looped, ducked under speech) as a bed.")
+@click.option("--computer-voice", is_flag=True, help="Give the voice a metallic 'ship computer' sound.")
+def render_command(
+    scenario: str,
+    out: Path,
+    language: str | None,
+    voice: str | None,
+    players: int,
+    solo: bool,
+    no_background: bool,
+    music: Path | None,
+    computer_voice: bool,
+) -> None:
+    """Render SCENARIO to a soundtrack file you can play instead of the CD.
+
+    SCENARIO is a scenario file or a built-in name (see `timekeeper list`). The format
+    follows the extension of OUT; OUT is replaced only when the render succeeds.
+
+    \b
+    Examples:
+      timekeeper render mission-1 -o mission-1.mp3
+      timekeeper render mission-3 --lang de -o mission-3-de.mp3
+      timekeeper render my-mission.yaml --voice ~/packs/ship-ai --music space.ogg -o mine.ogg
+      timekeeper render mission-5 --players 4 --no-background -o m5.wav
+    """
+    from timekeeper.render import render
+    from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.times import format_time
+
+    loaded = load_scenario(scenario)
+    settings = _settings(
+        loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice
+    )
+    preparing, encoding = _Bar("Preparing voice"), _Bar("Rendering")
+    try:
+        result = render(loaded, out, settings, source=scenario, prepare_progress=preparing, encode_progress=encoding)
+    finally:
+        preparing.close()
+        encoding.close()
+    for warning in result.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    click.echo(f"Wrote {out} ({format_time(result.duration_ms)}, {result.cues} announcements, voice {result.voice})")
