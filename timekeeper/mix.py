@@ -60,6 +60,7 @@ class PreparedMix:
     sample_rate: int = SAMPLE_RATE
     channels: int = CHANNELS
     sample_width: int = SAMPLE_WIDTH
+    static_clip: Clip | None = field(default=None, repr=False)  # a voice pack's own static, looped
     _music: sound.Music | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -105,7 +106,9 @@ class PreparedMix:
                 out[lo - begin : hi - begin] += clip[lo - start : hi - start]
         for lo_s, hi_s in self._statics:
             lo, hi = max(begin, lo_s), min(end, hi_s)
-            if lo < hi:
+            if lo < hi and self.static_clip is not None:
+                out[lo - begin : hi - begin] += sound.loop_slice(self.static_clip, lo - lo_s, hi - lo)
+            elif lo < hi:
                 out[lo - begin : hi - begin] += sound.static(lo, hi - lo)
         if self.settings.background:
             bed = sound.alarm_bed(begin, n, self.timeline.phase_ends_ms)
@@ -144,6 +147,7 @@ def prepare_mix(
         settings=settings,
         voice_name=voice.name,
         warnings=tuple(getattr(voice, "warnings", ())),
+        static_clip=voice.effect(STATIC_KEY),
     )
 
 

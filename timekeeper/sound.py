@@ -103,7 +103,7 @@ def _bed_loop(phase: int) -> Clip:
     return (tone * pulse * BED_GAIN[phase]).astype(np.float32)
 
 
-def _loop_slice(loop: Clip, start_sample: int, n_samples: int) -> Clip:
+def loop_slice(loop: Clip, start_sample: int, n_samples: int) -> Clip:
     """Samples [start, start + n) of `loop` repeated forever."""
     offset = start_sample % len(loop)
     reps = -(-(offset + n_samples) // len(loop))
@@ -119,7 +119,7 @@ def alarm_bed(start_sample: int, n_samples: int, phase_ends_ms: tuple[int, ...])
     while position < start_sample + n_samples:
         phase = bisect.bisect_right(bounds, position)
         stop = min(start_sample + n_samples, bounds[phase] if phase < len(bounds) else start_sample + n_samples)
-        out[position - start_sample : stop - start_sample] = _loop_slice(_bed_loop(phase), position, stop - position)
+        out[position - start_sample : stop - start_sample] = loop_slice(_bed_loop(phase), position, stop - position)
         position = stop
     return out
 

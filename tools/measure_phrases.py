@@ -16,7 +16,8 @@ from pathlib import Path
 
 from timekeeper.paths import voices_dir
 from timekeeper.voice.phrases import LANGUAGES, phrase_book
-from timekeeper.voice.tts import TtsVoice, engine_name
+from timekeeper.voice.engines import get_engine
+from timekeeper.voice.tts import TtsVoice
 
 
 def measure_language(language: str) -> dict[str, int]:
@@ -32,7 +33,7 @@ def table_text(language: str, durations: dict[str, int]) -> str:
     settings = TtsVoice(language).settings
     lines = [
         f"# Phrase lengths of the default {language} voice, written by tools/measure_phrases.py.",
-        f"# engine: {engine_name()}, voice: {settings.voice}, rate: {settings.rate_wpm} wpm,"
+        f"# engine: {get_engine().name}, voice: {settings.voice}, rate: {settings.rate_wpm} wpm,"
         f" volume: {settings.volume} (silence trimmed)",
         "durations_ms:",
     ]

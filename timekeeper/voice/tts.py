@@ -1,8 +1,7 @@
-"""The synthesized voice: pyttsx3 (espeak-ng on Linux, SAPI5, NSSpeech) with an on-disk clip cache.
+"""The synthesized voice (espeak-ng, or pyttsx3: see engines.py) with an on-disk clip cache.
 
 Each phrase is synthesized once per (text, voice, rate, volume, engine) and kept as a trimmed
-16-bit WAV at SAMPLE_RATE under the cache folder, so a second render synthesizes nothing and
-does not even start the engine.
+16-bit WAV at SAMPLE_RATE under the cache folder, so a second render synthesizes nothing.
 """
 
 from __future__ import annotations
@@ -11,29 +10,23 @@ import contextlib
 import hashlib
 import json
 import os
-import sys
 import tempfile
 import wave
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable
 
 import numpy as np
 
-from timekeeper.errors import MissingToolError, VoiceError
+from timekeeper.errors import VoiceError
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
+from timekeeper.voice.engines import get_engine
 from timekeeper.voice.phrases import phrase_book
 
 CACHE_FORMAT = 2  # bump when trimming or storage changes, so old clips are not reused
 SILENCE_LEVEL = 0.01  # |sample| below this (about -40 dBFS) counts as silence when trimming
-SYNTH_ATTEMPTS = 3
-WAV_HEADER_BYTES = 44
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
-
-INSTALL_HINT = (
-    "install it with 'sudo apt-get install espeak-ng' (Debian/Ubuntu) and 'pip install pyttsx3'"
-)
 
 
 def cache_dir() -> Path:
@@ -60,86 +53,6 @@ class TtsSettings:
             rate_wpm=int(tts.get("rate", 175)),  # type: ignore[call-overload]
             volume=float(tts.get("volume", 1.0)),  # type: ignore[arg-type]
         )
-
-
-@contextlib.contextmanager
-def quiet_stdout() -> Iterator[None]:
-    """Silence what the engine prints (pyttsx3 prints "Audio saved to ...", espeak may too)."""
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-    except OSError:  # no real stdout (e.g. under a test runner capturing it)
-        with contextlib.redirect_stdout(open(os.devnull, "w")):
-            yield
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 1)
-        with contextlib.redirect_stdout(open(os.devnull, "w")):
-            yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
-
-
-def engine_name() -> str:
-    """The pyttsx3 driver this system uses, and the pyttsx3 version (part of the cache key)."""
-    import importlib.metadata
-
-    driver = {"win32": "sapi5", "darwin": "nsss"}.get(sys.platform, "espeak")
-    try:
-        version = importlib.metadata.version("pyttsx3")
-    except importlib.metadata.PackageNotFoundError:
-        version = "?"
-    return f"pyttsx3-{version}-{driver}"
-
-
-_ENGINE: list[Any] = []  # one engine per process: a dropped pyttsx3 engine unhooks espeak for all
-
-
-def start_engine() -> Any:
-    """The process's pyttsx3 engine, or MissingToolError with the install hint."""
-    if _ENGINE:
-        return _ENGINE[0]
-    try:
-        import pyttsx3
-    except ImportError as error:
-        raise MissingToolError(f"the speech synthesizer pyttsx3 is not installed; {INSTALL_HINT}") from error
-    try:
-        with quiet_stdout():
-            _ENGINE.append(pyttsx3.init())
-            return _ENGINE[0]
-    except Exception as error:  # the driver raises OSError/RuntimeError/ImportError when espeak is absent
-        raise MissingToolError(f"no speech engine found ({error}); {INSTALL_HINT}") from error
-
-
-def installed_voices() -> list[tuple[str, str, tuple[str, ...]]]:
-    """(id, name, languages) of every voice the engine offers."""
-    engine = start_engine()
-    found = []
-    for voice in engine.getProperty("voices"):
-        languages = tuple(
-            lang.decode("ascii", "replace") if isinstance(lang, bytes) else str(lang) for lang in voice.languages or ()
-        )
-        found.append((str(voice.id), str(voice.name), languages))
-    return found
-
-
-def resolve_voice(engine: Any, wanted: str) -> str:
-    """The engine's id for `wanted` (an id, an id's last part "en-us", a name or a language tag)."""
-    voices = engine.getProperty("voices")
-    lowered = wanted.lower()
-    for match in (
-        lambda v: str(v.id) == wanted,
-        lambda v: str(v.id).lower().rsplit("/", 1)[-1] == lowered,
-        lambda v: str(v.name).lower() == lowered,
-        lambda v: lowered in [str(lang).lower() for lang in (v.languages or ())],
-    ):
-        for voice in voices:
-            if match(voice):
-                return str(voice.id)
-    raise VoiceError(f"unknown TTS voice {wanted!r}; 'timekeeper voices' lists the installed ones")
 
 
 def read_wav(path: Path) -> Clip:
@@ -193,18 +106,20 @@ def trim(clip: Clip) -> Clip:
 class TtsVoice(Voice):
     """The synthesized voice of `language` (its default settings from voices/<lang>.yaml)."""
 
-    def __init__(self, language: str, voice: str | None = None, folder: Path | None = None) -> None:
+    def __init__(
+        self, language: str, voice: str | None = None, folder: Path | None = None, engine: str | None = None
+    ) -> None:
         self.language = language
         self.settings = TtsSettings.default(language, voice)
         self.name = f"tts:{self.settings.voice}"
         self.folder = (folder or cache_dir()) / "tts"
-        self._engine_name = engine_name()
+        self.engine_choice = engine
         self._voice_id: str | None = None
         self._clips: dict[str, Clip] = {}
 
     def cache_path(self, text: str) -> Path:
         key = json.dumps(
-            [CACHE_FORMAT, self._engine_name, self.settings.voice, self.settings.rate_wpm, self.settings.volume, text],
+            [CACHE_FORMAT, get_engine(self.engine_choice).name, self.settings.voice, self.settings.rate_wpm, self.settings.volume, text],
             ensure_ascii=False,
         )
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
@@ -230,36 +145,20 @@ class TtsVoice(Voice):
                 raise VoiceError(f"{path}: damaged cached clip (removed; run again)") from error
         return self._clips[text]
 
-    def _start(self) -> tuple[Any, str]:
-        """The engine and the id of the wanted voice (VoiceError if the engine has no such voice)."""
-        engine = start_engine()
-        if self._voice_id is None:
-            self._voice_id = resolve_voice(engine, self.settings.voice)
-        return engine, self._voice_id
-
     def _synthesize(self, text: str) -> None:
-        """Say `text` into a temp file (one runAndWait per file: batching loses files in pyttsx3
-        2.99's espeak driver), trim it, resample it and store it in the cache."""
-        engine, voice_id = self._start()
+        """Speak `text` into a temp file, trim and resample it, and store it in the cache."""
+        engine = get_engine(self.engine_choice)
+        if self._voice_id is None:
+            self._voice_id = engine.resolve(self.settings.voice)
         path = self.cache_path(text)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, raw = tempfile.mkstemp(dir=path.parent, suffix=".raw.wav")
         os.close(fd)
         try:
-            for _attempt in range(SYNTH_ATTEMPTS):  # pyttsx3's espeak driver now and then writes nothing
-                with quiet_stdout():  # properties first: the engine is shared by every TtsVoice
-                    engine.setProperty("voice", voice_id)
-                    engine.setProperty("rate", self.settings.rate_wpm)
-                    engine.setProperty("volume", self.settings.volume)
-                    engine.save_to_file(text, raw)
-                    engine.runAndWait()
-                if str(engine.getProperty("voice")).lower() != voice_id.lower():  # pyttsx3 ignores bad voices
-                    raise VoiceError(f"the TTS engine ignored voice {self.settings.voice!r} ({voice_id})")
-                if os.path.getsize(raw) > WAV_HEADER_BYTES:
-                    break
-            else:
-                raise VoiceError(f"the TTS engine produced no audio for {text!r} (voice {self.settings.voice!r})")
+            engine.synthesize(text, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
             clip = trim(decode_file(Path(raw)))
+            if len(clip) == 0:
+                raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
             write_wav(path, clip)
             self._clips[text] = clip
         finally:

@@ -1,0 +1,118 @@
+"""`voice export`: write the synthesized voice as a complete clip pack a user can edit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from timekeeper.errors import VoiceError
+from timekeeper.model import DataTransfer, Scenario
+from timekeeper.script import GAP_MS, build_timeline
+from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, clip_ms
+from timekeeper.voice.packs import BUNDLES, MANIFEST, NOT_PACK_NAMES, THREAT_KINDS, ZONES
+from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.tts import TtsVoice, write_wav
+
+EXPORT_FORMATS = ("wav", "mp3")
+STATIC_EXPORT_MS = 10_000
+COMBINED_LANGUAGES = ("de",)  # German packs use combined threat+zone clips
+
+
+def pack_clips(language: str, voice: str | None = None, progress: Progress | None = None) -> dict[str, Clip]:
+    """Community clip name -> audio, for every phrase, bundle and effect of a complete pack."""
+    from timekeeper import sound
+
+    book = phrase_book(language)
+    tts = TtsVoice(language, voice)
+    tts.prepare(book.spoken.items(), progress)
+    clips = {key: tts.clip(key, text) for key, text in book.spoken.items() if key not in NOT_PACK_NAMES}
+    if language in COMBINED_LANGUAGES:
+        gap = np.zeros(GAP_MS * SAMPLE_RATE // 1000, dtype=np.float32)
+        for kind in THREAT_KINDS:
+            for zone in ZONES:
+                clips[f"{kind}_{zone}"] = np.concatenate([clips[kind], gap, clips[zone]])
+        for key in (*THREAT_KINDS, *ZONES):
+            del clips[key]
+    clips.update(_bundles(language, tts))
+    clips["alert"] = sound.alert()
+    clips["white_noise"] = sound.static(0, STATIC_EXPORT_MS * SAMPLE_RATE // 1000)
+    return clips
+
+
+def _bundles(language: str, tts: TtsVoice) -> dict[str, Clip]:
+    """Each bundle laid out exactly as the synthesized voice speaks it, ending at the beep/phase end."""
+    sample = Scenario("export", phase_ends_ms=(240_000, 480_000, 720_000), events=(DataTransfer(60_000),))
+    timeline = build_timeline(sample, phrase_book(language), tts.measure)
+    found: dict[str, Clip] = {}
+    for cue in timeline.cues:
+        if cue.bundle not in BUNDLES:
+            continue
+        speech = cue.speech
+        one = next(part for part in speech if part.key == "count_1")
+        start_ms, anchor_ms = speech[0].at_ms, one.at_ms + 1000
+        out = np.zeros((anchor_ms - start_ms) * SAMPLE_RATE // 1000, dtype=np.float32)
+        for part in speech:
+            if part.at_ms > one.at_ms:
+                continue
+            clip = tts.clip(part.key, part.text)
+            offset = (part.at_ms - start_ms) * SAMPLE_RATE // 1000
+            piece = clip[: len(out) - offset]
+            out[offset : offset + len(piece)] += piece
+        found[cue.bundle] = out
+    return found
+
+
+def export_pack(
+    language: str, folder: Path, fmt: str = "wav", voice: str | None = None, progress: Progress | None = None
+) -> list[Path]:
+    """Write every clip of the synthesized `language` voice into `folder` (created if needed),
+    plus a pack.yaml manifest. Returns the files written."""
+    if fmt not in EXPORT_FORMATS:
+        raise VoiceError(f"unknown clip format {fmt!r} (expected {', '.join(EXPORT_FORMATS)})")
+    if folder.exists() and not folder.is_dir():
+        raise VoiceError(f"{folder}: exists and is not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    clips = pack_clips(language, voice, progress)
+    written = []
+    for name, clip in sorted(clips.items()):
+        path = folder / f"{name}.{fmt}"
+        if fmt == "wav":
+            write_wav(path, clip)
+        else:
+            _write_mp3(path, clip)
+        written.append(path)
+    manifest = folder / MANIFEST
+    tts = TtsVoice(language, voice)
+    manifest.write_text(
+        f"# A timekeeper voice pack: replace any clip with your own recording (same name).\n"
+        f"# Written by `timekeeper voice export` from {tts.name}, rate {tts.settings.rate_wpm} wpm.\n"
+        f"name: {folder.name}\nlanguage: {language}\n",
+        encoding="utf-8",
+    )
+    written.append(manifest)
+    return written
+
+
+def _write_mp3(path: Path, clip: Clip) -> None:
+    from timekeeper.render import find_ffmpeg
+
+    samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    fd, temp = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    os.close(fd)
+    try:
+        command = [find_ffmpeg(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "s16le"]
+        command += ["-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0", "-b:a", "128k", "-f", "mp3", temp]
+        result = subprocess.run(command, input=samples, capture_output=True)
+        if result.returncode != 0:
+            raise VoiceError(f"{path}: ffmpeg failed: {result.stderr.decode('utf-8', 'replace').strip()}")
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+__all__ = ["export_pack", "pack_clips", "clip_ms"]

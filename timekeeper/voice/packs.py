@@ -1,0 +1,186 @@
+"""Prerecorded voice packs: a folder of clips named as the community names them (GAME.md).
+
+A pack may hold `pack.yaml` (name, language, and `clips:` mapping a clip name to a file inside
+the pack). Clips missing from a pack are spoken by the fallback (synthesized) voice, and the
+pack reports which ones. Two community habits are supported:
+
+* bundles: `data_transfer`, `first_phase_ends`, `second_phase_ends`, `operation_ends` hold a
+  cue's lead-in and its count "... five, four, three, two, one"; a bundle is placed so that it
+  ends at the transfer beep / the phase end, and replaces those phrases;
+* German combined clips `threat_zone_red` .. `serious_threat_zone_blue`, spoken in place of a
+  threat kind followed by its zone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from timekeeper.errors import VoiceError
+from timekeeper.script import COUNT_STEP_MS, Cue, Speech
+from timekeeper.voice.base import Clip, Placement, Progress, Voice, clip_ms
+from timekeeper.voice.tts import decode_file
+
+MANIFEST = "pack.yaml"
+AUDIO_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac")
+COUNT_KEYS = tuple(f"count_{n}" for n in range(5, 0, -1))
+BUNDLES: dict[str, tuple[str, ...]] = {  # bundle clip -> the phrases it replaces
+    "data_transfer": ("data_transfer", "data_transfer_repeat", "data_transfer_in", *COUNT_KEYS),
+    "first_phase_ends": ("first_phase_ends_in", *COUNT_KEYS),
+    "second_phase_ends": ("second_phase_ends_in", *COUNT_KEYS),
+    "operation_ends": ("operation_ends_in", *COUNT_KEYS),
+}
+THREAT_KINDS = ("threat", "serious_threat")
+ZONES = ("zone_red", "zone_white", "zone_blue")
+COMBINED = tuple(f"{kind}_{zone}" for kind in THREAT_KINDS for zone in ZONES)
+EFFECTS = ("alert", "white_noise")
+NOT_PACK_NAMES = frozenset({"data_transfer"})  # the phrase "Data transfer." is never a pack file:
+# `data_transfer` is the community's bundle name
+
+
+class PackVoice(Voice):
+    """The clips of pack `folder`; phrases it lacks come from `fallback`."""
+
+    def __init__(self, folder: Path, language: str, fallback: Voice) -> None:
+        self.folder = folder.resolve()
+        self.language = language
+        self.fallback = fallback
+        self.files, manifest = index_pack(self.folder)
+        self.name = f"pack:{manifest.get('name') or self.folder.name}"
+        pack_language = manifest.get("language")
+        if pack_language and pack_language != language:
+            raise VoiceError(f"{self.folder}: this voice pack speaks {pack_language!r}; use --lang {pack_language}")
+        self.combined = any(name in self.files for name in COMBINED)
+        self.warnings: list[str] = []
+        self._clips: dict[str, Clip] = {}
+
+    # -- the pack's own clips ---------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self.files
+
+    def pack_clip(self, name: str) -> Clip:
+        if name not in self._clips:
+            clip = decode_file(self.files[name])
+            if len(clip) == 0:
+                raise VoiceError(f"{self.files[name]}: the clip holds no audio")
+            self._clips[name] = clip
+        return self._clips[name]
+
+    def _own(self, key: str) -> bool:
+        return key not in NOT_PACK_NAMES and key in self.files
+
+    def _covered(self, key: str) -> bool:
+        """True if a bundle the pack holds speaks `key`."""
+        return any(key in parts and self.has(bundle) for bundle, parts in BUNDLES.items())
+
+    # -- Voice --------------------------------------------------------------------------------
+    def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
+        items = list(dict.fromkeys(phrases))
+        needed = {name for name in self.files if name in BUNDLES or name in COMBINED or name in EFFECTS}
+        needed |= {key for key, _ in items if self._own(key)}
+        for name in sorted(needed):
+            self.pack_clip(name)  # fail early, naming a damaged file
+        borrowed = [(key, text) for key, text in items if not self._own(key)]
+        self.fallback.prepare(borrowed, progress)
+        missing = sorted({key for key, _ in borrowed if not self._covered(key) and not self._in_combined(key)})
+        if self.combined:
+            missing += [name for name in COMBINED if name not in self.files]
+        if missing:
+            self.warnings.append(
+                f"voice pack {self.folder} has no clip for {', '.join(missing)}; the synthesized voice speaks them"
+            )
+
+    def _in_combined(self, key: str) -> bool:
+        return self.combined and (key in THREAT_KINDS or key in ZONES)
+
+    def clip(self, key: str, text: str) -> Clip:
+        if self._own(key):
+            return self.pack_clip(key)
+        return self.fallback.clip(key, text)
+
+    def measure(self, key: str, text: str) -> int:
+        if self.combined and key in ZONES:
+            return 0  # spoken inside the combined clip of the threat kind before it
+        if self.combined and key in THREAT_KINDS:
+            return max(clip_ms(self._combined_clip(key, zone)) for zone in ZONES)
+        return clip_ms(self.clip(key, text))
+
+    def _combined_clip(self, kind: str, zone: str) -> Clip:
+        name = f"{kind}_{zone}"
+        if name in self.files:
+            return self.pack_clip(name)
+        from timekeeper.voice.phrases import phrase_book
+
+        book = phrase_book(self.language)
+        return self.fallback.clip(name, f"{book.say(kind)} {book.say(zone)}")
+
+    def effect(self, key: str) -> Clip | None:
+        return self.pack_clip(key) if key in EFFECTS and self.has(key) else None
+
+    def placements(self, cue: Cue) -> list[Placement]:
+        parts = list(cue.speech)
+        placed: list[Placement] = []
+        if cue.bundle and self.has(cue.bundle):
+            count_one = next((part for part in parts if part.key == "count_1"), None)
+            if count_one is not None:
+                anchor_ms = count_one.at_ms + COUNT_STEP_MS  # the beep / the phase end
+                bundle = self.pack_clip(cue.bundle)
+                placed.append(Placement(max(0, anchor_ms - clip_ms(bundle)), bundle))
+                parts = [part for part in parts if part.at_ms > count_one.at_ms]
+        for index, part in enumerate(parts):
+            if self._in_combined(part.key) and part.key in ZONES:
+                continue
+            if self._in_combined(part.key):
+                zone = _next_zone(parts, index)
+                if zone is not None:
+                    placed.append(Placement(part.at_ms, self._combined_clip(part.key, zone)))
+                    continue
+            placed.append(Placement(part.at_ms, self.clip(part.key, part.text)))
+        return placed
+
+
+def _next_zone(parts: list[Speech], index: int) -> str | None:
+    if index + 1 < len(parts) and parts[index + 1].key in ZONES:
+        return parts[index + 1].key
+    return None
+
+
+def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
+    """clip name -> file of pack `folder`, and its manifest (empty without pack.yaml).
+
+    Files named `<clip>.<mp3|ogg|wav|flac>` count as clips; the manifest's `clips:` entries
+    override them. No clip may resolve (through `..` or a link) outside the pack folder.
+    """
+    if not folder.is_dir():
+        raise VoiceError(f"{folder}: no such voice pack folder")
+    files: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix.lower() in AUDIO_SUFFIXES and path.is_file():
+            files[path.stem] = _inside(folder, path, path.name)
+    manifest: dict = {}
+    manifest_path = folder / MANIFEST
+    if manifest_path.is_file():
+        try:
+            manifest = yaml.safe_load(manifest_path.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, UnicodeDecodeError) as error:
+            raise VoiceError(f"{manifest_path}: not valid YAML ({error})") from error
+        if not isinstance(manifest, dict):
+            raise VoiceError(f"{manifest_path}: expected a mapping with name, language and clips")
+        clips = manifest.get("clips") or {}
+        if not isinstance(clips, dict):
+            raise VoiceError(f"{manifest_path}: 'clips' must map clip names to files in the pack")
+        for name, relative in clips.items():
+            path = _inside(folder, folder / str(relative), f"{MANIFEST}: clips: {name}: {relative}")
+            if not path.is_file():
+                raise VoiceError(f"{manifest_path}: clips: {name}: no such file {relative!r} in the pack")
+            files[str(name)] = path
+    return files, manifest
+
+
+def _inside(folder: Path, path: Path, label: str) -> Path:
+    resolved = path.resolve()
+    if not resolved.is_relative_to(folder):
+        raise VoiceError(f"{folder}: {label} points outside the voice pack (refused)")
+    return resolved
