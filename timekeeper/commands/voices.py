@@ -1,0 +1,72 @@
+"""`timekeeper voices` and `timekeeper voice export`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from timekeeper.voice.phrases import LANGUAGES
+
+
+@click.command("voices")
+def voices_command() -> None:
+    """List the built-in voices, the installed TTS voices per language and the voice packs found.
+
+    Use a name or a folder from this list with --voice.
+
+    \b
+    Examples:
+      timekeeper voices
+      timekeeper render mission-1 --voice en-gb-x-rp -o m1.mp3
+      timekeeper render mission-1 --lang de --voice my-pack -o m1.mp3
+    """
+    from timekeeper.voice.catalog import found_packs, installed_by_language
+    from timekeeper.voice.select import packs_dir
+    from timekeeper.voice.tts import TtsSettings
+
+    click.echo("Built-in voices (default TTS voice and rate per language):")
+    for language in LANGUAGES:
+        settings = TtsSettings.default(language)
+        click.echo(f"  {language}  {settings.voice} at {settings.rate_wpm} words/min")
+    engine_name, by_language = installed_by_language()
+    click.echo(f"Installed TTS voices ({engine_name}):")
+    for language in LANGUAGES:
+        names = ", ".join(by_language.get(language, [])) or "(none)"
+        click.echo(f"  {language}  {names}")
+    packs = found_packs()
+    click.echo(f"Voice packs in {packs_dir()}:" + ("" if packs else " (none)"))
+    for pack in packs:
+        click.echo(f"  {pack.name}  {pack.language or '?'}  {pack.clips} clips  {pack.folder}")
+
+
+@click.group("voice")
+def voice_group() -> None:
+    """Work with voice packs.
+
+    \b
+    Example:
+      timekeeper voice export --lang de ~/.local/share/timekeeper/voices/my-de
+    """
+
+
+@voice_group.command("export")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--lang", "language", type=click.Choice(LANGUAGES), default="en", show_default=True, help="Language of the pack.")
+@click.option("--voice", default=None, help="TTS voice to export (default: the language's built-in voice).")
+@click.option("--format", "fmt", type=click.Choice(("wav", "mp3")), default="wav", show_default=True, help="Clip file format.")
+def export_command(folder: Path, language: str, voice: str | None, fmt: str) -> None:
+    """Write a complete voice pack (one clip per community name) from the synthesized voice.
+
+    Replace any clip with your own recording under the same name; clips you remove are
+    spoken by the synthesized voice again (with a warning).
+
+    \b
+    Examples:
+      timekeeper voice export --lang de my-pack
+      timekeeper render mission-1 --lang de --voice my-pack -o mission-1-de.mp3
+    """
+    from timekeeper.voice.export import export_pack
+
+    written = export_pack(language, folder, fmt, voice)
+    click.echo(f"Wrote {len(written)} files to {folder}")
