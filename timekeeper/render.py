@@ -83,6 +83,16 @@ def render(
     return RenderResult(out, mix.duration_ms, len(mix.timeline.cues), mix.voice_name, mix.warnings)
 
 
+def _comment_frame(path: Path, comment: str) -> None:
+    """ffmpeg stores an mp3 comment as TXXX:comment; players read the ID3 COMM frame."""
+    from mutagen.id3 import COMM, ID3
+
+    tags = ID3(str(path))
+    tags.delall("TXXX:comment")
+    tags.add(COMM(encoding=3, lang="eng", desc="", text=[comment]))
+    tags.save(str(path), v2_version=3)
+
+
 def _file_mode(out: Path) -> int:
     """Keep an existing file's permissions; a new file gets the usual 0666 minus the umask."""
     with contextlib.suppress(OSError):
@@ -138,6 +148,8 @@ def encode(
                 message = errors.read().decode("utf-8", "replace").strip().splitlines()
                 detail = message[-1] if message else f"exit status {status}"
                 raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
+        if container == "mp3":
+            _comment_frame(temp, metadata.get("comment", ""))
         os.chmod(temp, _file_mode(out))
         os.replace(temp, out)
     except OSError as error:

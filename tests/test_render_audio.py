@@ -1,0 +1,221 @@
+"""Render real audio and decode it: sound at every cue, silence in the gaps, length, tags,
+atomic writes. Most tests share one render of a three-minute track."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timekeeper.errors import MissingToolError, RenderError
+from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.render import render
+from timekeeper.scenario.catalog import load_scenario
+from timekeeper.script import CueKind, Sound, Speech
+
+DATA = Path(__file__).parent / "data" / "render"
+SHORT = DATA / "short.yaml"
+RATE = 44_100
+
+
+@pytest.fixture(scope="module", autouse=True)
+def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A clip cache shared by the render tests (never the user's)."""
+    folder = tmp_path_factory.getbasetemp() / "tk-cache"
+    os.environ["TIMEKEEPER_CACHE"] = str(folder)
+
+
+def decode(path: Path) -> np.ndarray:
+    """Any audio file as mono float samples at 44.1 kHz, decoded by ffmpeg."""
+    raw = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
+
+
+def rms(samples: np.ndarray, start_ms: int, length_ms: int) -> float:
+    window = samples[start_ms * RATE // 1000 : (start_ms + length_ms) * RATE // 1000]
+    return float(np.sqrt(np.mean(window**2))) if len(window) else 0.0
+
+
+@pytest.fixture(scope="module")
+def quiet_render(tmp_path_factory: pytest.TempPathFactory):
+    """The short track rendered to WAV without background: (samples, timeline)."""
+    out = tmp_path_factory.mktemp("render") / "short.wav"
+    settings = MixSettings(language="en", background=False)
+    render(load_scenario(str(SHORT)), out, settings)
+    timeline = prepare_mix(load_scenario(str(SHORT)), settings).timeline
+    return decode(out), timeline
+
+
+def test_sound_at_every_part_of_every_cue(quiet_render) -> None:
+    samples, timeline = quiet_render
+    for cue in timeline.cues:
+        for part in cue.parts:
+            level = rms(samples, part.at_ms, min(250, part.duration_ms))
+            assert level > 0.01, f"silence at {part.key} {part.at_ms} ms ({cue.kind.value})"
+
+
+def test_silence_in_the_gaps_without_background(quiet_render) -> None:
+    samples, timeline = quiet_render
+    busy = [(cue.at_ms, cue.end_ms) for cue in timeline.cues] + [(bed.at_ms, bed.end_ms) for bed in timeline.beds]
+    busy.sort()
+    checked = 0
+    for (_, end_ms), (next_ms, _) in zip(busy, busy[1:]):
+        if next_ms - end_ms > 600:
+            assert rms(samples, end_ms + 150, next_ms - end_ms - 300) < 1e-4, f"sound in gap {end_ms}-{next_ms} ms"
+            checked += 1
+    assert checked >= 6
+
+
+def test_static_fills_the_outage(quiet_render) -> None:
+    samples, timeline = quiet_render
+    (bed,) = timeline.beds
+    for at_ms in range(bed.at_ms + 200, bed.end_ms - 200, 1000):
+        assert rms(samples, at_ms, 200) > 0.02
+
+
+def test_beep_at_the_transfer_moment_and_count_on_whole_seconds(quiet_render) -> None:
+    samples, timeline = quiet_render
+    transfer = next(cue for cue in timeline.cues if cue.kind is CueKind.DATA_TRANSFER)
+    count = {part.key: part.at_ms for part in transfer.speech if part.key.startswith("count_")}
+    beep = next(part for part in transfer.parts if isinstance(part, Sound) and part.key == "beep")
+    assert beep.at_ms == count["count_1"] + 1000
+    assert [count[f"count_{n}"] - count["count_5"] for n in (5, 4, 3, 2, 1)] == [0, 1000, 2000, 3000, 4000]
+    start = beep.at_ms * RATE // 1000
+    window = samples[start + 441 : start + 441 + 8192]
+    peak_hz = np.argmax(np.abs(np.fft.rfft(window))) * RATE / len(window)
+    assert abs(peak_hz - 1000) < 20  # the beep, not speech
+    assert rms(samples, beep.at_ms - 400, 300) < 1e-3  # quiet just before: "one" is over
+
+
+def test_phase_end_count_one_second_before_the_end(quiet_render) -> None:
+    samples, timeline = quiet_render
+    for cue, end_ms in zip([c for c in timeline.cues if c.kind is CueKind.PHASE_END], timeline.phase_ends_ms):
+        one = next(part for part in cue.speech if part.key == "count_1")
+        assert one.at_ms == end_ms - 1000
+        assert rms(samples, one.at_ms, 200) > 0.01
+        assert rms(samples, one.at_ms - 300, 250) < 1e-3  # "two" is over: each number stands alone
+
+
+def test_duration_matches_the_timeline(quiet_render) -> None:
+    samples, timeline = quiet_render
+    assert abs(len(samples) * 1000 / RATE - timeline.duration_ms) < 5
+
+
+def test_background_bed_is_present_and_ducks_under_speech(tmp_path: Path) -> None:
+    scenario = load_scenario(str(SHORT))
+    mix = prepare_mix(scenario, MixSettings(background=True))
+    threat = next(cue for cue in mix.timeline.cues if cue.kind is CueKind.THREAT)
+    quiet = prepare_mix(scenario, MixSettings(background=False))
+    gap_ms = 20_000  # between the first threat and the one-minute warning
+    bed_alone = mix.mix_chunk(gap_ms * RATE // 1000, RATE)
+    assert np.sqrt(np.mean(bed_alone**2)) > 0.005
+    speech_ms = threat.speech[0].at_ms + 200
+    n = RATE // 4
+    with_bed = mix.mix_chunk(speech_ms * RATE // 1000, n)
+    without = quiet.mix_chunk(speech_ms * RATE // 1000, n)
+    bed_under_speech = with_bed - without
+    ratio = np.sqrt(np.mean(bed_under_speech**2)) / np.sqrt(np.mean(bed_alone[:n] ** 2))
+    assert ratio < 0.4  # ducked
+
+
+def test_pcm_from_any_moment_equals_the_same_part_of_the_whole(tmp_path: Path) -> None:
+    mix = prepare_mix(load_scenario(str(SHORT)), MixSettings())
+    whole = b"".join(mix.pcm(chunk_ms=700))
+    tail = b"".join(mix.pcm(start_ms=37_000, chunk_ms=1000))
+    assert tail == whole[37_000 * RATE // 1000 * 2 :]
+    assert len(whole) == mix.duration_ms * RATE // 1000 * 2
+
+
+def test_cli_render_mp3_with_tags(tmp_path: Path) -> None:
+    import mutagen
+
+    out = tmp_path / "drill.mp3"
+    result = subprocess.run(
+        [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(out), "--players", "4"],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Wrote" in result.stdout
+    tags = mutagen.File(out, easy=True)
+    assert tags["title"] == ["Render drill"]
+    assert tags["album"] == ["timekeeper"]
+    assert tags["genre"] == ["Custom"]
+    comment = str(mutagen.File(out).tags.getall("COMM")[0])
+    assert str(SHORT) in comment and "seed: 4242" in comment and "players: 4" in comment
+    assert abs(mutagen.File(out).info.length - 173) < 1.5
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+@pytest.mark.parametrize("suffix", [".ogg", ".flac"])
+def test_other_formats_by_extension(tmp_path: Path, suffix: str) -> None:
+    out = tmp_path / f"drill{suffix}"
+    render(load_scenario(str(SHORT)), out, MixSettings(background=False))
+    samples = decode(out)
+    assert abs(len(samples) / RATE - 173) < 1.5
+    assert rms(samples, 500, 500) > 0.01  # the begin announcement
+
+
+def test_failed_render_keeps_the_old_file(tmp_path: Path) -> None:
+    out = tmp_path / "keep.mp3"
+    out.write_bytes(b"the old track")
+    bad_music = tmp_path / "music.mp3"
+    bad_music.write_bytes(b"this is not audio at all" * 100)
+    with pytest.raises(RenderError, match="music.mp3"):
+        render(load_scenario(str(SHORT)), out, MixSettings(music=bad_music))
+    assert out.read_bytes() == b"the old track"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.mp3", "music.mp3"]
+
+
+def test_ffmpeg_failure_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper import render as render_module
+
+    out = tmp_path / "keep.mp3"
+    out.write_bytes(b"the old track")
+    monkeypatch.setitem(render_module.FORMATS, ".mp3", ("mp3", ("-c:a", "no_such_codec")))
+    with pytest.raises(RenderError, match="ffmpeg"):
+        render(load_scenario(str(SHORT)), out, MixSettings(background=False))
+    assert out.read_bytes() == b"the old track"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.mp3"]
+
+
+def test_missing_ffmpeg_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(MissingToolError, match="apt-get install ffmpeg"):
+        render(load_scenario(str(SHORT)), tmp_path / "x.mp3")
+
+
+def test_cli_unknown_format_and_missing_ffmpeg_exit_codes(tmp_path: Path) -> None:
+    bad = subprocess.run(
+        [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(tmp_path / "x.aiff")],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 5 and "unknown audio format" in bad.stderr and "Traceback" not in bad.stderr
+    no_tools = subprocess.run(
+        [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(tmp_path / "x.mp3")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": str(Path(sys.executable).parent)},
+    )
+    assert no_tools.returncode == 7 and "ffmpeg" in no_tools.stderr and "Traceback" not in no_tools.stderr
+
+
+def test_solo_and_four_players_change_the_cues() -> None:
+    scenario = load_scenario(str(SHORT))
+    kinds = lambda settings: [c.kind for c in prepare_mix(scenario, settings).timeline.cues]  # noqa: E731
+    solo = kinds(MixSettings(solo=True))
+    assert CueKind.DATA_TRANSFER not in solo and CueKind.COMMS_DOWN not in solo and CueKind.INCOMING_DATA not in solo
+    four = prepare_mix(scenario, MixSettings(players=4)).timeline
+    assert "unconfirmed_report" not in [p.key for c in four.cues for p in c.parts if isinstance(p, Speech)]
