@@ -1,0 +1,88 @@
+"""The timeline every output reads: no official track overlaps in any language, the shipped
+phrase lengths are current, and `timekeeper plan` prints and flags cues."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from timekeeper.scenario.catalog import builtin_paths, load_scenario
+from timekeeper.script import ScriptOptions, build_timeline
+from timekeeper.voice.durations import default_measure, shipped_durations
+from timekeeper.voice.phrases import LANGUAGES, phrase_book
+
+OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
+
+
+def test_there_are_34_official_tracks() -> None:
+    assert len(OFFICIAL) == 34
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_shipped_table_covers_every_phrase(language: str) -> None:
+    assert set(shipped_durations(language)) == set(phrase_book(language).spoken)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("options", [ScriptOptions(), ScriptOptions(players=4), ScriptOptions(solo=True)])
+def test_no_official_track_overlaps(language: str, options: ScriptOptions) -> None:
+    book, measure = phrase_book(language), default_measure(language)
+    found = []
+    for name in OFFICIAL:
+        for overlap in build_timeline(load_scenario(name), book, measure, options).overlaps():
+            found.append(f"{name}: {overlap.first.kind.value}@{overlap.first.at_ms} +{overlap.overlap_ms} ms")
+    assert not found
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_shipped_lengths_match_the_real_voice(language: str) -> None:
+    """Re-synthesize the phrases of the tightest cue (a data transfer) and a few others."""
+    from timekeeper.voice.tts import TtsVoice
+
+    book, table = phrase_book(language), shipped_durations(language)
+    keys = ["data_transfer", "data_transfer_repeat", "data_transfer_in", "data_transfer_complete", "time_t_plus_7"]
+    with tempfile.TemporaryDirectory() as scratch:
+        voice = TtsVoice(language, folder=Path(scratch))
+        for key in keys:
+            assert abs(voice.measure(key, book.say(key)) - table[key]) <= 20, key
+
+
+def test_count_falls_on_its_own_seconds_before_each_phase_end() -> None:
+    timeline = build_timeline(load_scenario("mission-3"), phrase_book("en"), default_measure("en"))
+    finals = [cue for cue in timeline.cues if cue.kind.value == "phase_end"]
+    assert len(finals) == len(timeline.phase_ends_ms)
+    for cue, end_ms in zip(finals, timeline.phase_ends_ms):
+        count = {part.key: part.at_ms for part in cue.speech if part.key.startswith("count_")}
+        assert [count[f"count_{n}"] for n in (5, 4, 3, 2, 1)] == [end_ms - n * 1000 for n in (5, 4, 3, 2, 1)]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True)
+
+
+def test_plan_prints_every_cue_with_start_and_end() -> None:
+    result = run("plan", "mission-3", "--lang", "de")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    first = lines[0].split()
+    assert first[0] == "0:00" and first[1] == "-" and first[3] == "begin"
+    assert any("8:05" in line and "data_transfer" in line and "Datenübertragung" in line for line in lines)
+    assert lines[-1].endswith("0 overlapping")
+
+
+def test_plan_marks_overlaps_and_strict_fails(tmp_path: Path) -> None:
+    crowded = tmp_path / "crowded.yaml"
+    crowded.write_text(
+        'title: "Crowded"\nphase_ends: ["3:00", "6:00"]\nevents:\n'
+        '  - {at: "0:10", type: data_transfer}\n  - {at: "0:14", type: incoming_data}\n',
+        encoding="utf-8",
+    )
+    relaxed = run("plan", str(crowded))
+    assert relaxed.returncode == 0
+    assert "!! OVERLAP" in relaxed.stdout and relaxed.stdout.splitlines()[-1].endswith("1 overlapping")
+    strict = run("plan", str(crowded), "--strict")
+    assert strict.returncode == 1

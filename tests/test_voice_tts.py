@@ -1,0 +1,88 @@
+"""The synthesized voice: real espeak-ng and pyttsx3, the clip cache, and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timekeeper.errors import MissingToolError, VoiceError
+from timekeeper.voice import engines
+from timekeeper.voice.tts import TtsVoice, cache_dir, trim
+
+
+def test_synthesizes_trimmed_speech_and_caches_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    voice = TtsVoice("en", folder=tmp_path)
+    clip = voice.clip("threat", "Threat.")
+    assert 200 < voice.measure("threat", "Threat.") < 1500
+    assert np.abs(clip[:200]).max() < 0.05 < np.abs(clip).max()  # starts at the word, not long before
+    assert len(list((tmp_path / "tts").rglob("*.wav"))) == 1
+
+    def no_engine(*args: object) -> None:
+        raise AssertionError("a cached phrase must not start the engine")
+
+    again = TtsVoice("en", folder=tmp_path)
+    monkeypatch.setattr(again, "_synthesize", no_engine)
+    assert np.array_equal(again.clip("threat", "Threat."), clip)
+
+
+def test_cache_key_changes_with_voice_and_text(tmp_path: Path) -> None:
+    english = TtsVoice("en", folder=tmp_path)
+    british = TtsVoice("en", voice="en-gb", folder=tmp_path)
+    assert english.cache_path("Threat.") != british.cache_path("Threat.")
+    assert english.cache_path("Threat.") != english.cache_path("Threat!")
+
+
+def test_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TIMEKEEPER_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "timekeeper"
+    monkeypatch.setenv("TIMEKEEPER_CACHE", str(tmp_path / "mine"))
+    assert cache_dir() == tmp_path / "mine"
+
+
+def test_unknown_voice_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(VoiceError, match="unknown TTS voice 'no-such-voice'"):
+        TtsVoice("en", voice="no-such-voice", folder=tmp_path).clip("threat", "Threat.")
+
+
+def test_pyttsx3_engine_speaks_quietly_and_refuses_unknown_voices(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    voice = TtsVoice("de", folder=tmp_path, engine="pyttsx3")
+    assert 200 < voice.measure("threat", "Bedrohung.") < 1500
+    assert capfd.readouterr().out == ""  # pyttsx3's "Audio saved to ..." is silenced
+    with pytest.raises(VoiceError, match="unknown TTS voice"):
+        TtsVoice("de", voice="no-such-voice", folder=tmp_path, engine="pyttsx3").clip("threat", "Bedrohung.")
+    engine = engines.get_engine("pyttsx3")
+    with pytest.raises(VoiceError, match="ignored voice"):  # a voice pyttsx3 accepts silently but does not use
+        engine.synthesize("Hallo.", "no/such-voice", 200, 1.0, tmp_path / "x.wav")
+
+
+def test_missing_engine_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    real_import = builtins.__import__
+
+    def no_pyttsx3(name: str, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        if name == "pyttsx3":
+            raise ImportError("No module named 'pyttsx3'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyttsx3)
+    engines.get_engine.cache_clear()
+    try:
+        with pytest.raises(MissingToolError, match="apt-get install espeak-ng"):
+            engines.get_engine()
+        with pytest.raises(MissingToolError, match="espeak-ng is not installed"):
+            engines.get_engine("espeak-ng")
+    finally:
+        engines.get_engine.cache_clear()
+
+
+def test_trim_keeps_a_short_pad() -> None:
+    clip = np.zeros(44_100, dtype=np.float32)
+    clip[20_000:21_000] = 0.5
+    trimmed = trim(clip)
+    assert 1_000 < len(trimmed) < 1_000 + 44_100 * 50 // 1000
