@@ -1,0 +1,147 @@
+"""Prerecorded voice packs built here from espeak-ng: lookup, fallback with a warning, bundles,
+German combined clips, refusing paths outside the pack, damaged clips, export and listing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from timekeeper.errors import VoiceError
+from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.scenario.catalog import load_scenario
+from timekeeper.script import CueKind, Sound
+from timekeeper.voice.base import clip_ms
+from timekeeper.voice.export import export_pack
+from timekeeper.voice.packs import PackVoice
+from timekeeper.voice.tts import TtsVoice
+
+SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    os.environ["TIMEKEEPER_CACHE"] = str(tmp_path_factory.getbasetemp() / "tk-cache")
+
+
+@pytest.fixture(scope="module")
+def english_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("packs") / "drill-en"
+    export_pack("en", folder)
+    return folder
+
+
+def espeak_clip(path: Path, text: str, voice: str = "en-gb", rate: int = 120) -> None:
+    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(path), text], check=True)
+
+
+def copy_pack(source: Path, target: Path) -> Path:
+    target.mkdir()
+    for path in source.iterdir():
+        (target / path.name).write_bytes(path.read_bytes())
+    return target
+
+
+def test_pack_clips_replace_the_synthesized_voice(english_pack: Path, tmp_path: Path) -> None:
+    pack = copy_pack(english_pack, tmp_path / "slow")
+    espeak_clip(pack / "threat.wav", "Threat.")  # a slower, British recording of one phrase
+    voice = PackVoice(pack, "en", fallback=TtsVoice("en"))
+    voice.prepare([("threat", "Threat."), ("zone_red", "Zone red.")])
+    assert voice.warnings == []
+    assert voice.measure("threat", "Threat.") > TtsVoice("en").measure("threat", "Threat.") + 100
+    assert voice.name == "pack:drill-en"  # the name in pack.yaml
+
+
+def test_missing_clips_fall_back_with_a_warning(english_pack: Path, tmp_path: Path) -> None:
+    pack = copy_pack(english_pack, tmp_path / "partial")
+    for name in ("zone_red", "incoming_data", "data_transfer"):
+        (pack / f"{name}.wav").unlink()
+    mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(voice=str(pack)))
+    (warning,) = mix.warnings
+    assert str(pack) in warning
+    listed = warning.split("has no clip for ")[1].split(";")[0].split(", ")
+    assert sorted(listed) == ["data_transfer", "incoming_data", "zone_red"]  # the bundle's own phrase too
+    threat = next(cue for cue in mix.timeline.cues if cue.kind is CueKind.THREAT)
+    start = threat.at_ms * 44_100 // 1000
+    assert np.abs(mix.mix_chunk(start, 44_100 * 6)).max() > 0.1
+
+
+def test_bundle_ends_at_the_beep(english_pack: Path) -> None:
+    voice = PackVoice(english_pack, "en", fallback=TtsVoice("en"))
+    mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(voice=str(english_pack), background=False))
+    transfer = next(cue for cue in mix.timeline.cues if cue.kind is CueKind.DATA_TRANSFER)
+    beep = next(part for part in transfer.parts if isinstance(part, Sound) and part.key == "beep")
+    placed = voice.placements(transfer)
+    bundle = voice.pack_clip("data_transfer")
+    assert placed[0].at_ms + clip_ms(bundle) == beep.at_ms
+    assert [p.at_ms for p in placed[1:]] == [transfer.speech[-1].at_ms]  # then "Data transfer complete."
+    assert mix.warnings == ()
+
+
+def test_german_combined_threat_zone_clips(tmp_path: Path) -> None:
+    pack = tmp_path / "drill-de"
+    export_pack("de", pack)
+    assert (pack / "serious_threat_zone_white.wav").is_file() and not (pack / "zone_white.wav").exists()
+    voice = PackVoice(pack, "de", fallback=TtsVoice("de"))
+    assert voice.measure("zone_red", "Zone Rot.") == 0
+    mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(language="de", voice=str(pack)))
+    assert mix.warnings == ()
+    threat = next(cue for cue in mix.timeline.cues if cue.kind is CueKind.THREAT)
+    placed = voice.placements(threat)
+    combined = voice.pack_clip("threat_zone_red")
+    assert sum(p.clip is combined for p in placed) == 2  # once, and again after "Wiederhole"
+    assert len(placed) == len(threat.speech) - 2  # the zone parts are inside the combined clips
+
+
+def test_clip_paths_may_not_leave_the_pack(english_pack: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.wav"
+    espeak_clip(outside, "Threat.")
+    by_manifest = copy_pack(english_pack, tmp_path / "manifest")
+    (by_manifest / "pack.yaml").write_text("name: sneaky\nclips:\n  threat: ../outside.wav\n", encoding="utf-8")
+    with pytest.raises(VoiceError, match="outside the voice pack"):
+        PackVoice(by_manifest, "en", fallback=TtsVoice("en"))
+    by_link = copy_pack(english_pack, tmp_path / "link")
+    (by_link / "threat.wav").unlink()
+    (by_link / "threat.wav").symlink_to(outside)
+    with pytest.raises(VoiceError, match="outside the voice pack"):
+        PackVoice(by_link, "en", fallback=TtsVoice("en"))
+
+
+def test_manifest_may_point_inside_the_pack(english_pack: Path, tmp_path: Path) -> None:
+    pack = copy_pack(english_pack, tmp_path / "nested")
+    (pack / "takes").mkdir()
+    espeak_clip(pack / "takes" / "red-3.wav", "Zone red.", rate=100)
+    (pack / "pack.yaml").write_text("name: Nested\nlanguage: en\nclips:\n  zone_red: takes/red-3.wav\n", encoding="utf-8")
+    voice = PackVoice(pack, "en", fallback=TtsVoice("en"))
+    assert voice.files["zone_red"] == (pack / "takes" / "red-3.wav").resolve()
+    with pytest.raises(VoiceError, match="use --lang en"):
+        PackVoice(pack, "de", fallback=TtsVoice("de"))
+
+
+def test_damaged_clip_names_the_file(english_pack: Path, tmp_path: Path) -> None:
+    pack = copy_pack(english_pack, tmp_path / "damaged")
+    (pack / "zone_red.wav").unlink()
+    (pack / "zone_red.mp3").write_bytes(b"ID3 but then nothing useful" * 10)
+    with pytest.raises(VoiceError, match="zone_red.mp3"):
+        prepare_mix(load_scenario(str(SHORT)), MixSettings(voice=str(pack)))
+
+
+def test_cli_export_list_and_render_by_pack_name(tmp_path: Path) -> None:
+    env = {**os.environ, "TIMEKEEPER_VOICES": str(tmp_path / "voices")}
+    tk = [sys.executable, "-m", "timekeeper"]
+    export = subprocess.run([*tk, "voice", "export", "--lang", "es", "--format", "mp3", str(tmp_path / "voices" / "nave")], capture_output=True, text=True, env=env)
+    assert export.returncode == 0, export.stderr
+    assert (tmp_path / "voices" / "nave" / "data_transfer.mp3").is_file()
+    listing = subprocess.run([*tk, "voices"], capture_output=True, text=True, env=env)
+    assert listing.returncode == 0
+    assert "es  es at 220 words/min" in listing.stdout and "nave  es" in listing.stdout
+    out = tmp_path / "nave.wav"
+    rendered = subprocess.run([*tk, "render", str(SHORT), "--lang", "es", "--voice", "nave", "-o", str(out)], capture_output=True, text=True, env=env)
+    assert rendered.returncode == 0, rendered.stderr
+    assert "voice pack:nave" in rendered.stdout and "Warning" not in rendered.stderr
+    bad = subprocess.run([*tk, "render", str(SHORT), "--voice", "./nowhere", "-o", str(out)], capture_output=True, text=True, env=env)
+    assert bad.returncode == 4 and "no such voice pack folder" in bad.stderr
