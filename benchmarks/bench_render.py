@@ -1,0 +1,101 @@
+"""Render speed and memory, measured from outside the process (as a user runs it).
+
+    python benchmarks/bench_render.py [--runs 3]
+
+1. ffmpeg alone: encode the 10-minute PCM of mission-1 (the exact samples a render produces,
+   16-bit mono 44.1 kHz) to mp3 at the same bitrate: the baseline.
+2. warm render: `timekeeper render mission-1 -o out.mp3` with every clip cached.
+3. cold render: the same with an empty clip cache (every phrase synthesized).
+4. peak RSS of a warm render of a 10-minute and of a 40-minute scenario.
+Targets: warm <= 1.15x baseline, cold <= 1.5x, 40-minute RSS <= 1.1x the 10-minute one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FORTY_MINUTES = """title: "Forty minutes"
+phase_ends: ["13:20", "26:40", "40:00"]
+events:
+"""
+
+
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB, the largest of the process and its children) of `command`."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"failed: {' '.join(command)}: {process.stderr.read().decode() if process.stderr else ''}")
+    return elapsed, usage.ru_maxrss
+
+
+def forty_minute_scenario(folder: Path) -> Path:
+    lines = [FORTY_MINUTES]
+    for minute in range(40):
+        base = minute * 60
+        if minute % 13 in (2, 5, 8):
+            lines.append(f'  - {{at: "{base // 60}:15", type: data_transfer}}\n')
+        if minute % 4 == 1:
+            lines.append(f'  - {{at: "{base // 60}:35", type: incoming_data}}\n')
+        if minute % 5 == 3:
+            lines.append(f'  - {{at: "{base // 60}:40", type: comms_down, until: "{base // 60}:55"}}\n')
+    path = folder / "forty.yaml"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="best of this many runs")
+    args = parser.parse_args()
+    from timekeeper.mix import MixSettings, prepare_mix
+    from timekeeper.render import FORMATS, find_ffmpeg
+    from timekeeper.scenario.catalog import load_scenario
+
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        warm_cache = scratch / "warm-cache"
+        env = {**os.environ, "TIMEKEEPER_CACHE": str(warm_cache)}
+        os.environ["TIMEKEEPER_CACHE"] = str(warm_cache)
+        mix = prepare_mix(load_scenario("mission-1"), MixSettings())
+        pcm = scratch / "mission-1.pcm"
+        with open(pcm, "wb") as handle:
+            for chunk in mix.pcm():
+                handle.write(chunk)
+        minutes = mix.duration_ms / 60_000
+        encode = [find_ffmpeg(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "s16le"]
+        encode += ["-ar", "44100", "-ac", "1", "-i", str(pcm), *FORMATS[".mp3"][1], str(scratch / "ffmpeg.mp3")]
+        render = [sys.executable, "-m", "timekeeper", "render", "mission-1", "-o", str(scratch / "out.mp3")]
+
+        baseline = min(timed(encode, env)[0] for _ in range(args.runs))
+        warm = min(timed(render, env)[0] for _ in range(args.runs))
+        cold_runs = []
+        for run in range(args.runs):
+            cold_env = {**env, "TIMEKEEPER_CACHE": str(scratch / f"cold-{run}")}
+            cold_runs.append(timed(render, cold_env)[0])
+        cold = min(cold_runs)
+
+        long_path = forty_minute_scenario(scratch)
+        timed([*render[:4], str(long_path), "-o", str(scratch / "warm-up.mp3")], env)  # fill the cache
+        rss_10 = min(timed(render, env)[1] for _ in range(2))
+        rss_40 = min(timed([*render[:4], str(long_path), "-o", str(scratch / "forty.mp3")], env)[1] for _ in range(2))
+
+    print(f"track: mission-1, {minutes:.1f} min, mp3 {FORMATS['.mp3'][1][3]} mono 44.1 kHz; best of {args.runs}")
+    print(f"ffmpeg alone     {baseline:6.2f} s")
+    print(f"warm render      {warm:6.2f} s  = {warm / baseline:.2f}x  (target <= 1.15x)")
+    print(f"cold render      {cold:6.2f} s  = {cold / baseline:.2f}x  (target <= 1.50x)")
+    print(f"peak RSS 10 min  {rss_10 / 1024:6.1f} MiB")
+    print(f"peak RSS 40 min  {rss_40 / 1024:6.1f} MiB  = {rss_40 / rss_10:.2f}x  (target <= 1.10x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
