@@ -120,3 +120,25 @@ def test_generate_does_not_load_audio_libraries(tmp_path: Path) -> None:
             "print(sorted(m for m in ('pydub', 'miniaudio', 'pyttsx3', 'matplotlib', 'fpdf') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_generate_renders_the_mission_right_away(tmp_path: Path) -> None:
+    import wave
+
+    import numpy as np
+
+    done = run("generate", "--seed", "4711", "--render", "m.wav", "-o", "m.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Rendered m.wav" in done.stderr
+    mission = load_scenario(str(tmp_path / "m.yaml"))
+    with wave.open(str(tmp_path / "m.wav")) as audio:
+        rate = audio.getframerate()
+        samples = np.frombuffer(audio.readframes(audio.getnframes()), dtype=np.int16).astype(np.float64)
+    assert abs(len(samples) / rate * 1000 - mission.duration_ms) < 5000  # the track runs to the mission's end
+
+    def loudness(from_ms: int, to_ms: int) -> float:
+        part = samples[from_ms * rate // 1000: to_ms * rate // 1000]
+        return float(np.sqrt(np.mean(part ** 2)))
+
+    first = mission.threats[0]
+    assert loudness(first.at_ms, first.at_ms + 6000) > 3 * loudness(first.at_ms - 3000, first.at_ms - 500)
