@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from timekeeper.commands.options import language_option
 from timekeeper.errors import ExitStatus
+
+if TYPE_CHECKING:
+    from timekeeper.mix import MixSettings
+    from timekeeper.model import Scenario
 
 voice_option = click.option(
     "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
@@ -19,11 +24,14 @@ players_option = click.option(
 solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
 
 
-def _settings(scenario: object, language: str | None, voice: str | None, players: int, solo: bool, **extra: object):  # type: ignore[no-untyped-def]
+def _settings(
+    scenario: Scenario, language: str | None, voice: str | None, players: int, solo: bool, **extra: object
+) -> MixSettings:
+    """Command-line choices as MixSettings; the language defaults to the scenario's, else en."""
     from timekeeper.mix import MixSettings
 
     return MixSettings(
-        language=language or getattr(scenario, "language", None) or "en",
+        language=language or scenario.language or "en",
         voice=voice,
         players=players,
         solo=solo,
@@ -78,14 +86,13 @@ def plan_command(scenario: str, language: str | None, voice: str | None, players
     """
     from timekeeper.render import plan, plan_lines
     from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.times import format_time
 
     loaded = load_scenario(scenario)
     timeline = plan(loaded, _settings(loaded, language, voice, players, solo), _Bar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)
     for line in lines:
         click.echo(line)
-    from timekeeper.times import format_time
-
     click.echo(f"{len(timeline.cues)} cues, track length {format_time(timeline.duration_ms)}, {overlaps} overlapping")
     if overlaps and strict:
         raise SystemExit(ExitStatus.ERROR)

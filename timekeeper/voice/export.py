@@ -12,7 +12,7 @@ import numpy as np
 from timekeeper.errors import VoiceError
 from timekeeper.model import DataTransfer, Scenario
 from timekeeper.script import GAP_MS, build_timeline
-from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, clip_ms
+from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress
 from timekeeper.voice.packs import BUNDLES, MANIFEST, NOT_PACK_NAMES, THREAT_KINDS, ZONES
 from timekeeper.voice.phrases import phrase_book
 from timekeeper.voice.tts import TtsVoice, write_wav
@@ -114,5 +114,3 @@ def _write_mp3(path: Path, clip: Clip) -> None:
         if os.path.exists(temp):
             os.unlink(temp)
 
-
-__all__ = ["export_pack", "pack_clips", "clip_ms"]
