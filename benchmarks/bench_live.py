@@ -25,17 +25,6 @@ import time
 
 SILENT_DRIVER = """
 import sys
-try:
-    import timekeeper.mix
-except ImportError:  # TEMPORARY until timekeeper/mix.py lands
-    import types, dataclasses
-    fake = types.ModuleType("timekeeper.mix")
-    @dataclasses.dataclass(frozen=True)
-    class MixSettings:
-        language: str = "en"; voice: object = None; players: int = 5; solo: bool = False
-        background: bool = True; music: object = None
-    fake.MixSettings = MixSettings
-    sys.modules["timekeeper.mix"] = fake
 import timekeeper.live.mission as mission
 from timekeeper.live.silent import silent_mix
 mission.prepare = lambda scenario, settings, progress: silent_mix(

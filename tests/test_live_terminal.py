@@ -1,7 +1,7 @@
 """`timekeeper live` driven as a user would: in tmux (keys, screen) and through a pipe.
 
-The speech is replaced by silence over the real timeline (see DRIVER) so that these tests
-need no TTS; the real mix is exercised by test_live_mix.py.
+The program runs for real (espeak-ng speech, the render mix) on the silent real-time
+`null`/`text` outputs, started near the end of a short track so each test lasts seconds.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -21,30 +22,22 @@ from timekeeper.errors import ExitStatus
 
 TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")
 
-DRIVER = """
-import sys
-try:
-    import timekeeper.mix
-except ImportError:  # TEMPORARY until timekeeper/mix.py lands
-    import types, dataclasses
-    fake = types.ModuleType("timekeeper.mix")
-    @dataclasses.dataclass(frozen=True)
-    class MixSettings:
-        language: str = "en"; voice: object = None; players: int = 5; solo: bool = False
-        background: bool = True; music: object = None
-    fake.MixSettings = MixSettings
-    sys.modules["timekeeper.mix"] = fake
-import timekeeper.live.mission as mission
-from timekeeper.live.silent import silent_mix
-mission.prepare = lambda scenario, settings, progress: silent_mix(
-    scenario, settings.language, players=settings.players, solo=settings.solo)
-from timekeeper.cli import main
-main(sys.argv[1:])
-"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A clip cache for these tests (never the user's); tmux servers inherit it."""
+    saved = os.environ.get("TIMEKEEPER_CACHE")
+    os.environ["TIMEKEEPER_CACHE"] = str(tmp_path_factory.getbasetemp() / "tk-cache")
+    yield
+    if saved is None:
+        del os.environ["TIMEKEEPER_CACHE"]
+    else:
+        os.environ["TIMEKEEPER_CACHE"] = saved
 
 
 def live_args(*args: str) -> list[str]:
-    return [sys.executable, "-c", DRIVER, "live", TRACK, *args]
+    return [sys.executable, "-m", "timekeeper", "live", TRACK, *args]
 
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -89,8 +89,13 @@ class LineDisplay:
                 self._write(f"{format_time(round(state.now_ms))} next at {format_time(cue.at_ms)} (in {lead_s} s): {cue.text}")
 
     def _write(self, line: str) -> None:
-        self.out.write(line + "\n")
-        self.out.flush()
+        if self.out is None:
+            return
+        try:
+            self.out.write(line + "\n")
+            self.out.flush()
+        except BrokenPipeError:  # the reader went away; the mission (and the sound) carry on
+            self.out = None  # type: ignore[assignment]
 
 
 class TerminalDisplay:

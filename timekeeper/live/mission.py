@@ -1,14 +1,18 @@
-"""`live` as one pipeline: check the device, prepare the mix, open the output, run the session."""
+"""`live` as one pipeline: check the device, prepare and mix everything, open the output, run."""
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from timekeeper.live.outputs import PcmFormat, open_output
+from timekeeper.live.outputs import AudioOutput, PcmFormat, open_output
+from timekeeper.live.premix import premix
 from timekeeper.live.session import LiveResult, Mix, run_live
 from timekeeper.model import Scenario
+
+if TYPE_CHECKING:
+    from timekeeper.mix import MixSettings
 
 Progress = Callable[[int, int], None]
 
@@ -20,30 +24,42 @@ class LiveOptions:
     title: str = ""
 
 
-def live_mission(scenario: Scenario, settings: object, options: LiveOptions, progress: Progress | None = None) -> LiveResult:
-    """Run `scenario` live: everything is mixed before the clock starts. `settings` is a MixSettings."""
+def live_mission(
+    scenario: Scenario,
+    settings: MixSettings,
+    options: LiveOptions,
+    preparing: Progress | None = None,
+    mixing: Progress | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> LiveResult:
+    """Run `scenario` live. Speech is synthesized and the whole track mixed before the clock starts."""
     check_backend(options.backend)
-    mix = prepare(scenario, settings, progress)
+    prepared = prepare(scenario, settings, preparing)
+    for warning in getattr(prepared, "warnings", ()):
+        if warn is not None:
+            warn(warning)
+    mix = premix(prepared, options.start_ms, mixing)
     output = open_output(options.backend, PcmFormat(mix.sample_rate, mix.channels, mix.sample_width))
     return play(mix, output, options)
 
 
 def check_backend(backend: str) -> None:
     """Fail before the long preparation when the backend cannot work here (PlaybackError)."""
-    open_output(backend, PcmFormat(44100, 2)).close()
+    open_output(backend, PcmFormat(44100, 1)).close()
 
 
-def prepare(scenario: Scenario, settings: object, progress: Progress | None) -> Mix:
+def prepare(scenario: Scenario, settings: MixSettings, progress: Progress | None) -> Mix:
+    """Synthesize (or load from the cache) every phrase and lay out the timeline: `render`'s mix."""
     from timekeeper.mix import prepare_mix
 
     return prepare_mix(scenario, settings, progress=progress)
 
 
-def play(mix: Mix, output: object, options: LiveOptions) -> LiveResult:
+def play(mix: Mix, output: AudioOutput, options: LiveOptions) -> LiveResult:
     """Stream `mix` with the screen that suits stdout: full-screen on a terminal, lines otherwise."""
     from timekeeper.live.display import LineDisplay, TerminalDisplay
     from timekeeper.live.keys import Keys
 
     display = TerminalDisplay() if sys.stdout.isatty() else LineDisplay()
     with Keys() as keys, display:
-        return run_live(mix, output, display, keys, start_ms=options.start_ms, title=options.title)  # type: ignore[arg-type]
+        return run_live(mix, output, display, keys, start_ms=options.start_ms, title=options.title)

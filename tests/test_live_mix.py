@@ -1,0 +1,59 @@
+"""The live session streams exactly `render`'s mix: recorded from the null sink and decoded."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pytest
+
+from timekeeper.live.outputs import NullOutput, PcmFormat
+from timekeeper.live.premix import premix
+from timekeeper.live.session import Outcome, run_live
+from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.scenario.catalog import load_scenario
+
+from test_live_session import Recorder, ScriptedKeys
+
+TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    saved = os.environ.get("TIMEKEEPER_CACHE")
+    os.environ["TIMEKEEPER_CACHE"] = str(tmp_path_factory.getbasetemp() / "tk-cache")
+    yield
+    if saved is None:
+        del os.environ["TIMEKEEPER_CACHE"]
+    else:
+        os.environ["TIMEKEEPER_CACHE"] = saved
+
+
+class RecordingOutput(NullOutput):
+    """The null sink, keeping what it consumed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.recorded = bytearray()
+
+    def consume(self, data: bytes) -> None:
+        self.recorded += data
+
+
+def test_the_stream_is_the_render_mix_with_speech_at_the_cue_time() -> None:
+    scenario = load_scenario(str(TRACK))
+    prepared = prepare_mix(scenario, MixSettings(background=False))
+    start_ms = 143_000  # 2:23; "Incoming data" is due at 2:25
+    mix = premix(prepared, start_ms)
+    output = RecordingOutput()
+    output.open(PcmFormat(mix.sample_rate, mix.channels, mix.sample_width))
+    result = run_live(mix, output, Recorder(), ScriptedKeys([(4.0, "q"), (4.05, "y")]), start_ms=start_ms)
+    assert result.outcome is Outcome.QUIT
+    recorded = bytes(output.recorded)
+    assert abs(len(recorded) - 4 * mix.sample_rate * 2) < mix.sample_rate * 2 // 20  # 4 s, within 50 ms
+    assert recorded == b"".join(prepared.pcm(start_ms))[: len(recorded)]  # the same mix as render
+    samples = np.frombuffer(recorded, dtype="<i2").astype(np.float64) / 32768.0
+    first_sound_ms = np.argmax(np.abs(samples) > 0.02) * 1000 / mix.sample_rate
+    assert first_sound_ms == pytest.approx(2_000, abs=15)  # speech starts at 2:25
