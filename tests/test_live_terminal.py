@@ -226,3 +226,13 @@ def test_bad_start_at_is_a_usage_error(start_at: str, message: str) -> None:
     done = run_live("--backend", "null", "--start-at", start_at)
     assert done.returncode == ExitStatus.USAGE
     assert message in done.stderr
+
+
+def test_simpleaudio_is_refused_on_python_3_12(monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.errors import PlaybackError
+    from timekeeper.live.devices import SimpleaudioOutput
+    from timekeeper.live.outputs import PcmFormat
+
+    monkeypatch.setattr(sys, "version_info", (3, 12, 1, "final", 0))
+    with pytest.raises(PlaybackError, match=r"does not work on Python 3\.12 .*--backend miniaudio"):
+        SimpleaudioOutput().open(PcmFormat(44100, 1))

@@ -13,7 +13,7 @@ from timekeeper.errors import PlaybackError
 from timekeeper.live.clock import Clock
 from timekeeper.live.outputs import AudioOutput, PcmFeed, PcmFormat
 
-HINT = "use --backend text to run the mission as a prompter (a person reads the announcements), or --backend null to rehearse silently"
+HINT = "--backend text runs the mission as a prompter (a person reads the announcements), --backend null rehearses it silently"
 PERIOD_MS = 20  # one device callback period
 PERIODS = 3  # periods in the device buffer
 STALL_S = 1.5  # no callback for this long while playing: the device is gone
@@ -173,15 +173,15 @@ class SimpleaudioOutput(AudioOutput):
     def open(self, pcm: PcmFormat) -> None:
         if sys.version_info >= (3, 12):
             raise PlaybackError(
-                f"the simpleaudio backend does not work on Python {sys.version_info.major}.{sys.version_info.minor} "
-                f"(simpleaudio is unmaintained and crashes on 3.12+); use the default --backend miniaudio, or {HINT}"
+                f"the simpleaudio backend does not work on Python {sys.version_info[0]}.{sys.version_info[1]} "
+                f"(simpleaudio is unmaintained and crashes on 3.12+); use the default --backend miniaudio; {HINT}"
             )
         try:
             import simpleaudio
         except ImportError as error:
             raise PlaybackError(
                 "simpleaudio is not installed (pip install 'timekeeper[simpleaudio]'); "
-                f"use the default --backend miniaudio, or {HINT}"
+                f"or use the default --backend miniaudio; {HINT}"
             ) from error
         self._simpleaudio = simpleaudio
         self.pcm = pcm
