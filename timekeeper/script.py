@@ -105,8 +105,18 @@ class Cue:
 
     @property
     def text(self) -> str:
-        """The spoken words of the cue, in order."""
-        return " ".join(part.text for part in self.parts if isinstance(part, Speech))
+        """The spoken words of the cue, in order ("... in five, four, three, two, one.")."""
+        words = ""
+        previous = ""
+        for part in self.speech:
+            counting = part.key.startswith("count_")
+            if counting and previous.startswith("count_"):
+                words += ", "
+            elif words:
+                words += ". " if previous.startswith("count_") else " "
+            words += part.text
+            previous = part.key
+        return words + ("." if previous.startswith("count_") else "")
 
     @property
     def speech(self) -> tuple[Speech, ...]:
