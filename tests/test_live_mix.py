@@ -52,7 +52,8 @@ def test_the_stream_is_the_render_mix_with_speech_at_the_cue_time() -> None:
     result = run_live(mix, output, Recorder(), ScriptedKeys([(4.0, "q"), (4.05, "y")]), start_ms=start_ms)
     assert result.outcome is Outcome.QUIT
     recorded = bytes(output.recorded)
-    assert abs(len(recorded) - 4 * mix.sample_rate * 2) < mix.sample_rate * 2 // 20  # 4 s, within 50 ms
+    played_ms = len(recorded) / 2 * 1000 / mix.sample_rate
+    assert played_ms == pytest.approx(result.stopped_ms - start_ms, abs=25)  # consumed in real time
     assert recorded == b"".join(prepared.pcm(start_ms))[: len(recorded)]  # the same mix as render
     samples = np.frombuffer(recorded, dtype="<i2").astype(np.float64) / 32768.0
     first_sound_ms = np.argmax(np.abs(samples) > 0.02) * 1000 / mix.sample_rate
