@@ -85,13 +85,13 @@ def generate_command(seed: int | None, kind: str, players: str, threat_level: in
 
 def _render(scenario, target: Path, language: str | None) -> None:
     """Render through the render command's library function (imported only here: it loads audio libraries)."""
-    from timekeeper.commands.render import _Bar
+    from timekeeper.commands.options import ProgressBar
     from timekeeper.mix import MixSettings
     from timekeeper.render import render
 
     settings = MixSettings(language=language or scenario.language or "en", players=scenario.players or 5)
     result = render(scenario, target, settings, source=f"timekeeper generate --seed {scenario.seed}",
-                    prepare_progress=_Bar("Voice"), encode_progress=_Bar("Render"))
+                    prepare_progress=ProgressBar("Voice"), encode_progress=ProgressBar("Render"))
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)
     click.echo(f"Rendered {target} ({result.duration_ms // 60000}:{result.duration_ms // 1000 % 60:02d}, "

@@ -6,8 +6,14 @@ from pathlib import Path
 
 import click
 
-from timekeeper.commands.options import language_option
-from timekeeper.commands.render import _Bar, _settings, players_option, solo_option, voice_option
+from timekeeper.commands.options import (
+    ProgressBar,
+    language_option,
+    mix_settings,
+    players_option,
+    solo_option,
+    voice_option,
+)
 from timekeeper.errors import ExitStatus, PlaybackError
 
 BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.outputs.BACKENDS
@@ -61,10 +67,10 @@ def live_command(
 
     loaded = load_scenario(scenario)
     start_ms = _start_ms(start_at, loaded.duration_ms)
-    settings = _settings(
+    settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice
     )
-    preparing, mixing = _Bar("Preparing voice"), _Bar("Mixing")
+    preparing, mixing = ProgressBar("Preparing voice"), ProgressBar("Mixing")
     try:
         result = live_mission(
             loaded, settings, LiveOptions(backend, start_ms, loaded.title), preparing, mixing,

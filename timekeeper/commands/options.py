@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 import click
 
 from timekeeper.voice.phrases import LANGUAGES
+
+if TYPE_CHECKING:
+    from timekeeper.mix import MixSettings
+    from timekeeper.model import Scenario
 
 language_option = click.option(
     "--lang",
@@ -13,3 +20,51 @@ language_option = click.option(
     default=None,
     help="Language of the words (default: the scenario's language, else en).",
 )
+
+voice_option = click.option(
+    "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
+)
+players_option = click.option(
+    "--players", type=click.IntRange(1, 5), default=5, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
+)
+solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
+
+
+def mix_settings(
+    scenario: Scenario, language: str | None, voice: str | None, players: int, solo: bool, **extra: object
+) -> MixSettings:
+    """Command-line choices as MixSettings; the language defaults to the scenario's, else en."""
+    from timekeeper.mix import MixSettings
+
+    return MixSettings(
+        language=language or scenario.language or "en",
+        voice=voice,
+        players=players,
+        solo=solo,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+class ProgressBar:
+    """A click progress bar on a terminal (stderr), nothing otherwise; used as progress(done, total)."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.bar = None
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not sys.stderr.isatty() or total <= 0:
+            return
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.shown)
+        self.shown = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None

@@ -2,67 +2,23 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from timekeeper.commands.options import language_option
+from timekeeper.commands.options import (
+    ProgressBar,
+    language_option,
+    mix_settings,
+    players_option,
+    solo_option,
+    voice_option,
+)
 from timekeeper.errors import ExitStatus
 
 if TYPE_CHECKING:
-    from timekeeper.mix import MixSettings
-    from timekeeper.model import Scenario
-
-voice_option = click.option(
-    "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
-)
-players_option = click.option(
-    "--players", type=click.IntRange(1, 5), default=5, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
-)
-solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
-
-
-def _settings(
-    scenario: Scenario, language: str | None, voice: str | None, players: int, solo: bool, **extra: object
-) -> MixSettings:
-    """Command-line choices as MixSettings; the language defaults to the scenario's, else en."""
-    from timekeeper.mix import MixSettings
-
-    return MixSettings(
-        language=language or scenario.language or "en",
-        voice=voice,
-        players=players,
-        solo=solo,
-        **extra,  # type: ignore[arg-type]
-    )
-
-
-class _Bar:
-    """A click progress bar on a terminal (stderr), nothing otherwise; used as progress(done, total)."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.bar = None
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty() or total <= 0:
-            return
-        if self.bar is None:
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.shown)
-        self.shown = done
-        if done >= total:
-            self.close()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
-
+    pass
 
 @click.command("plan")
 @click.argument("scenario")
@@ -89,7 +45,7 @@ def plan_command(scenario: str, language: str | None, voice: str | None, players
     from timekeeper.times import format_time
 
     loaded = load_scenario(scenario)
-    timeline = plan(loaded, _settings(loaded, language, voice, players, solo), _Bar("Preparing voice"))
+    timeline = plan(loaded, mix_settings(loaded, language, voice, players, solo), ProgressBar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)
     for line in lines:
         click.echo(line)
@@ -136,10 +92,10 @@ def render_command(
     from timekeeper.times import format_time
 
     loaded = load_scenario(scenario)
-    settings = _settings(
+    settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice
     )
-    preparing, encoding = _Bar("Preparing voice"), _Bar("Rendering")
+    preparing, encoding = ProgressBar("Preparing voice"), ProgressBar("Rendering")
     try:
         result = render(loaded, out, settings, source=scenario, prepare_progress=preparing, encode_progress=encoding)
     finally:

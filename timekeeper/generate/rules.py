@@ -11,7 +11,7 @@ from typing import Callable
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.options import GenerateOptions
-from timekeeper.model import CommsDown, Scenario, Threat, turn_phase
+from timekeeper.model import CommsDown, Scenario, turn_phase
 from timekeeper.times import format_time
 
 PHASE_MARGIN_MS = 5000  # the "small margin" around the official phase lengths
