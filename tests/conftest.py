@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -13,3 +15,16 @@ DATA = Path(__file__).resolve().parent / "data"
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One clip cache for the whole test session, never the user's (subprocesses inherit it)."""
+    folder = tmp_path_factory.getbasetemp() / "tk-cache"
+    saved = os.environ.get("TIMEKEEPER_CACHE")
+    os.environ["TIMEKEEPER_CACHE"] = str(folder)
+    yield folder
+    if saved is None:
+        del os.environ["TIMEKEEPER_CACHE"]
+    else:
+        os.environ["TIMEKEEPER_CACHE"] = saved

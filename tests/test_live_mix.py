@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pytest
@@ -20,15 +18,6 @@ from test_live_session import Recorder, ScriptedKeys
 TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    saved = os.environ.get("TIMEKEEPER_CACHE")
-    os.environ["TIMEKEEPER_CACHE"] = str(tmp_path_factory.getbasetemp() / "tk-cache")
-    yield
-    if saved is None:
-        del os.environ["TIMEKEEPER_CACHE"]
-    else:
-        os.environ["TIMEKEEPER_CACHE"] = saved
 
 
 class RecordingOutput(NullOutput):

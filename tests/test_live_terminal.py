@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -24,16 +23,6 @@ TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")
 
 
 
-@pytest.fixture(scope="module", autouse=True)
-def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """A clip cache for these tests (never the user's); tmux servers inherit it."""
-    saved = os.environ.get("TIMEKEEPER_CACHE")
-    os.environ["TIMEKEEPER_CACHE"] = str(tmp_path_factory.getbasetemp() / "tk-cache")
-    yield
-    if saved is None:
-        del os.environ["TIMEKEEPER_CACHE"]
-    else:
-        os.environ["TIMEKEEPER_CACHE"] = saved
 
 
 def live_args(*args: str) -> list[str]:

@@ -22,11 +22,6 @@ SHORT = DATA / "short.yaml"
 RATE = 44_100
 
 
-@pytest.fixture(scope="module", autouse=True)
-def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """A clip cache shared by the render tests (never the user's)."""
-    folder = tmp_path_factory.getbasetemp() / "tk-cache"
-    os.environ["TIMEKEEPER_CACHE"] = str(folder)
 
 
 def decode(path: Path) -> np.ndarray:

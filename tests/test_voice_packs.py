@@ -23,9 +23,6 @@ from timekeeper.voice.tts import TtsVoice
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ["TIMEKEEPER_CACHE"] = str(tmp_path_factory.getbasetemp() / "tk-cache")
 
 
 @pytest.fixture(scope="module")
