@@ -1,12 +1,38 @@
-"""Write a file atomically: a temporary file in the same folder, then os.replace over the target."""
+"""Write a file atomically: a temporary file in the same folder, then os.replace over the target.
+
+Readers (and a user whose render fails half-way) see either the old file or the whole new one.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from timekeeper.errors import TimekeeperError
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
+    """Yield a temporary path beside `path`; when the block succeeds it becomes `path`.
+
+    The new file keeps an existing file's permissions (a new one gets 0666 minus the umask).
+    If the block raises, the temporary file is removed and `path` is left as it was.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+    os.close(handle)
+    temp = Path(name)
+    try:
+        yield temp
+        os.chmod(temp, _mode_for(path))
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
 
 
 def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperError] = TimekeeperError) -> Path:
@@ -15,29 +41,18 @@ def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperErro
     An OSError becomes `error` with the message `path: cannot write: reason`.
     """
     path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        return _write(path, data.encode("utf-8") if isinstance(data, str) else data)
+        with replacing(path, suffix=".tmp") as temp:
+            temp.write_bytes(payload)
     except OSError as failure:
         raise error(f"{path}: cannot write: {failure.strerror or failure}") from failure
-
-
-def _write(path: Path, payload: bytes) -> Path:
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(payload)
-        os.chmod(temp, 0o666 & ~_umask())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            pass
-        raise
     return path
 
 
-def _umask() -> int:
+def _mode_for(path: Path) -> int:
+    with contextlib.suppress(OSError):
+        return path.stat().st_mode & 0o7777
     mask = os.umask(0)
     os.umask(mask)
-    return mask
+    return 0o666 & ~mask

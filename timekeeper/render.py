@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shutil
 import subprocess
 import tempfile
@@ -11,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from timekeeper.atomicfile import replacing
 from timekeeper.errors import MissingToolError, RenderError
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
@@ -93,15 +92,6 @@ def _comment_frame(path: Path, comment: str) -> None:
     tags.save(str(path), v2_version=3)
 
 
-def _file_mode(out: Path) -> int:
-    """Keep an existing file's permissions; a new file gets the usual 0666 minus the umask."""
-    with contextlib.suppress(OSError):
-        return out.stat().st_mode & 0o7777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def encode(
     mix: PreparedMix,
     out: Path,
@@ -115,19 +105,16 @@ def encode(
     folder = out.parent if str(out.parent) else Path(".")
     if not folder.is_dir():
         raise RenderError(f"{out}: folder {folder} does not exist")
-    fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.", suffix=".part")
-    os.close(fd)
-    temp = Path(temp_name)
     command = [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
     command += ["-f", "s16le", "-ar", str(mix.sample_rate), "-ac", str(mix.channels), "-i", "pipe:0"]
     command += list(codec)
     for key, value in metadata.items():
         command += ["-metadata", f"{key}={value}"]
-    command += ["-f", container, str(temp)]
     chunk_ms = 1000
     total = -(-mix.duration_ms // chunk_ms)
     try:
-        with tempfile.TemporaryFile() as errors:
+        with replacing(out) as temp, tempfile.TemporaryFile() as errors:
+            command += ["-f", container, str(temp)]
             process = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors)
             try:
                 assert process.stdin is not None
@@ -148,15 +135,10 @@ def encode(
                 message = errors.read().decode("utf-8", "replace").strip().splitlines()
                 detail = message[-1] if message else f"exit status {status}"
                 raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
-        if container == "mp3":
-            _comment_frame(temp, metadata.get("comment", ""))
-        os.chmod(temp, _file_mode(out))
-        os.replace(temp, out)
+            if container == "mp3":
+                _comment_frame(temp, metadata.get("comment", ""))
     except OSError as error:
         raise RenderError(f"{out}: cannot write: {error.strerror or error}") from error
-    finally:
-        with contextlib.suppress(OSError):
-            temp.unlink()
 
 
 def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:

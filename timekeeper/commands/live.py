@@ -12,6 +12,7 @@ from timekeeper.commands.options import (
     mix_settings,
     players_option,
     solo_option,
+    sound_options,
     voice_option,
 )
 from timekeeper.errors import ExitStatus, PlaybackError
@@ -25,9 +26,7 @@ BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.ou
 @voice_option
 @players_option
 @solo_option
-@click.option("--no-background", is_flag=True, help="No alarm bed and no music (speech, alert, beeps and static stay).")
-@click.option("--music", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="An audio file to play (looped, ducked under speech) as a bed.")
-@click.option("--computer-voice", is_flag=True, help="Give the voice a metallic 'ship computer' sound.")
+@sound_options
 @click.option("--backend", type=click.Choice(BACKENDS), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
 @click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption).")
 @click.pass_context

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 import click
 
@@ -28,6 +29,20 @@ players_option = click.option(
     "--players", type=click.IntRange(1, 5), default=5, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
 )
 solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def sound_options(command: F) -> F:
+    """--no-background, --music and --computer-voice: the sound design choices of render and live."""
+    command = click.option("--computer-voice", is_flag=True, help="Give the voice a metallic 'ship computer' sound.")(command)
+    command = click.option(
+        "--music", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+        help="An audio file to play (looped, ducked under speech) as a bed.",
+    )(command)
+    return click.option(
+        "--no-background", is_flag=True, help="No alarm bed and no music (speech, alert, beeps and static stay)."
+    )(command)
 
 
 def mix_settings(

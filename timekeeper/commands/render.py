@@ -13,6 +13,7 @@ from timekeeper.commands.options import (
     mix_settings,
     players_option,
     solo_option,
+    sound_options,
     voice_option,
 )
 from timekeeper.errors import ExitStatus
@@ -61,9 +62,7 @@ def plan_command(scenario: str, language: str | None, voice: str | None, players
 @voice_option
 @players_option
 @solo_option
-@click.option("--no-background", is_flag=True, help="No alarm bed and no music (speech, alert, beeps and static stay).")
-@click.option("--music", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="An audio file to play (looped, ducked under speech) as a bed.")
-@click.option("--computer-voice", is_flag=True, help="Give the voice a metallic 'ship computer' sound.")
+@sound_options
 def render_command(
     scenario: str,
     out: Path,

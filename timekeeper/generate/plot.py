@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from timekeeper.atomicfile import replacing
 from timekeeper.errors import MissingToolError, TimekeeperError
 
 if TYPE_CHECKING:
@@ -64,15 +63,10 @@ def draw(report: Report, path: Path) -> None:
     grid.flat[0].legend(fontsize=7)
     figure.suptitle(f"{report.official_label} ({report.official_tracks}) vs {report.generated} generated")
     figure.tight_layout()
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=folder)
-    os.close(handle)
     try:
-        figure.savefig(temporary, dpi=90)
-        os.replace(temporary, path)
+        with replacing(path, suffix=".png") as temporary:
+            figure.savefig(temporary, dpi=90)
     except OSError as error:
         raise TimekeeperError(f"{path}: cannot write the plot: {error.strerror or error}") from error
     finally:
         pyplot.close(figure)
-        if os.path.exists(temporary):
-            os.remove(temporary)

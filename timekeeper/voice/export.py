@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from timekeeper.atomicfile import replacing
 from timekeeper.errors import VoiceError
 from timekeeper.model import DataTransfer, Scenario
 from timekeeper.script import GAP_MS, build_timeline
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress
-from timekeeper.voice.packs import BUNDLES, MANIFEST, NOT_PACK_NAMES, THREAT_KINDS, ZONES
+from timekeeper.voice.packs import (
+    BUNDLES,
+    MANIFEST,
+    NOT_PACK_NAMES,
+    THREAT_KINDS,
+    ZONES,
+)
 from timekeeper.voice.phrases import phrase_book
 from timekeeper.voice.tts import TtsVoice, write_wav
 
@@ -101,16 +106,10 @@ def _write_mp3(path: Path, clip: Clip) -> None:
     from timekeeper.render import find_ffmpeg
 
     samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
-    fd, temp = tempfile.mkstemp(dir=path.parent, suffix=".part")
-    os.close(fd)
-    try:
+    with replacing(path) as temp:
         command = [find_ffmpeg(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "s16le"]
-        command += ["-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0", "-b:a", "128k", "-f", "mp3", temp]
+        command += ["-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0", "-b:a", "128k", "-f", "mp3", str(temp)]
         result = subprocess.run(command, input=samples, capture_output=True)
         if result.returncode != 0:
             raise VoiceError(f"{path}: ffmpeg failed: {result.stderr.decode('utf-8', 'replace').strip()}")
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
 

@@ -18,6 +18,7 @@ from typing import Iterable
 
 import numpy as np
 
+from timekeeper.atomicfile import replacing
 from timekeeper.errors import VoiceError
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
 from timekeeper.voice.engines import get_engine
@@ -66,18 +67,11 @@ def write_wav(path: Path, clip: Clip) -> None:
     """Write `clip` as 16-bit mono WAV at SAMPLE_RATE, atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2")
-    fd, temp = tempfile.mkstemp(dir=path.parent, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as raw, wave.open(raw, "wb") as handle:
-            handle.setnchannels(1)
-            handle.setsampwidth(2)
-            handle.setframerate(SAMPLE_RATE)
-            handle.writeframes(samples.tobytes())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    with replacing(path) as temp, wave.open(str(temp), "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(SAMPLE_RATE)
+        handle.writeframes(samples.tobytes())
 
 
 def decode_file(path: Path) -> Clip:
