@@ -52,7 +52,7 @@ class Tmux:
         self.tmux("send-keys", "-t", "live", *keys)
 
     def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", "live")
+        return self.tmux("capture-pane", "-p", "-J", "-t", "live")
 
     def wait_for(self, pattern: str, timeout_s: float = 15) -> str:
         deadline = time.monotonic() + timeout_s
