@@ -27,6 +27,7 @@ COMMANDS = {
     "card": "timekeeper.commands.cards:card_command",
     "import": "timekeeper.commands.flashcode:import_command",
     "export": "timekeeper.commands.flashcode:export_command",
+    "serve": "timekeeper.commands.serve:serve_command",
 }
 
 

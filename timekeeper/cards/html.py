@@ -1,0 +1,44 @@
+"""A scenario card as an HTML fragment (the web page reveals it after the mission; it prints)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from timekeeper.cards.rows import card_header, card_rows
+from timekeeper.model import Scenario
+from timekeeper.voice.phrases import phrase_book
+
+
+def html_card(scenario: Scenario, language: str | None = None, players: int = 5) -> str:
+    """The card of `scenario`: title, facts, phase ends, a table of every event, a legend.
+    Unconfirmed reports are marked, and struck through when fewer than 5 play."""
+    phrases = phrase_book(language or scenario.language or "en")
+    header = card_header(scenario, phrases)
+    facts = " · ".join(escape(fact) for fact in (header.kind, *header.facts))
+    out = [
+        '<article class="card">',
+        f"<h2>{escape(header.title)}</h2>",
+        f'<p class="facts">{facts}</p>',
+        f'<p class="phase-ends"><b>{escape(phrases.word("phase_ends"))}:</b> {escape(" · ".join(header.phase_ends))}</p>',
+        "<table>",
+        "<thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in (
+            phrases.word("time"), "T+", phrases.word("event"), phrases.word("zone"), "")) + "</tr></thead>",
+        "<tbody>",
+    ]
+    for row in card_rows(scenario, phrases):
+        if row.phase_end is not None:
+            out.append(f'<tr class="phase-end"><td>{escape(row.time)}</td><td></td>'
+                       f'<td colspan="3">{escape(row.what)}</td></tr>')
+            continue
+        classes = ["serious"] if getattr(row.event, "serious", False) else []
+        if row.unconfirmed:
+            classes.append("unconfirmed" if players >= 5 else "unconfirmed dropped")
+        zone = f'<span class="zone zone-{row.zone.value}">{escape(row.zone_name)}</span>' if row.zone else ""
+        detail = f"? {phrases.word('unconfirmed')}" if row.unconfirmed else row.detail
+        out.append(f'<tr class="{" ".join(classes)}"><td>{escape(row.time)}</td><td>{escape(row.turn)}</td>'
+                   f"<td>{escape(row.what)}</td><td>{zone}</td><td>{escape(detail)}</td></tr>")
+    out += ["</tbody>", "</table>"]
+    legend = [phrases.word(key) for key in ("legend_unconfirmed", "legend_serious", "legend_turn", "legend_times")]
+    out.append(f'<p class="legend">{escape(" · ".join(legend))}</p>')
+    out.append("</article>")
+    return "\n".join(out)

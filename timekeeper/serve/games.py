@@ -1,0 +1,193 @@
+"""A game: one track with its sound settings, and the mission clock every joined screen follows.
+
+The clock's truth is the device that plays the sound: it reports its audio element's position,
+and the server passes it on. Without such a device (a human timekeeper with the prompter), the
+clock runs on the server's wall clock. Every change is saved to the state folder, so a restarted
+server picks the mission up at the moment it has reached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from timekeeper.atomicfile import write_atomic
+from timekeeper.errors import TimekeeperError
+from timekeeper.mix import MixSettings
+from timekeeper.model import Scenario
+from timekeeper.scenario.load import load_text
+
+READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
+KEPT_GAMES = 50  # older saved games are forgotten
+_GAME_ID = re.compile(r"^[0-9a-f]{12}$")
+
+
+def wall_ms() -> float:
+    """Milliseconds since the epoch: the server clock that survives a restart."""
+    return time.time() * 1000.0
+
+
+class GameError(TimekeeperError):
+    """A command the game cannot take now (ending before the second phase is over ...)."""
+
+
+@dataclass
+class Playback:
+    """Where the mission is: `position_ms` was true at wall time `at_ms`; it advances while playing."""
+
+    status: str = READY
+    position_ms: float = 0.0
+    at_ms: float = field(default_factory=wall_ms)
+
+    def now_ms(self, wall: float | None = None) -> float:
+        if self.status != PLAYING:
+            return self.position_ms
+        return self.position_ms + ((wall_ms() if wall is None else wall) - self.at_ms)
+
+
+@dataclass
+class Game:
+    id: str
+    track_id: str
+    title: str
+    yaml_text: str
+    settings: dict  # language, voice, players, solo, background (JSON-safe MixSettings fields)
+    playback: Playback = field(default_factory=Playback)
+    created_ms: float = field(default_factory=wall_ms)
+    duration_ms: int = 0  # the track's length with its tail, once the mix is known
+    holder: str | None = None  # the client whose device plays the sound
+
+    def __post_init__(self) -> None:
+        result = load_text(self.yaml_text, f"{self.title}.yaml")
+        if result.scenario is None:
+            raise GameError(f"game {self.id}: its track no longer loads")
+        self.scenario: Scenario = result.scenario
+        self.duration_ms = self.duration_ms or self.scenario.duration_ms
+
+    @property
+    def mix_settings(self) -> MixSettings:
+        return MixSettings(**self.settings)
+
+    @property
+    def mix_key(self) -> str:
+        payload = json.dumps([self.yaml_text, self.settings], sort_keys=True).encode("utf-8")
+        return hashlib.sha256(payload).hexdigest()[:20]
+
+    def can_end(self, at_ms: float) -> bool:
+        """The crew may end the action round once the second phase has ended."""
+        ends = self.scenario.phase_ends_ms
+        return len(ends) >= 2 and at_ms >= ends[-2]
+
+    # --- commands ------------------------------------------------------------------------------
+    def play(self) -> None:
+        self._settle()
+        if self.playback.status == ENDED:
+            raise GameError("the mission is over; start a new game to play it again")
+        if self.playback.status != PLAYING:
+            self.playback = Playback(PLAYING, self.playback.position_ms, wall_ms())
+
+    def pause(self, at_ms: float | None = None) -> None:
+        self._settle()
+        if self.playback.status in (PLAYING, READY, PAUSED):
+            position = self.playback.now_ms() if at_ms is None else at_ms
+            self.playback = Playback(PAUSED, self._clamp(position), wall_ms())
+
+    def end(self) -> None:
+        self._settle()
+        now = self.playback.now_ms()
+        if self.playback.status == ENDED:
+            return
+        if not self.can_end(now):
+            raise GameError("the action round can be ended only after the second phase has ended")
+        self.playback = Playback(ENDED, self._clamp(now), wall_ms())
+
+    def seek(self, at_ms: float) -> None:
+        """Jump to `at_ms` (resume after an interruption), keeping playing or paused."""
+        self._settle()
+        if self.playback.status == ENDED:
+            raise GameError("the mission is over")
+        status = self.playback.status if self.playback.status != READY else PAUSED
+        self.playback = Playback(status, self._clamp(at_ms), wall_ms())
+
+    def report(self, at_ms: float, playing: bool) -> bool:
+        """The sound device's audio position. True when the playback changed for everyone."""
+        self._settle()
+        status = self.playback.status
+        if status == ENDED:
+            return False
+        if status == PLAYING and playing:
+            self.playback = Playback(PLAYING, self._clamp(at_ms), wall_ms())
+            return True
+        if status == PAUSED and not playing:
+            self.playback = Playback(PAUSED, self._clamp(at_ms), wall_ms())
+            return True
+        return False
+
+    def _settle(self) -> None:
+        """A playing mission that has run past its end has ended."""
+        if self.playback.status == PLAYING and self.playback.now_ms() >= self.duration_ms:
+            self.playback = Playback(ENDED, float(self.duration_ms), wall_ms())
+
+    def settled(self) -> Playback:
+        self._settle()
+        return self.playback
+
+    def _clamp(self, at_ms: float) -> float:
+        return min(max(0.0, float(at_ms)), float(self.duration_ms))
+
+    # --- saving --------------------------------------------------------------------------------
+    def as_record(self) -> dict:
+        return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
+                "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
+                "duration_ms": self.duration_ms, "holder": self.holder}
+
+    @classmethod
+    def from_record(cls, record: dict) -> Game:
+        return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
+                   Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"))
+
+
+def new_game_id() -> str:
+    return secrets.token_hex(6)
+
+
+class GameStore:
+    """The games of one server, saved as JSON files in `folder`/games."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder / "games"
+        self.games: dict[str, Game] = {}
+        self._load()
+
+    def _load(self) -> None:
+        if not self.folder.is_dir():
+            return
+        files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for path in files[:KEPT_GAMES]:
+            try:
+                game = Game.from_record(json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, KeyError, TypeError, TimekeeperError):
+                continue  # a damaged or foreign file: that game is simply not offered again
+            if _GAME_ID.match(game.id):
+                self.games[game.id] = game
+
+    def get(self, game_id: str) -> Game | None:
+        return self.games.get(game_id) if _GAME_ID.match(game_id) else None
+
+    def add(self, game: Game) -> Game:
+        self.games[game.id] = game
+        if len(self.games) > KEPT_GAMES:
+            oldest = min(self.games.values(), key=lambda g: g.created_ms)
+            del self.games[oldest.id]
+            (self.folder / f"{oldest.id}.json").unlink(missing_ok=True)
+        self.save(game)
+        return game
+
+    def save(self, game: Game) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.folder / f"{game.id}.json", json.dumps(game.as_record()))

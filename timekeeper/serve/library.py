@@ -1,0 +1,195 @@
+"""The tracks the page offers: the built-in ones, a folder the user named, and tracks added in the
+page (generated, uploaded, imported from FlashPlayerCode), which are kept in the state folder.
+
+A request names a track by its id and never by a path: ids are looked up in indexes built here,
+so no request can reach a file outside those folders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from timekeeper.atomicfile import write_atomic
+from timekeeper.errors import ScenarioError
+from timekeeper.model import Scenario
+from timekeeper.scenario.catalog import builtin_paths
+from timekeeper.scenario.dump import dump_scenario
+from timekeeper.scenario.load import LoadResult, load_file, load_text
+from timekeeper.scenario.problems import Problem, errors
+from timekeeper.times import format_time
+
+MAX_FOLDER_FILES = 500  # scenario files listed from --scenarios DIR
+_ADDED_ID = re.compile(r"^[0-9a-f]{16}$")
+
+
+class InvalidTrack(ScenarioError):
+    """A scenario that failed to load; `problems` keeps each one with its line and column."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Track:
+    """One playable track. `group` is where it comes from: a kind of official track, "folder" or
+    "added"; `origin` says how an added track was made."""
+
+    id: str
+    group: str
+    title: str
+    kind: str
+    length: str
+    seed: int | None = None
+    origin: str = ""
+
+    def as_json(self) -> dict:
+        return {"id": self.id, "group": self.group, "title": self.title, "kind": self.kind,
+                "length": self.length, "seed": self.seed, "origin": self.origin}
+
+
+@dataclass(frozen=True)
+class LoadedTrack:
+    track: Track
+    scenario: Scenario
+    yaml_text: str
+
+
+def _valid(result: LoadResult) -> Scenario:
+    problems = errors(result.problems)
+    if problems or result.scenario is None:
+        raise InvalidTrack(problems or [Problem(result.path, 0, 0, "not a valid scenario")])
+    return result.scenario
+
+
+def _track(track_id: str, group: str, scenario: Scenario, origin: str = "") -> Track:
+    return Track(track_id, group, scenario.title, scenario.kind.value, format_time(scenario.duration_ms),
+                 scenario.seed, origin)
+
+
+class Library:
+    """Every track one server offers. `folder` is --scenarios DIR (or None); added tracks are
+    written to `store` as YAML files named by their content."""
+
+    def __init__(self, folder: Path | None, store: Path) -> None:
+        self.folder = folder.resolve() if folder is not None else None
+        self.store = store
+        self._builtin = builtin_paths()
+        self._builtin_tracks: list[Track] | None = None
+        self._read: dict[Path, tuple[float, Track | None]] = {}  # file -> (mtime, track or None if invalid)
+
+    # --- listing -------------------------------------------------------------------------------
+    def tracks(self) -> list[Track]:
+        return [*self.builtin_tracks(), *self._folder_tracks(), *self._added_tracks()]
+
+    def builtin_tracks(self) -> list[Track]:
+        if self._builtin_tracks is None:
+            found = []
+            for name, path in self._builtin.items():
+                result = load_file(path, name)
+                if result.scenario is not None:
+                    group = "example" if path.parent.name == "examples" else result.scenario.kind.value
+                    found.append(_track(f"builtin:{name}", group, result.scenario))
+            self._builtin_tracks = found
+        return self._builtin_tracks
+
+    def _folder_files(self) -> dict[str, Path]:
+        """folder-relative name -> file, for the scenario files below --scenarios (no links out)."""
+        if self.folder is None or not self.folder.is_dir():
+            return {}
+        found: dict[str, Path] = {}
+        for path in sorted(self.folder.rglob("*.y*ml")):
+            if len(found) >= MAX_FOLDER_FILES:
+                break
+            resolved = path.resolve()
+            if path.suffix in (".yaml", ".yml") and resolved.is_file() and resolved.is_relative_to(self.folder):
+                found[path.relative_to(self.folder).as_posix()] = resolved
+        return found
+
+    def _folder_tracks(self) -> list[Track]:
+        tracks = []
+        for name, path in self._folder_files().items():
+            track = self._cached(path, lambda s, n=name: _track(f"folder:{n}", "folder", s, n))
+            if track is not None:
+                tracks.append(track)
+        return tracks
+
+    def _added_files(self) -> dict[str, Path]:
+        folder = self.store / "tracks"
+        if not folder.is_dir():
+            return {}
+        return {path.stem: path for path in folder.glob("*.yaml") if _ADDED_ID.match(path.stem)}
+
+    def _added_tracks(self) -> list[Track]:
+        files = sorted(self._added_files().items(), key=lambda item: item[1].stat().st_mtime, reverse=True)
+        tracks = []
+        for digest, path in files:
+            track = self._cached(path, lambda s, d=digest, p=path: _track(f"added:{d}", "added", s, _origin(p)))
+            if track is not None:
+                tracks.append(track)
+        return tracks
+
+    def _cached(self, path: Path, make) -> Track | None:
+        mtime = path.stat().st_mtime
+        seen = self._read.get(path)
+        if seen is None or seen[0] != mtime:
+            result = load_file(path)
+            ok = result.scenario is not None and not errors(result.problems)
+            seen = (mtime, make(result.scenario) if ok else None)
+            self._read[path] = seen
+        return seen[1]
+
+    # --- loading -------------------------------------------------------------------------------
+    def load(self, track_id: str) -> LoadedTrack:
+        """The track `track_id` names; ScenarioError when there is none or it is not valid."""
+        group, _, name = track_id.partition(":")
+        path = None
+        if group == "builtin":
+            path = self._builtin.get(name)
+        elif group == "folder":
+            path = self._folder_files().get(name)
+        elif group == "added":
+            path = self._added_files().get(name)
+        if path is None:
+            raise ScenarioError(f"{track_id}: no such track; pick one from the list")
+        text = path.read_text(encoding="utf-8")
+        scenario = _valid(load_text(text, name if group != "added" else f"{name}.yaml"))
+        origin = _origin(path) if group == "added" else (name if group == "folder" else "")
+        return LoadedTrack(_track(track_id, group if group != "builtin" else scenario.kind.value, scenario, origin),
+                           scenario, text)
+
+    # --- adding --------------------------------------------------------------------------------
+    def add_yaml(self, text: str, name: str = "upload.yaml") -> LoadedTrack:
+        """Check scenario YAML sent by the page; InvalidTrack (every problem) when it is not valid,
+        and then nothing is stored."""
+        scenario = _valid(load_text(text, name))
+        return self._store(scenario, text, f"uploaded {name}")
+
+    def add_scenario(self, scenario: Scenario, origin: str) -> LoadedTrack:
+        """Store a scenario made in the page (generated, imported); it is checked like a file."""
+        text = dump_scenario(scenario)
+        scenario = _valid(load_text(text, "generated.yaml"))
+        return self._store(scenario, text, origin)
+
+    def _store(self, scenario: Scenario, text: str, origin: str) -> LoadedTrack:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        folder = self.store / "tracks"
+        folder.mkdir(parents=True, exist_ok=True)
+        header = f"# timekeeper serve: {_one_line(origin)}\n"
+        write_atomic(folder / f"{digest}.yaml", header + text)
+        return LoadedTrack(_track(f"added:{digest}", "added", scenario, origin), scenario, text)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
+def _origin(path: Path) -> str:
+    """How an added track was made: the first line of its file (`# timekeeper serve: ...`)."""
+    with open(path, encoding="utf-8") as handle:
+        first = handle.readline(300)
+    prefix = "# timekeeper serve: "
+    return first[len(prefix):].strip() if first.startswith(prefix) else ""

@@ -1,0 +1,207 @@
+"""Everything one running server knows: its settings, tracks, games, mixes, downloads and the
+screens joined to each game. Handlers (serve/routes.py) only translate HTTP to calls on this."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from timekeeper.errors import ScenarioError, TimekeeperError
+from timekeeper.mix import PreparedMix
+from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
+from timekeeper.serve.games import ENDED, PLAYING, Game, GameStore, new_game_id, wall_ms
+from timekeeper.serve.library import Library, LoadedTrack
+from timekeeper.voice.phrases import LANGUAGES
+
+MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
+MAX_MUSIC_FILES = 200
+
+
+def default_state_dir() -> Path:
+    """$TIMEKEEPER_STATE, else $XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve."""
+    if os.environ.get("TIMEKEEPER_STATE"):
+        return Path(os.environ["TIMEKEEPER_STATE"])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "timekeeper" / "serve"
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """How `timekeeper serve` was started. `token` is set in LAN mode: every request must carry it."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    scenarios: Path | None = None
+    music: Path | None = None
+    state: Path = field(default_factory=default_state_dir)
+    token: str | None = None
+    lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
+    debug: bool = False
+
+    @property
+    def lan(self) -> bool:
+        return self.token is not None
+
+
+class SettingsError(TimekeeperError):
+    """Sound settings the page sent that this server does not offer."""
+
+
+class ServerState:
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.library = Library(config.scenarios, config.state)
+        self.games = GameStore(config.state)
+        self.mixes = MixCache()
+        self.jobs: dict[str, RenderJob] = {}
+        self.screens: dict[str, set] = {}  # game id -> open WebSockets
+        self._saved_ms: dict[str, float] = {}
+
+    # --- what the page may choose --------------------------------------------------------------
+    @cached_property
+    def voices(self) -> list[dict]:
+        """The voices offered: the built-in one, each installed TTS voice by language, each pack."""
+        from timekeeper.voice.catalog import found_packs, installed_by_language
+
+        offered = [{"id": "", "name": "Built-in voice", "language": None}]
+        for pack in found_packs():
+            offered.append({"id": f"pack:{pack.folder.name}", "name": f"Pack: {pack.name}", "language": pack.language})
+        try:
+            engine, by_language = installed_by_language()
+        except TimekeeperError:
+            by_language = {}
+        for language, ids in sorted(by_language.items()):
+            offered += [{"id": f"tts:{voice}", "name": voice, "language": language} for voice in ids[:30]]
+        return offered
+
+    def music_files(self) -> dict[str, Path]:
+        folder = self.config.music
+        if folder is None or not folder.is_dir():
+            return {}
+        root = folder.resolve()
+        found = {}
+        for path in sorted(root.rglob("*")):
+            if len(found) >= MAX_MUSIC_FILES:
+                break
+            if path.suffix.lower() in MUSIC_SUFFIXES and path.resolve().is_file() and path.resolve().is_relative_to(root):
+                found[path.relative_to(root).as_posix()] = path.resolve()
+        return found
+
+    def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
+        """Check the page's sound settings; the JSON-safe fields of MixSettings."""
+        language = raw.get("language") or scenario_language or "en"
+        if language not in LANGUAGES:
+            raise SettingsError(f"language {language!r}: expected one of {', '.join(LANGUAGES)}")
+        voice_id = raw.get("voice") or ""
+        offered = {v["id"] for v in self.voices}
+        if voice_id not in offered:
+            raise SettingsError(f"voice {voice_id!r} is not offered here; pick one from the list")
+        voice = None
+        if voice_id.startswith("pack:"):
+            from timekeeper.voice.select import packs_dir
+
+            voice = str(packs_dir() / voice_id[5:])
+        elif voice_id.startswith("tts:"):
+            voice = voice_id[4:]
+        players = raw.get("players", 5)
+        if players not in (1, 2, 3, 4, 5) or isinstance(players, bool):
+            raise SettingsError(f"players {players!r}: expected a whole number from 1 to 5")
+        music_name = raw.get("music") or ""
+        music = None
+        if music_name:
+            music = self.music_files().get(music_name)
+            if music is None:
+                raise SettingsError(f"music {music_name!r} is not offered here; pick one from the list")
+        return {
+            "language": language,
+            "voice": voice,
+            "players": players,
+            "solo": bool(raw.get("solo", False)),
+            "background": bool(raw.get("background", True)),
+            "music": str(music) if music else None,
+            "computer_voice": bool(raw.get("computer_voice", False)),
+        }
+
+    # --- games ---------------------------------------------------------------------------------
+    async def new_game(self, loaded: LoadedTrack, raw_settings: dict) -> Game:
+        settings = self.mix_settings(raw_settings, loaded.scenario.language)
+        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings)
+        mix = await self.mix(game)
+        game.duration_ms = mix.duration_ms
+        return self.games.add(game)
+
+    def game(self, game_id: str) -> Game:
+        game = self.games.get(game_id)
+        if game is None:
+            raise ScenarioError(f"game {game_id}: no such game (it may have been forgotten); start a new one")
+        return game
+
+    async def mix(self, game: Game) -> PreparedMix:
+        """The game's prepared mix (synthesizing phrases the first time), off the event loop."""
+        settings = game.mix_settings
+        if settings.music is not None:
+            settings = type(settings)(**{**game.settings, "music": Path(settings.music)})
+        return await asyncio.to_thread(self.mixes.get, game.mix_key, game.scenario, settings)
+
+    def save(self, game: Game, *, soon: bool = False) -> None:
+        """Save `game` now, or (soon=True, for position reports) at most every few seconds."""
+        now = wall_ms()
+        if soon and now - self._saved_ms.get(game.id, 0.0) < 5000:
+            return
+        self._saved_ms[game.id] = now
+        self.games.save(game)
+
+    def settle_all(self) -> list[Game]:
+        """Games that have just run past their end (now ended), to announce to their screens."""
+        ended = []
+        for game in self.games.games.values():
+            before = game.playback.status
+            if before == PLAYING and game.settled().status == ENDED:
+                self.save(game)
+                ended.append(game)
+        return ended
+
+    # --- downloads -----------------------------------------------------------------------------
+    def renders_dir(self) -> Path:
+        from timekeeper.voice.tts import cache_dir
+
+        return cache_dir() / "serve-renders"
+
+    async def start_render(self, game: Game, fmt: str) -> RenderJob:
+        if fmt not in FORMATS:
+            raise SettingsError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+        job_id = f"{game.mix_key}-{fmt}"
+        job = self.jobs.get(job_id)
+        if job is not None and (not job.finished or job.error is None) and (not job.finished or job.path.is_file()):
+            return job
+        job = RenderJob(job_id, self.renders_dir() / f"{game.mix_key}.{fmt}")
+        self.jobs[job_id] = job
+        if job.path.is_file():
+            job.finished = True
+            return job
+        mix = await self.mix(game)
+        source = game.track_id.partition(":")[2] or game.title
+        asyncio.get_running_loop().run_in_executor(None, run_render, job, mix, game.scenario, source)
+        return job
+
+    def join_url(self, game: Game, base: str) -> str:
+        url = f"{base.rstrip('/')}/g/{game.id}"
+        return f"{url}?token={self.config.token}" if self.config.token else url
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def download_name(title: str, suffix: str) -> str:
+    """A file name for a download: the title in safe characters."""
+    stem = SAFE_NAME.sub("-", title).strip("-.")[:60] or "track"
+    return f"{stem}{suffix}"

@@ -1,0 +1,69 @@
+"""What the page is sent about a game: its timeline as JSON (the one announcement grammar's cues,
+timed for the voice that plays), the printed words it shows, and the playback state."""
+
+from __future__ import annotations
+
+from timekeeper.script import CueKind, Speech, Timeline
+from timekeeper.serve.games import Game
+from timekeeper.voice.phrases import phrase_book
+
+ALERT_KINDS = (CueKind.THREAT,)
+PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "threat", "data_transfer")
+
+
+def timeline_json(timeline: Timeline) -> dict:
+    """Every cue with its spoken parts (for word-by-word captions) and its sounds."""
+    cues = []
+    for cue in timeline.cues:
+        item = {
+            "kind": cue.kind.value,
+            "at_ms": cue.at_ms,
+            "end_ms": cue.end_ms,
+            "phase": cue.phase,
+            "text": cue.text,
+            "speech": [{"at_ms": p.at_ms, "duration_ms": p.duration_ms, "text": p.text} for p in cue.speech],
+            "sounds": [{"key": p.key, "at_ms": p.at_ms, "duration_ms": p.duration_ms}
+                       for p in cue.parts if not isinstance(p, Speech)],
+            "alert": cue.kind in ALERT_KINDS,
+        }
+        if cue.kind is CueKind.COMMS_DOWN and cue.event is not None:
+            item["until_ms"] = cue.event.until_ms  # type: ignore[union-attr]
+        cues.append(item)
+    return {
+        "duration_ms": timeline.duration_ms,
+        "phase_ends_ms": list(timeline.phase_ends_ms),
+        "language": timeline.language,
+        "cues": cues,
+    }
+
+
+def page_words(language: str) -> dict[str, str]:
+    book = phrase_book(language)
+    words = {key: book.word(key) for key in PAGE_WORDS}
+    words["phase_end"] = book.word("phase_end", n="{n}")
+    return words
+
+
+def playback_json(game: Game, now_ms: float) -> dict:
+    playback = game.settled()
+    return {
+        "status": playback.status,
+        "position_ms": playback.position_ms,
+        "at_ms": playback.at_ms,
+        "server_ms": now_ms,
+        "can_end": game.can_end(playback.now_ms(now_ms)),
+        "holder": game.holder,
+    }
+
+
+def game_json(game: Game, timeline: Timeline, now_ms: float, join_url: str) -> dict:
+    return {
+        "id": game.id,
+        "title": game.title,
+        "track_id": game.track_id,
+        "settings": game.settings,
+        "timeline": timeline_json(timeline),
+        "words": page_words(game.settings["language"]),
+        "playback": playback_json(game, now_ms),
+        "join_url": join_url,
+    }
