@@ -1,0 +1,299 @@
+"""`timekeeper serve` as a real server process on loopback, spoken to over HTTP and WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import subprocess
+import sys
+import time
+import wave
+
+import pytest
+
+from serving import start_server
+
+YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scenarios")
+    (folder / "mine.yaml").write_text("title: My Track\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n"
+                                      "  - {at: '0:30', type: threat, t: 1, zone: red}\n", encoding="utf-8")
+    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder))
+    yield running
+    assert running.stop() == 130
+
+
+def new_game(server, track="builtin:mission-1", **settings):
+    reply = server.request("/api/games", method="POST", json_body={"track": track, "settings": settings})
+    assert reply.status == 200, reply.body
+    return reply.json()
+
+
+def test_page_and_assets_are_small_and_served(server):
+    page = server.request("/")
+    assert page.status == 200 and "<title>timekeeper</title>" in page.text
+    weight = len(page.body)
+    for name in ("app.js", "style.css"):
+        asset = server.request(f"/assets/{name}")
+        assert asset.status == 200
+        weight += len(asset.body)
+    assert weight < 200_000
+    assert server.request("/g/0123456789ab").status == 200  # a join link opens the page
+
+
+def test_tracks_list_every_builtin_and_the_named_folder(server):
+    tracks = server.request("/api/tracks").json()["tracks"]
+    official = [t for t in tracks if t["group"] not in ("example", "folder", "added")]
+    assert len(official) == 34
+    assert {"id": "folder:mine.yaml", "title": "My Track"}.items() <= next(
+        t for t in tracks if t["group"] == "folder").items()
+
+
+def test_invalid_upload_names_line_and_column_and_stores_nothing(server):
+    before = server.request("/api/tracks").json()["tracks"]
+    reply = server.request("/api/tracks/upload?name=broken.yaml", method="POST", data=YAML_BAD.encode())
+    assert reply.status == 422
+    problem = reply.json()["problems"][0]
+    assert problem["line"] == 4 and problem["column"] > 0 and "green" in problem["message"]
+    assert server.request("/api/tracks").json()["tracks"] == before
+
+
+def test_oversized_and_binary_uploads_are_refused(server):
+    assert server.request("/api/tracks/upload", method="POST", data=b"x" * 1_000_001).status == 413
+    reply = server.request("/api/tracks/upload", method="POST", data=b"\xff\xfe\x00")
+    assert reply.status == 400 and "UTF-8" in reply.json()["error"]
+
+
+def test_valid_upload_becomes_a_playable_track(server):
+    from timekeeper.scenario.catalog import builtin_paths
+
+    text = builtin_paths()["mission-2"].read_text(encoding="utf-8")
+    reply = server.request("/api/tracks/upload?name=m2.yaml", method="POST", data=text.encode())
+    assert reply.status == 201
+    track = reply.json()["track"]
+    assert track["group"] == "added" and track["title"] == "Mission 2"
+    assert new_game(server, track["id"])["title"] == "Mission 2"
+
+
+def test_flashcode_import_and_a_bad_token(server):
+    code = "010AL1TW,050ID,120AL2TR,215DT,340PE1,345AL4TB,450DT,530ID,660PE2"
+    reply = server.request("/api/tracks/flashcode", method="POST", json_body={"code": code, "title": "Fan track"})
+    assert reply.status == 201 and reply.json()["track"]["title"] == "Fan track"
+    bad = server.request("/api/tracks/flashcode", method="POST", json_body={"code": "010AL1TW,0X0QQ"})
+    assert bad.status == 400 and "0X0QQ" in bad.json()["error"]
+
+
+def test_generate_is_reproducible_from_its_seed(server):
+    form = {"seed": "4711", "kind": "mission", "players": "5"}
+    first = server.request("/api/tracks/generate", method="POST", json_body=form).json()["tracks"][0]
+    again = server.request("/api/tracks/generate", method="POST", json_body=form).json()["tracks"][0]
+    assert first["seed"] == 4711 and first["id"] == again["id"]
+    campaign = server.request("/api/tracks/generate", method="POST", json_body={**form, "campaign": True})
+    assert len(campaign.json()["tracks"]) == 3
+    bad = server.request("/api/tracks/generate", method="POST", json_body={**form, "threat_level": "99"})
+    assert bad.status == 400 and "threat level 99" in bad.json()["error"]
+
+
+def test_the_served_sound_is_the_render_mix_byte_for_byte(server, tmp_path):
+    game = new_game(server, "builtin:test-run-1")
+    full = server.request(f"/api/games/{game['id']}/sound.wav")
+    assert full.status == 200 and full.headers["Accept-Ranges"] == "bytes"
+    rendered = tmp_path / "t.wav"
+    subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "render", "test-run-1",
+                    "-o", str(rendered)], check=True, timeout=120, capture_output=True)
+    with wave.open(io.BytesIO(full.body)) as served, wave.open(str(rendered)) as reference:
+        assert served.getframerate() == reference.getframerate()
+        assert served.readframes(served.getnframes()) == reference.readframes(reference.getnframes())
+    assert game["timeline"]["duration_ms"] == pytest.approx(len(full.body[44:]) / 2 / 44.1, abs=1)
+
+
+def test_byte_ranges_let_players_seek(server):
+    game = new_game(server, "builtin:test-run-1")
+    path = f"/api/games/{game['id']}/sound.wav"
+    full = server.request(path).body
+    middle = server.request(path, headers={"Range": "bytes=1000001-1003000"})
+    assert middle.status == 206 and middle.body == full[1000001:1003001]
+    assert middle.headers["Content-Range"] == f"bytes 1000001-1003000/{len(full)}"
+    tail = server.request(path, headers={"Range": "bytes=-100"})
+    assert tail.body == full[-100:]
+    assert server.request(path, headers={"Range": f"bytes={len(full)}-"}).status == 416
+
+
+def test_downloads_card_track_and_code(server):
+    from pypdf import PdfReader
+
+    game = new_game(server, "builtin:mission-3")
+    pdf = server.request(f"/api/games/{game['id']}/card.pdf")
+    assert pdf.status == 200 and "attachment" in pdf.headers["Content-Disposition"]
+    text = PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
+    assert "Mission 3" in text and "0:10 T+2 Internal threat" in text
+    html = server.request(f"/api/games/{game['id']}/card.html").text
+    assert "Mission 3" in html and html.count("<tr") > 10
+    code = server.request(f"/api/games/{game['id']}/track.txt").text.strip()
+    exported = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "export", "mission-3"],
+                              capture_output=True, text=True, timeout=60).stdout.strip()
+    assert code == exported
+    assert "title: " in server.request(f"/api/games/{game['id']}/track.yaml").text
+
+
+def test_soundtrack_download_renders_with_progress(server, tmp_path):
+    game = new_game(server, "builtin:test-run-1", background=False)
+    job = server.request(f"/api/games/{game['id']}/renders", method="POST", json_body={"format": "ogg"}).json()
+    seen = []
+    deadline = time.monotonic() + 120
+    while not job["finished"] and time.monotonic() < deadline:
+        seen.append(job["done"])
+        time.sleep(0.2)
+        job = server.request(f"/api/renders/{job['id']}").json()
+    assert job["ready"], job
+    assert seen and max(seen) <= job["total"]
+    ogg = server.request(f"/api/games/{game['id']}/soundtrack.ogg")
+    assert ogg.status == 200 and ogg.body[:4] == b"OggS"
+    (tmp_path / "t.ogg").write_bytes(ogg.body)
+    probe = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                            str(tmp_path / "t.ogg")], capture_output=True, text=True, timeout=30)
+    assert float(probe.stdout) * 1000 == pytest.approx(game["timeline"]["duration_ms"], abs=100)
+
+
+def test_commands_keep_the_clock_and_refuse_an_early_end(server):
+    game = new_game(server)
+    path = f"/api/games/{game['id']}/command"
+    assert server.request(path, method="POST", json_body={"type": "play"}).json()["status"] == "playing"
+    time.sleep(0.3)
+    paused = server.request(path, method="POST", json_body={"type": "pause"}).json()
+    assert paused["status"] == "paused" and 250 <= paused["position_ms"] <= 1500
+    early = server.request(path, method="POST", json_body={"type": "end"})
+    assert early.status == 409 and "second phase" in early.json()["error"]
+    server.request(path, method="POST", json_body={"type": "seek", "at_ms": 451_000})
+    ended = server.request(path, method="POST", json_body={"type": "end"}).json()
+    assert ended["status"] == "ended" and ended["position_ms"] == 451_000
+
+
+def test_paths_outside_the_named_folders_are_refused(server):
+    for path in ("/assets/..%2F..%2F..%2Fetc%2Fpasswd", "/assets/../../etc/passwd", "/assets/index.html",
+                 "/api/games/..%2F..%2Fetc%2Fpasswd", "/api/games/../../../etc/passwd/card.html"):
+        reply = server.request(path)
+        assert reply.status in (403, 404) and b"root:" not in reply.body, path
+    for track in ("folder:../../../etc/passwd", "builtin:../../etc/passwd", "added:../../x", "/etc/passwd"):
+        reply = server.request("/api/games", method="POST", json_body={"track": track})
+        assert reply.status == 404 and "no such track" in reply.json()["error"], track
+    for voice in ("/etc", "pack:../../..", "../x"):
+        reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1",
+                                                                        "settings": {"voice": voice}})
+        assert reply.status == 400 and "not offered" in reply.json()["error"]
+
+
+def test_other_sites_cannot_use_the_server(server):
+    assert server.request("/api/tracks", headers={"Host": "evil.example:80"}).status == 403
+    assert server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1"},
+                          headers={"X-Timekeeper": "0"}).status == 403
+    reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1"},
+                           headers={"Origin": "http://evil.example"})
+    assert reply.status == 403
+
+
+def test_bad_requests_get_clear_json_errors(server):
+    reply = server.request("/api/games", method="POST", data=b"{not json", headers={"Content-Type": "application/json"})
+    assert reply.status == 400 and reply.json()["error"] == "the request body is not JSON"
+    assert server.request("/api/games/0123456789ab").json()["error"].startswith("game 0123456789ab: no such game")
+    reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1",
+                                                                    "settings": {"players": 9}})
+    assert reply.status == 400 and "players" in reply.json()["error"]
+
+
+def test_screens_follow_each_other_over_websocket(server):
+    import aiohttp
+
+    game = new_game(server)
+    url = server.url.replace("http", "ws") + f"api/games/{game['id']}/ws"
+
+    async def state_where(socket, test):
+        """The next state message whose playback passes `test` (earlier ones are skipped)."""
+        while True:
+            message = await socket.receive_json(timeout=5)
+            if message["type"] == "state" and test(message["playback"]):
+                return message["playback"]
+
+    async def scenario():
+        timeout = aiohttp.ClientTimeout(total=20)
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            async with session.ws_connect(url) as sound, session.ws_connect(url) as screen:
+                assert (await sound.receive_json(timeout=5))["type"] == "state"
+                assert (await screen.receive_json(timeout=5))["type"] == "state"
+                await sound.send_json({"type": "hello", "client": "phone-a"})
+                await sound.send_json({"type": "claim"})
+                await screen.receive_json(timeout=5)
+                await sound.send_json({"type": "play"})
+                playing = await state_where(screen, lambda p: p["status"] == "playing")
+                assert playing["holder"] == "phone-a"
+                await sound.send_json({"type": "report", "at_ms": 5000, "playing": True})
+                reported = await state_where(screen, lambda p: p["position_ms"] > 0)
+                assert reported["position_ms"] == 5000
+                await screen.send_json({"type": "report", "at_ms": 9000, "playing": True})  # not the sound device
+                await screen.send_json({"type": "pause"})
+                paused = await state_where(sound, lambda p: p["status"] == "paused")
+                assert 5000 <= paused["position_ms"] < 6000
+                await sound.send_json({"type": "ping", "t": 1})
+                pong = await sound.receive_json(timeout=5)
+                assert pong["type"] == "pong" and pong["t"] == 1
+                await sound.send_str("not json")
+                assert (await sound.receive_json(timeout=5))["type"] == "error"
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+def test_restart_picks_the_mission_up_where_it_is(tmp_path):
+    state = tmp_path / "state"
+    first = start_server(state)
+    game = new_game(first)
+    first.request(f"/api/games/{game['id']}/command", method="POST", json_body={"type": "play"})
+    started = time.monotonic()
+    assert first.stop() == 130
+    second = start_server(state)
+    try:
+        again = second.request(f"/api/games/{game['id']}").json()
+        elapsed_ms = (time.monotonic() - started) * 1000
+        playback = again["playback"]
+        now_ms = playback["position_ms"] + (playback["server_ms"] - playback["at_ms"])
+        assert playback["status"] == "playing"
+        assert abs(now_ms - elapsed_ms) < 500
+    finally:
+        assert second.stop() == 130
+
+
+def test_lan_mode_needs_the_token(tmp_path):
+    server = start_server(tmp_path / "state", "--lan")
+    try:
+        assert server.token and len(server.token) >= 20
+        assert server.request("/", token=False).status == 403
+        assert server.request("/api/tracks", token=False).status == 403
+        assert server.request(f"/api/tracks?token={'x' * len(server.token)}", token=False).status == 403
+        opened = server.request("/")
+        assert opened.status == 200 and f"timekeeper_token={server.token}" in opened.headers.get("Set-Cookie", "")
+        cookie = {"Cookie": f"timekeeper_token={server.token}"}
+        assert server.request("/api/tracks", token=False, headers=cookie).status == 200
+        game = new_game(server)
+        assert f"token={server.token}" in game["join_url"]
+    finally:
+        assert server.stop() == 130
+    output = "".join(server.output)
+    if "On phones on this network" in output:
+        assert "\u2580" in output or "\u2584" in output or "\u2588" in output  # the QR code, in half blocks
+    else:
+        assert "No network address found" in output
+
+
+def test_a_port_in_use_is_one_clear_line(server, tmp_path):
+    result = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", "--port",
+                             str(server.port), "--state", str(tmp_path)], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{server.port}" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_serve_help_has_an_example():
+    result = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", "--help"],
+                            capture_output=True, text=True, timeout=30)
+    assert "timekeeper serve --lan" in result.stdout and "--scenarios" in result.stdout
