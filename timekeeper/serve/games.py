@@ -61,6 +61,7 @@ class Game:
     created_ms: float = field(default_factory=wall_ms)
     duration_ms: int = 0  # the track's length with its tail, once the mix is known
     holder: str | None = None  # the client whose device plays the sound
+    changes: int = 0  # counts commands (not position reports): a sound device seeks when it grows
 
     def __post_init__(self) -> None:
         result = load_text(self.yaml_text, f"{self.title}.yaml")
@@ -144,12 +145,13 @@ class Game:
     def as_record(self) -> dict:
         return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
                 "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
-                "duration_ms": self.duration_ms, "holder": self.holder}
+                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes}
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
         return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
-                   Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"))
+                   Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
+                   int(record.get("changes", 0)))
 
 
 def new_game_id() -> str:

@@ -189,6 +189,7 @@ async def apply(state: ServerState, game, message: dict, sender=None, client: st
         return
     else:
         raise SettingsError(f"unknown command {kind!r} (expected play, pause, end, seek or report)")
+    game.changes += 1
     state.save(game)
     await broadcast(state, game)
 

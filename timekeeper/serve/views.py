@@ -53,6 +53,7 @@ def playback_json(game: Game, now_ms: float) -> dict:
         "server_ms": now_ms,
         "can_end": game.can_end(playback.now_ms(now_ms)),
         "holder": game.holder,
+        "changes": game.changes,
     }
 
 

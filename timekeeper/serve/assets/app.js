@@ -240,6 +240,7 @@ const view = {
   retryMs: 500,
   wakeLock: null,
   lastReport: 0,
+  changes: -1, // the last command the sound followed
 };
 window.timekeeper = { captionLags: [], view, clockMs: () => missionMs() };
 
@@ -251,7 +252,7 @@ function missionMs() {
   const audio = $("#audio");
   const pb = view.playback;
   const duration = view.game ? view.game.timeline.duration_ms : 0;
-  if (view.sound && audio.src.includes("/sound.wav") && audio.readyState > 0 && (!audio.paused || pb.status !== "playing")) {
+  if (view.sound && audio.src.includes("/sound.wav") && audio.readyState > 0 && $("#resume").hidden) {
     return Math.min(audio.currentTime * 1000, duration);
   }
   const ms = pb.status === "playing" ? pb.position_ms + (serverNow() - pb.at_ms) : pb.position_ms;
@@ -363,10 +364,12 @@ function follow() {
   $("#toggle").disabled = pb.status === "ended";
   keepAwake(pb.status === "playing");
   if (!view.sound) return;
+  const commanded = pb.changes !== view.changes; // a command (not a position report) moved the clock
+  view.changes = pb.changes;
   if (pb.status === "playing") {
     const target = (pb.position_ms + (serverNow() - pb.at_ms)) / 1000;
+    if ((audio.paused || commanded) && Math.abs(audio.currentTime - target) > 0.3) audio.currentTime = Math.max(0, target);
     if (audio.paused) {
-      if (Math.abs(audio.currentTime - target) > 0.25) audio.currentTime = Math.max(0, target);
       audio.play().then(() => ($("#resume").hidden = true)).catch(() => ($("#resume").hidden = false));
     }
   } else {

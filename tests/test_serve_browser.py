@@ -1,0 +1,201 @@
+"""The page in a real browser (Debian's chromium, headless, fake audio output) against a real server.
+
+Screenshots at phone and laptop sizes go to $TIMEKEEPER_SCREENSHOTS when it is set (look at them).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from serving import LAPTOP, PHONE, chromium, start_server
+
+pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
+                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    running = start_server(tmp_path_factory.mktemp("state"))
+    yield running
+    assert running.stop() == 130
+
+
+@pytest.fixture
+def open_browsers():
+    drivers = []
+
+    def make(size, phone=False):
+        driver = chromium(size, phone=phone)
+        drivers.append(driver)
+        return driver
+
+    yield make
+    for driver in drivers:
+        driver.quit()
+
+
+def shot(driver, name: str, tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("TIMEKEEPER_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    assert driver.save_screenshot(str(path))
+    return path
+
+
+def wait_for(driver, script: str, timeout_s: float = 15.0):
+    """Poll `script` (a JS expression) until it is truthy; its value."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = driver.execute_script(f"return ({script});")
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {script}")
+
+
+def clock(driver) -> float:
+    return driver.execute_script("return window.timekeeper.clockMs();")
+
+
+def start(driver, server, track="builtin:mission-1"):
+    driver.get(server.url)
+    wait_for(driver, f"document.querySelector('#track option[value=\"{track}\"]')")
+    driver.execute_script(f"document.getElementById('track').value = '{track}';")
+    driver.find_element("id", "play-here").click()
+    wait_for(driver, "window.timekeeper.view.game && window.timekeeper.clockMs() > 300")
+    return driver.execute_script("return window.timekeeper.view.game;")
+
+
+def command(server, game, **body):
+    reply = server.request(f"/api/games/{game['id']}/command", method="POST", json_body=body)
+    assert reply.status == 200, reply.body
+    return reply.json()
+
+
+def seek_before(driver, server, game, cue, lead_ms=1500):
+    command(server, game, type="seek", at_ms=cue["at_ms"] - lead_ms)
+    wait_for(driver, f"Math.abs(window.timekeeper.clockMs() - {cue['at_ms'] - lead_ms}) < 400")
+
+
+@pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["phone", "laptop"])
+def test_play_a_mission_captions_pause_and_the_card_at_the_end(server, open_browsers, tmp_path, size, phone):
+    driver = open_browsers(size, phone)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#track option').length >= 34")
+    shot(driver, f"setup-{'phone' if phone else 'laptop'}", tmp_path)
+    game = start(driver, server)
+    assert driver.execute_script("return document.getElementById('audio').paused") is False
+    first = clock(driver)
+    time.sleep(0.6)
+    assert 400 < clock(driver) - first < 900  # the clock runs with the sound
+    assert "Alert" in driver.find_element("id", "caption").text
+    assert driver.find_element("id", "after").is_displayed() is False
+    threat = next(c for c in game["timeline"]["cues"] if c["kind"] == "threat")
+    seek_before(driver, server, game, threat)
+    wait_for(driver, f"window.timekeeper.clockMs() > {threat['at_ms'] + 2500}", 10)
+    lag = driver.execute_script(f"return window.timekeeper.captionLags.find(l => l.at_ms === {threat['at_ms']}).lag_ms")
+    assert 0 <= lag <= 50
+    caption = driver.find_element("id", "caption").text
+    assert caption and threat["text"].startswith(caption.split()[0])
+    assert threat["text"] not in driver.find_element("id", "history").text  # nothing from the future
+    later = [c["text"] for c in game["timeline"]["cues"] if c["at_ms"] > threat["at_ms"] + 20_000]
+    assert not any(text in driver.page_source for text in later[:3])
+    shot(driver, f"playing-{'phone' if phone else 'laptop'}", tmp_path)
+
+    driver.find_element("id", "toggle").click()  # pause: sound and clock stop together
+    wait_for(driver, "document.getElementById('audio').paused")
+    paused_at = clock(driver)
+    time.sleep(0.5)
+    assert clock(driver) == paused_at
+    assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "paused"
+    assert driver.find_element("id", "end").get_attribute("disabled")
+
+    command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 2000)
+    wait_for(driver, "!document.getElementById('end').disabled")
+    assert driver.find_element("id", "after").is_displayed() is False
+    driver.find_element("id", "end").click()
+    wait_for(driver, "document.querySelectorAll('#card tr').length > 5")
+    card = driver.find_element("id", "card").text
+    assert "Mission 1" in card and "0:10 T+2 Serious threat White" in card
+    driver.execute_script("document.getElementById('after').scrollIntoView()")
+    shot(driver, f"card-{'phone' if phone else 'laptop'}", tmp_path)
+
+
+def test_a_second_screen_follows_and_pauses_everyone(server, open_browsers, tmp_path):
+    sound = open_browsers(LAPTOP)
+    game = start(sound, server)
+    screen = open_browsers(PHONE, phone=True)
+    screen.get(game["join_url"])
+    wait_for(screen, "window.timekeeper.view.game && window.timekeeper.clockMs() > 500")
+    time.sleep(1.5)  # a position report and the clock-offset pings have arrived
+    errors = []
+    for _ in range(10):
+        a = sound.execute_script("return [Date.now(), window.timekeeper.clockMs()]")
+        b = screen.execute_script("return [Date.now(), window.timekeeper.clockMs()]")
+        errors.append(abs((b[1] - a[1]) - (b[0] - a[0])))  # both clocks at the same moment
+        time.sleep(0.1)
+    assert max(errors) <= 100, errors
+    assert screen.execute_script("return document.getElementById('audio').paused")  # the sound plays on one device
+    shot(screen, "joined-phone", tmp_path)
+    screen.find_element("id", "toggle").click()
+    wait_for(sound, "document.getElementById('audio').paused")
+    stopped = clock(sound)
+    time.sleep(0.4)
+    assert clock(sound) == stopped and abs(clock(screen) - stopped) < 100
+    screen.find_element("id", "toggle").click()
+    wait_for(sound, "!document.getElementById('audio').paused")
+
+
+def test_prompter_shows_the_next_words_and_the_transfer_beep(server, open_browsers, tmp_path):
+    driver = open_browsers(PHONE, phone=True)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelector('#track option[value=\"builtin:mission-1\"]')")
+    driver.find_element("id", "prompter-start").click()
+    wait_for(driver, "window.timekeeper.view.game && window.timekeeper.clockMs() > 100")
+    game = driver.execute_script("return window.timekeeper.view.game;")
+    assert driver.execute_script("return document.getElementById('audio').paused")  # no sound in prompter mode
+    transfer = next(c for c in game["timeline"]["cues"] if c["kind"] == "data_transfer")
+    seek_before(driver, server, game, transfer, lead_ms=4000)
+    prompt = wait_for(driver, "document.getElementById('prompt').innerText")
+    assert transfer["text"] in prompt and "beep" in prompt
+    shot(driver, "prompter-phone", tmp_path)
+    beep = next(s for s in transfer["sounds"] if s["key"] == "beep")
+    command(server, game, type="seek", at_ms=beep["at_ms"] - 3000)
+    marked = wait_for(driver, "document.querySelector('#prompt .mark') && document.querySelector('#prompt .mark').innerText")
+    assert "Transfer beep in" in marked
+
+
+def test_communications_down_banner_covers_the_outage(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    game = start(driver, server)
+    outage = next(c for c in game["timeline"]["cues"] if c["kind"] == "comms_down")
+    command(server, game, type="seek", at_ms=outage["at_ms"] + 1000)
+    wait_for(driver, "!document.getElementById('banner').hidden")
+    assert driver.find_element("id", "banner").text == "COMMUNICATIONS DOWN"
+    command(server, game, type="seek", at_ms=outage["until_ms"] + 500)
+    wait_for(driver, "document.getElementById('banner').hidden")
+
+
+def test_upload_errors_and_generating_in_the_page(server, open_browsers, tmp_path):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#track option').length >= 34")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(YAML_BAD, encoding="utf-8")
+    driver.find_element("css selector", "[data-tab=file]").click()
+    driver.find_element("css selector", "#file input[type=file]").send_keys(str(broken))
+    driver.find_element("css selector", "#file button").click()
+    problems = wait_for(driver, "!document.getElementById('problems').hidden && document.getElementById('problems').innerText")
+    assert "line 4, column" in problems and "green" in problems
+    shot(driver, "upload-error-laptop", tmp_path)
+    driver.find_element("css selector", "[data-tab=gen]").click()
+    driver.find_element("css selector", "#gen input[name=seed]").send_keys("4711")
+    driver.find_element("css selector", "#gen button").click()
+    chosen = wait_for(driver, "document.getElementById('track').value.startsWith('added:') && "
+                              "document.getElementById('track').selectedOptions[0].textContent")
+    assert "seed 4711" in chosen
