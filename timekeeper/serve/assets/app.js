@@ -205,6 +205,8 @@ function wireSetup() {
 }
 
 async function startGame(withSound) {
+  window.timekeeper.pressedAt = performance.now();
+  window.timekeeper.alertAt = null;
   const audio = $("#audio");
   if (withSound) {
     audio.src = SILENCE; // unlock playback inside the tap (phones allow play() only there)
@@ -242,7 +244,7 @@ const view = {
   lastReport: 0,
   changes: -1, // the last command the sound followed
 };
-window.timekeeper = { captionLags: [], view, clockMs: () => missionMs() };
+window.timekeeper = { captionLags: [], view, clockMs: () => missionMs(), pressedAt: null, alertAt: undefined };
 
 function serverNow() {
   return Date.now() + view.offsetMs;
@@ -453,6 +455,10 @@ function frame() {
   $("#left").textContent = clockText(Math.ceil(leftMs / 1000) * 1000);
   $("#elapsed").textContent = `${clockText(ms)} / ${clockText(view.game.timeline.phase_ends_ms.at(-1))}`;
   $("#end").disabled = !(ms >= (view.game.timeline.phase_ends_ms.at(-2) ?? Infinity)) || view.playback.status === "ended";
+  const first = view.cues[0] && view.cues[0].speech[0];
+  if (window.timekeeper.alertAt === null && first && ms >= first.at_ms + 20) {
+    window.timekeeper.alertAt = performance.now(); // Play pressed -> the first words are being played
+  }
   drawCaptions(ms);
   drawBanner(ms);
   drawPrompt(ms);
