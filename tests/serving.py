@@ -80,7 +80,8 @@ class Server:
 
 def start_server(state: Path, *extra: str, env: dict | None = None) -> Server:
     """`timekeeper serve --port 0 --state STATE EXTRA...`, once it listens."""
-    command = [sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", "--port", "0",
+    port = [] if "--port" in extra else ["--port", "0"]
+    command = [sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", *port,
                "--state", str(state), *extra]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"})

@@ -297,3 +297,18 @@ def test_serve_help_has_an_example():
     result = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", "--help"],
                             capture_output=True, text=True, timeout=30)
     assert "timekeeper serve --lan" in result.stdout and "--scenarios" in result.stdout
+
+
+def test_open_shows_the_page_in_the_browser(tmp_path):
+    opened = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f"#!/bin/sh\necho \"$1\" > {opened}\n")
+    browser.chmod(0o755)
+    server = start_server(tmp_path / "state", "--open", env={"BROWSER": str(browser)})
+    try:
+        deadline = time.monotonic() + 10
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert opened.read_text().strip() == server.url
+    finally:
+        assert server.stop() == 130

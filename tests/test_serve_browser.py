@@ -199,3 +199,57 @@ def test_upload_errors_and_generating_in_the_page(server, open_browsers, tmp_pat
     chosen = wait_for(driver, "document.getElementById('track').value.startsWith('added:') && "
                               "document.getElementById('track').selectedOptions[0].textContent")
     assert "seed 4711" in chosen
+
+
+def test_vibration_at_each_threat_and_the_screen_kept_awake(server, open_browsers):
+    driver = open_browsers(PHONE, phone=True)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelector('#track option[value=\"builtin:mission-1\"]')")
+    driver.execute_script("window.buzzes = []; navigator.vibrate = (pattern) => (window.buzzes.push(pattern), true);")
+    driver.find_element("id", "play-here").click()
+    wait_for(driver, "window.timekeeper.view.game && window.timekeeper.clockMs() > 300")
+    game = driver.execute_script("return window.timekeeper.view.game;")
+    assert wait_for(driver, "window.timekeeper.view.wakeLock && !window.timekeeper.view.wakeLock.released")
+    assert driver.execute_script("return window.buzzes.length") == 0
+    threat = next(c for c in game["timeline"]["cues"] if c["kind"] == "threat")
+    seek_before(driver, server, game, threat, lead_ms=800)
+    wait_for(driver, "window.buzzes.length === 1")
+    driver.find_element("id", "toggle").click()
+    wait_for(driver, "window.timekeeper.view.wakeLock === null")  # paused: the screen may sleep again
+
+
+def test_a_phone_that_slept_picks_the_mission_up(server, open_browsers):
+    driver = open_browsers(PHONE, phone=True)
+    game = start(driver, server)
+    driver.execute_script("window.timekeeper.view.socket.close(); document.getElementById('audio').pause();")
+    time.sleep(2.0)  # asleep: no sound, no connection; the mission goes on
+    driver.execute_script("document.dispatchEvent(new Event('visibilitychange'));")
+    wait_for(driver, "!document.getElementById('audio').paused")
+    playback = server.request(f"/api/games/{game['id']}").json()["playback"]
+    expected = playback["position_ms"] + (playback["server_ms"] - playback["at_ms"])
+    assert abs(clock(driver) - expected) < 400
+
+
+def test_a_restarted_server_is_rejoined_at_the_right_moment(tmp_path, open_browsers):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    first = start_server(tmp_path / "state", "--port", str(port))
+    driver = open_browsers(LAPTOP)
+    try:
+        start(driver, first)
+        time.sleep(1.0)
+    finally:
+        assert first.stop() == 130
+    wait_for(driver, "document.getElementById('conn').className === 'conn off'")
+    second = start_server(tmp_path / "state", "--port", str(port))
+    try:
+        wait_for(driver, "document.getElementById('conn').className === 'conn on'", 20)
+        before = clock(driver)
+        time.sleep(1.0)
+        assert 700 < clock(driver) - before < 1300  # sound and clock carry on
+        assert driver.execute_script("return document.getElementById('audio').paused") is False
+    finally:
+        assert second.stop() == 130
