@@ -29,17 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from serving import LAPTOP, PHONE, chromium, start_server  # noqa: E402
-
-
-def wait_for(driver, script: str, timeout_s: float = 30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = driver.execute_script(f"return ({script});")
-        if value:
-            return value
-        time.sleep(0.02)
-    raise SystemExit(f"timed out waiting for {script}")
+from serving import LAPTOP, PHONE, chromium, start_server, wait_for  # noqa: E402
 
 
 def page_figures(server) -> tuple[int, float]:

@@ -101,6 +101,17 @@ def start_server(state: Path, *extra: str, env: dict | None = None) -> Server:
     raise RuntimeError("timekeeper serve did not start:\n" + "".join(lines) + (process.stdout.read() or ""))
 
 
+def wait_for(driver, script: str, timeout_s: float = 15.0):
+    """Poll `script` (a JS expression) in the page until it is truthy; its value."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = driver.execute_script(f"return ({script});")
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {script}")
+
+
 CHROMIUM_FLAGS = (
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",

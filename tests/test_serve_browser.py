@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from serving import LAPTOP, PHONE, chromium, start_server
+from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
@@ -45,17 +45,6 @@ def shot(driver, name: str, tmp_path: Path) -> Path:
     path = folder / f"{name}.png"
     assert driver.save_screenshot(str(path))
     return path
-
-
-def wait_for(driver, script: str, timeout_s: float = 15.0):
-    """Poll `script` (a JS expression) until it is truthy; its value."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = driver.execute_script(f"return ({script});")
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {script}")
 
 
 def clock(driver) -> float:
