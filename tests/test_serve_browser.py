@@ -113,6 +113,14 @@ def test_play_a_mission_captions_pause_and_the_card_at_the_end(server, open_brow
     assert "Mission 1" in card and "0:10 T+2 Serious threat White" in card
     driver.execute_script("document.getElementById('after').scrollIntoView()")
     shot(driver, f"card-{'phone' if phone else 'laptop'}", tmp_path)
+    if not phone:  # printed from the browser: the card alone, without the mission screen
+        import base64
+        import io
+
+        from pypdf import PdfReader
+
+        printed = PdfReader(io.BytesIO(base64.b64decode(driver.print_page()))).pages[0].extract_text()
+        assert "0:10 T+2 Serious threat White" in printed and "End action round" not in printed
 
 
 def test_a_second_screen_follows_and_pauses_everyone(server, open_browsers, tmp_path):
