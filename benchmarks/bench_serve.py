@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from serving import LAPTOP, PHONE, chromium, start_server, wait_for  # noqa: E402
+from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
 
 def page_figures(server) -> tuple[int, float]:

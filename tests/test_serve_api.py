@@ -10,7 +10,6 @@ import time
 import wave
 
 import pytest
-
 from serving import start_server
 
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),

@@ -15,7 +15,14 @@ from aiohttp import web
 from timekeeper.errors import TimekeeperError
 from timekeeper.serve.games import GameError
 from timekeeper.serve.library import InvalidTrack
-from timekeeper.serve.routes import MAX_UPLOAD_BYTES, REPORT_EVERY_S, STATE, add_routes, broadcast, json_error
+from timekeeper.serve.routes import (
+    MAX_UPLOAD_BYTES,
+    REPORT_EVERY_S,
+    STATE,
+    add_routes,
+    broadcast,
+    json_error,
+)
 from timekeeper.serve.state import ServeConfig, ServerState
 
 TOKEN_COOKIE = "timekeeper_token"
@@ -45,7 +52,7 @@ async def guard(request: web.Request, handler):
     if not config.lan and not _is_loopback(_host_name(request.host)):
         return json_error(403, "timekeeper serves this machine only; start it with --lan for other devices")
     set_cookie = False
-    if config.lan:
+    if config.token is not None:
         offered = request.query.get("token") or request.cookies.get(TOKEN_COOKIE) or ""
         if not hmac.compare_digest(offered.encode(), config.token.encode()):
             return web.Response(status=403, content_type="text/html", text=(
@@ -58,7 +65,7 @@ async def guard(request: web.Request, handler):
     if request.method == "POST" and request.headers.get(REQUEST_HEADER) != "1":
         return json_error(403, f"POST requests need the header {REQUEST_HEADER}: 1 (the page sends it)")
     response = await handler(request)
-    if set_cookie and not response.prepared:
+    if set_cookie and config.token is not None and not response.prepared:
         response.set_cookie(TOKEN_COOKIE, config.token, httponly=True, samesite="Strict")
     return response
 

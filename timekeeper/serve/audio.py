@@ -10,7 +10,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Generator
 
 import numpy as np
 
@@ -35,7 +35,7 @@ def wav_size(mix: PreparedMix) -> int:
     return WAV_HEADER_BYTES + mix.n_samples * mix.channels * mix.sample_width
 
 
-def wav_bytes(mix: PreparedMix, first: int, last: int) -> Iterator[bytes]:
+def wav_bytes(mix: PreparedMix, first: int, last: int) -> Generator[bytes, None, None]:
     """Bytes `first`..`last` (inclusive) of the mix as a WAV file, mixed a second at a time."""
     header = wav_header(mix.n_samples, mix.sample_rate, mix.channels, mix.sample_width)
     if first < WAV_HEADER_BYTES:
@@ -106,7 +106,8 @@ class RenderJob:
 def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str) -> None:
     """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`."""
     from timekeeper.errors import TimekeeperError
-    from timekeeper.render import FORMATS as CODECS, encode, find_ffmpeg, tags
+    from timekeeper.render import FORMATS as CODECS
+    from timekeeper.render import encode, find_ffmpeg, tags
 
     def progress(done: int, total: int) -> None:
         job.done, job.total = done, total

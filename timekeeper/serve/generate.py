@@ -24,9 +24,10 @@ def generator_form() -> dict:
     }
 
 
-def _whole(raw: object, name: str, default: int | None) -> int | None:
+def _whole(raw: object, name: str) -> int | None:
+    """A whole number from a form value; None when the field was left empty."""
     if raw in (None, ""):
-        return default
+        return None
     if isinstance(raw, bool) or not isinstance(raw, (int, str)) or not str(raw).strip().isdigit():
         raise ScenarioError(f"generate: {name} {raw!r} is not a whole number")
     if len(str(raw).strip()) > 20:
@@ -36,14 +37,14 @@ def _whole(raw: object, name: str, default: int | None) -> int | None:
 
 def generate_tracks(library: Library, raw: dict) -> list[LoadedTrack]:
     """Generate as `timekeeper generate` would from the form's values, and add the missions."""
-    seed = _whole(raw.get("seed"), "seed", None)
+    seed = _whole(raw.get("seed"), "seed")
     if seed is None:
         seed = secrets.randbelow(1_000_000)
-    players = _whole(raw.get("players"), "players", 5)
+    players = _whole(raw.get("players"), "players") or 5
     options = check_options(GenerateOptions(kind=str(raw.get("kind") or "mission"), players=players,
-                                            threat_level=_whole(raw.get("threat_level"), "threat level", None)))
+                                            threat_level=_whole(raw.get("threat_level"), "threat level")))
     campaign = bool(raw.get("campaign"))
-    count = _whole(raw.get("count"), "count", 1)
+    count = _whole(raw.get("count"), "count") or 1
     if not 1 <= count <= MAX_PAGE_COUNT:
         raise ScenarioError(f"generate: count {count} (expected 1 to {MAX_PAGE_COUNT} in the page)")
     language = raw.get("language") or None

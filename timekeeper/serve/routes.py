@@ -393,4 +393,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/games/{game}/soundtrack.{format}", soundtrack)
 
 
-__all__ = ["InvalidTrack", "GameError", "add_routes", "STATE", "REPORT_EVERY_S", "json_error", "broadcast"]
+__all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error"]

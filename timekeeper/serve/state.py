@@ -72,7 +72,7 @@ class ServerState:
         for pack in found_packs():
             offered.append({"id": f"pack:{pack.folder.name}", "name": f"Pack: {pack.name}", "language": pack.language})
         try:
-            engine, by_language = installed_by_language()
+            _engine, by_language = installed_by_language()
         except TimekeeperError:
             by_language = {}
         for language, ids in sorted(by_language.items()):
@@ -84,7 +84,7 @@ class ServerState:
         if folder is None or not folder.is_dir():
             return {}
         root = folder.resolve()
-        found = {}
+        found: dict[str, Path] = {}
         for path in sorted(root.rglob("*")):
             if len(found) >= MAX_MUSIC_FILES:
                 break
