@@ -6,6 +6,7 @@ Screenshots at phone and laptop sizes go to $TIMEKEEPER_SCREENSHOTS when it is s
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -157,8 +158,10 @@ def test_prompter_shows_the_next_words_and_the_transfer_beep(server, open_browse
     assert driver.execute_script("return document.getElementById('audio').paused")  # no sound in prompter mode
     transfer = next(c for c in game["timeline"]["cues"] if c["kind"] == "data_transfer")
     seek_before(driver, server, game, transfer, lead_ms=4000)
-    prompt = wait_for(driver, "document.getElementById('prompt').innerText")
-    assert transfer["text"] in prompt and "beep" in prompt
+    prompt = wait_for(driver, "document.getElementById('prompt').innerText.includes('Data transfer in') && "
+                              "document.getElementById('prompt').innerText")
+    assert transfer["text"] in prompt and "beep at" in prompt
+    assert re.search(r"in [345]\.\d s \(3:05\)", prompt)  # the countdown to the moment to read it
     shot(driver, "prompter-phone", tmp_path)
     beep = next(s for s in transfer["sounds"] if s["key"] == "beep")
     command(server, game, type="seek", at_ms=beep["at_ms"] - 3000)
