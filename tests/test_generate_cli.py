@@ -75,9 +75,23 @@ def test_stats_prints_official_and_generated_side_by_side(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert "official missions 1-8 (8)" in lines[0] and "generated (200)" in lines[0]
-    assert {line.split("  ")[0] for line in lines[2:-1]} == {feature.name for feature in FEATURES}
+    assert {line.split("  ")[0] for line in lines[2:2 + len(FEATURES)]} == {feature.name for feature in FEATURES}
     threats = next(line for line in lines if line.startswith("threats "))
     assert "5:25% 6:50% 7:25%" in threats  # missions 1-8: two with 5 threats, four with 6, two with 7
+    zones = next(line for line in lines if line.startswith("zones used "))
+    assert zones.split()[-1] == "100%"  # every generated mission uses all three zones, as every official one
+    assert "Every official rule holds" in done.stdout
+
+
+def test_stats_names_the_rules_the_settings_relax(tmp_path: Path) -> None:
+    done = run("stats", "--count", "100", "--length", "13:00", "--outages", "6", "--ambush-chance", "60", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    relaxed = done.stdout.split("These settings relax official rules")[1]
+    assert "phase-lengths: --length 13:00" in relaxed
+    assert "event-counts: --outages 6 (official 2-5" in relaxed
+    assert "ambush: --ambush-chance 60% (official 19%)" in relaxed
+    outages = next(line for line in done.stdout.splitlines() if line.startswith("outages "))
+    assert "6:100%" in outages
 
 
 def test_report_ranges_hold_for_generated_missions() -> None:

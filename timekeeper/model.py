@@ -13,6 +13,14 @@ class Zone(str, Enum):
     BLUE = "blue"
 
 
+class Pile(str, Enum):
+    """The threat pile a threat card is drawn from (white: normal, yellow: harder, red: hardest)."""
+
+    WHITE = "white"
+    YELLOW = "yellow"
+    RED = "red"
+
+
 class TrackKind(str, Enum):
     TEST_RUN = "test-run"
     SIMULATION = "simulation"
@@ -30,13 +38,17 @@ MAX_TURN = 8
 
 @dataclass(frozen=True)
 class Threat:
-    """A threat announced at `at_ms` for turn T+`turn`. `zone` is None for an internal threat."""
+    """A threat announced at `at_ms` for turn T+`turn`. `zone` is None for an internal threat.
+
+    `pile` names the threat pile to draw the card from (printed and shown, never spoken); None: any.
+    """
 
     at_ms: int
     turn: int
     zone: Zone | None
     serious: bool = False
     unconfirmed: bool = False
+    pile: Pile | None = None
 
     @property
     def internal(self) -> bool:

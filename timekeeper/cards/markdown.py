@@ -26,7 +26,7 @@ def markdown_card(scenario: Scenario, language: str | None = None) -> str:
         serious = bool(getattr(row.event, "serious", False))
         what = f"**{_cell(row.what)}**" if serious else _cell(row.what)
         zone = f"{ZONE_MARKS[row.zone.value]} {_cell(row.zone_name)}" if row.zone else ""
-        detail = f"? {phrases.word('unconfirmed')}" if row.unconfirmed else _cell(row.detail)
+        detail = " · ".join(([f"? {phrases.word('unconfirmed')}"] if row.unconfirmed else []) + ([_cell(row.detail)] if row.detail else []))
         lines.append(f"| {row.time} | {row.turn} | {what} | {zone} | {detail} |")
     lines.append("")
     legend = [phrases.word(key) for key in ("legend_unconfirmed", "legend_serious", "legend_turn", "legend_times")]

@@ -85,7 +85,8 @@ class CardPainter:
 
     def _detail(self, card: CardText, row: CardRow, short: bool = False) -> str:
         if row.unconfirmed:
-            return "?" if short else f"? {card.unconfirmed}"
+            marker = "?" if short else f"? {card.unconfirmed}"
+            return f"{marker} · {row.detail}" if row.detail else marker
         return "" if isinstance(row.event, Announcement) else row.detail
 
     def _legend_lines(self, card: CardText, width_mm: float, scale: float) -> list[str]:

@@ -14,7 +14,7 @@ from timekeeper.voice.phrases import PhraseBook, phrase_book
 @dataclass(frozen=True)
 class CardRow:
     """One line of a card. `zone` keeps the Zone so formats can colour it; `spoken` is the
-    announcement text (empty for phase ends)."""
+    announcement text (empty for phase ends). A threat's `detail` names its threat pile, if any."""
 
     at_ms: int
     time: str
@@ -86,8 +86,9 @@ def _event_row(event: Event, phrases: PhraseBook, spoken: str) -> CardRow:
     if isinstance(event, Threat):
         key = ("serious_" if event.serious else "") + ("internal_threat" if event.internal else "threat")
         zone_name = phrases.word(f"zone_{event.zone.value}") if event.zone else ""
+        pile = phrases.word(f"pile_{event.pile.value}") if event.pile else ""
         return CardRow(event.at_ms, time, f"T+{event.turn}", phrases.word(key), event.zone, zone_name,
-                       event.unconfirmed, "", spoken, event)
+                       event.unconfirmed, pile, spoken, event)
     if isinstance(event, CommsDown):
         detail = phrases.word("comms_until", time=format_time(event.until_ms))
         return CardRow(event.at_ms, time, "", phrases.word("comms_down"), None, "", False, detail, spoken, event)

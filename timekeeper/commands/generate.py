@@ -8,29 +8,60 @@ import click
 
 from timekeeper.commands.options import language_option
 
-KINDS = ("mission", "simulation", "double-action")
-
-kind_option = click.option("--kind", type=click.Choice(KINDS), default="mission", show_default=True,
-                           help="Which official tracks to imitate (double-action: longer, with double threats).")
-players_option = click.option("--players", type=click.Choice(["4", "5"]), default="5", show_default=True,
-                              help="Crew size; 5 players also hear unconfirmed reports.")
-level_option = click.option("--threat-level", type=int, default=None, metavar="POINTS",
-                            help="Confirmed threat points (normal 1, serious 2). Default: as official "
-                                 "(simulation 5, mission 7, double-action 10).")
 
 
-def _options(kind: str, players: str, threat_level: int | None):
+class SpecType(click.ParamType):
+    """A generator setting read by its OptionSpec (the one parser the web form uses too)."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+        self.name = spec.type
+
+    def convert(self, value, param, ctx):
+        from timekeeper.errors import ScenarioError
+
+        if not isinstance(value, str):
+            return value
+        try:
+            return self.spec.parse(value)
+        except ScenarioError as error:
+            self.fail(error.message.split(": ", 2)[-1], param, ctx)
+
+
+def generator_options(function):
+    """Add one click option per generator setting (timekeeper.generate.options.OPTION_SPECS)."""
+    from timekeeper.generate.options import OPTION_SPECS
+
+    for spec in reversed(OPTION_SPECS):
+        help_text = f"{spec.help} Example: {spec.flag} {spec.example}"
+        if spec.type == "choice":
+            option = click.option(spec.flag, spec.field, type=click.Choice(list(spec.choices)), default=str(spec.default),
+                                  show_default=True, help=help_text)
+        else:
+            option = click.option(spec.flag, spec.field, type=SpecType(spec), default=None, metavar=spec.metavar,
+                                  help=help_text)
+        function = option(function)
+    return function
+
+
+def _options(settings: dict):
+    """Checked GenerateOptions from the parsed generator settings (None: default)."""
     from timekeeper.generate import GenerateOptions, check_options
+    from timekeeper.generate.options import OPTION_SPECS
 
-    return check_options(GenerateOptions(kind=kind, players=int(players), threat_level=threat_level))
+    values = {}
+    for spec in OPTION_SPECS:
+        value = settings.pop(spec.field)
+        if spec.type == "choice":
+            value = spec.parse(value)
+        values[spec.field] = spec.default if value is None else value
+    return check_options(GenerateOptions(**values))
 
 
 @click.command("generate")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Seed of the mission (default: a random one; it is written into the file).")
-@kind_option
-@players_option
-@level_option
+@generator_options
 @click.option("--count", type=click.IntRange(1, 100_000), default=1, show_default=True,
               help="Make this many missions (seeds SEED, SEED+1, ...) into the folder given by -o.")
 @click.option("--campaign", is_flag=True, help="Make an exploration campaign: three missions in a row (needs -o DIR/).")
@@ -39,14 +70,17 @@ def _options(kind: str, players: str, threat_level: int | None):
 @click.option("--render", "render_to", type=click.Path(dir_okay=False), default=None, metavar="FILE.mp3",
               help="Also render the mission to this audio file right away.")
 @language_option
-def generate_command(seed: int | None, kind: str, players: str, threat_level: int | None, count: int,
-                     campaign: bool, output: str | None, render_to: str | None, language: str | None) -> None:
+def generate_command(seed: int | None, count: int, campaign: bool, output: str | None, render_to: str | None,
+                     language: str | None, **settings) -> None:
     """Generate new missions that play like the official ones.
 
-    The same seed and options give the same mission on every machine. Each
-    mission keeps the generator's rules (see docs/generator.md): official phase
-    lengths, threat points, T+ turns, event counts, and no two announcements
-    overlapping in any language. Play a generated mission with `timekeeper live`.
+    The same seed and options give the same mission on every machine. With
+    the default settings each mission keeps the official rules (see
+    docs/generator.md): phase lengths, threat points, T+ turns, zones, event
+    counts, and no two announcements overlapping in any language. Settings
+    outside the official ranges still give valid, overlap-free missions; the
+    command says which official rules they relax. Play a mission with
+    `timekeeper live`.
 
     \b
     Examples:
@@ -54,12 +88,18 @@ def generate_command(seed: int | None, kind: str, players: str, threat_level: in
       timekeeper live my.yaml
       timekeeper generate --seed 4711 --render my.mp3
       timekeeper generate --kind double-action --players 4 -o da.yaml
+      timekeeper generate --length 12:00 --outages 3 --outage-length 10-20 -o long.yaml
+      timekeeper generate --threat-colors white,yellow --max-serious 2 -o mixed.yaml
+      timekeeper generate --ambush-chance 50 --data-transfers 5 --incoming-data 2-4 -o busy.yaml
       timekeeper generate --count 20 -o missions/
       timekeeper generate --campaign --seed 7 -o campaign/
     """
     from timekeeper.generate import batch, write_batch
+    from timekeeper.generate.options import relaxations
 
-    options = _options(kind, players, threat_level)
+    options = _options(settings)
+    for relaxed in relaxations(options):
+        click.echo(f"Note: relaxes the official rule {relaxed}", err=True)
     if seed is None:
         import secrets
 
@@ -103,29 +143,28 @@ def _render(scenario, target: Path, language: str | None) -> None:
               help="How many missions to generate for the comparison.")
 @click.option("--seed", "first_seed", type=click.IntRange(0, 2**62), default=0, show_default=True,
               help="Seed of the first mission (the others follow on).")
-@kind_option
-@players_option
-@level_option
+@generator_options
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE.png",
               help="Also draw the distributions into a PNG (needs matplotlib: pip install 'timekeeper[plot]').")
-def stats_command(count: int, first_seed: int, kind: str, players: str, threat_level: int | None,
-                  plot: str | None) -> None:
+def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> None:
     """Compare generated missions with the official ones, feature by feature.
 
     Prints, side by side, the distribution of each feature (phase lengths,
     threats by kind, incoming data, data transfers, outages, event spacing)
     on the official tracks of that kind (missions 1-8 for missions) and on
-    COUNT generated missions.
+    COUNT generated missions, with the same settings as `generate`; then
+    lists the official rules those settings relax.
 
     \b
     Examples:
       timekeeper stats
       timekeeper stats --count 5000 --plot fidelity.png
       timekeeper stats --kind double-action
+      timekeeper stats --outages 6 --length 12:00   # what these settings change
     """
     from timekeeper.generate.stats import fidelity_report, format_report, plot_report
 
-    options = _options(kind, players, threat_level)
+    options = _options(settings)
     if plot:
         from timekeeper.generate.plot import require_matplotlib
 

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat
+from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, Zone
 
 AMBUSH_WINDOW_MS = 60_000  # a threat in the last minute of its phase is an "ambush"
+ZONE_ORDER = (Zone.RED, Zone.WHITE, Zone.BLUE)
+
+
+def even_share(external: int) -> int:
+    """The most threats one zone carries when `external` threats are spread as evenly as possible."""
+    return -(-external // len(ZONE_ORDER))
 
 
 @dataclass(frozen=True)
@@ -37,10 +43,28 @@ class Features:
     first_event_ms: tuple[int, ...]  # per phase: first event start after the phase start (-1: none)
     late_events: tuple[int, ...]  # per phase: events other than threats starting in its last minute
     gaps_ms: tuple[tuple[str, int], ...]  # (type of an event, time until the next event starts)
+    zone_counts: tuple[int, ...]  # external threats (unconfirmed included) in red, white, blue
 
     @property
     def comms_down_ms(self) -> int:
         return sum(self.outage_lengths_ms)
+
+    @property
+    def external(self) -> int:
+        return sum(self.zone_counts)
+
+    @property
+    def zones_used(self) -> int:
+        return sum(1 for count in self.zone_counts if count)
+
+    @property
+    def most_in_one_zone(self) -> int:
+        return max(self.zone_counts)
+
+    @property
+    def zone_excess(self) -> int:
+        """How many threats the fullest zone carries beyond an even spread (0: as even as it gets)."""
+        return self.most_in_one_zone - even_share(self.external)
 
 
 def event_label(event: object) -> str:
@@ -115,6 +139,7 @@ def measure(scenario: Scenario) -> Features:
         first_event_ms=tuple(first),
         late_events=tuple(late),
         gaps_ms=tuple(gaps),
+        zone_counts=tuple(sum(1 for t in threats if t.zone is zone) for zone in ZONE_ORDER),
     )
 
 
@@ -161,5 +186,7 @@ def summarize(tracks: list[Features]) -> dict[str, object]:
         "outage_ms": _span([length for f in tracks for length in f.outage_lengths_ms]),
         "first_event_ms": phase_spans(lambda f: f.first_event_ms),
         "late_events": _histogram([count for f in tracks for count in f.late_events]),
+        "zones_used": _span([f.zones_used for f in tracks]),
+        "zone_excess": _histogram([f.zone_excess for f in tracks]),
         "min_gap_ms": {kind: min(g for f in tracks for k, g in f.gaps_ms if k == kind) for kind in gap_kinds},
     }

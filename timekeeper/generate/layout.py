@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 
 from timekeeper.generate.cues import CueLengths
+from timekeeper.generate.draw import below, pick
 from timekeeper.generate.threats import PlannedThreat
 
 GRID_MS = 5000
@@ -90,11 +91,11 @@ def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = No
     if not items:
         return []
     if first_gap_max_ms is not None:
-        first = rng.randrange(min(spare, first_gap_max_ms // GRID_MS) + 1)
-        weights = [0] + [rng.randrange(2, 6) for _ in items]
+        first = below(rng, min(spare, first_gap_max_ms // GRID_MS) + 1)
+        weights = [0] + [pick(rng, 2, 5) for _ in items]
     else:
         first = 0
-        weights = [rng.randrange(0, 3)] + [rng.randrange(2, 6) for _ in items]
+        weights = [pick(rng, 0, 2)] + [pick(rng, 2, 5) for _ in items]
     if short_tail:
         weights[-1] = 0
     spare -= first
@@ -102,7 +103,7 @@ def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = No
     gaps = [spare * weight // total for weight in weights]
     open_gaps = len(items) - 1 if short_tail and len(items) > 1 else len(items)
     for _ in range(spare - sum(gaps)):
-        gaps[1 + rng.randrange(open_gaps)] += 1
+        gaps[1 + below(rng, open_gaps)] += 1
     gaps[0] += first
     placed = []
     at_ms = window.start_ms + gaps[0] * GRID_MS

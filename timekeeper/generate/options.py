@@ -1,35 +1,70 @@
-"""What a user may ask the generator for, checked up front so that generation itself cannot fail."""
+"""What a user may ask the generator for, described once as data, checked up front.
+
+`OPTION_SPECS` lists every generator setting (name, type, default, range or choices, help text,
+example). The `generate` and `stats` commands build their click options from it, and a web form
+can build its fields from it; `options_from_text` turns raw strings (as a form sends them) into a
+checked `GenerateOptions`. Every value None means "as on the official tracks".
+
+`GenerateOptions.profile` is the official profile of the kind (figures.py) with the user's
+settings applied; the sampler draws from it and the rules check against it, so a setting outside
+the official range moves both together. `relaxations` says which official rules a setting relaxes.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Mapping
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.figures import PROFILES
-from timekeeper.model import MAX_TURN, TrackKind
+from timekeeper.model import MAX_TURN, Pile, TrackKind
+from timekeeper.times import format_time, parse_time_ms
 
-GENERATOR_VERSION = "1"  # bump when the same seed and options would give a different mission
+GENERATOR_VERSION = "2"  # bump when the same seed and options would give a different mission
 KINDS = ("mission", "simulation", "double-action")
 TRACK_KINDS = {"mission": TrackKind.MISSION, "simulation": TrackKind.SIMULATION, "double-action": TrackKind.DOUBLE_ACTION}
 PLAYERS = (4, 5)
 MAX_SEED = 2**63 - 1
+GRID_MS = 5000
+PILES = tuple(pile.value for pile in Pile)
+
+Span = tuple[int, int]
 
 
 @dataclass(frozen=True)
 class GenerateOptions:
-    """`threat_level` is the confirmed threat points (normal 1, serious 2); None: the official figure."""
+    """The generator's settings; None: as on the official tracks of `kind`.
+
+    Counts are (low, high) spans drawn uniformly; times are milliseconds on the 5-second grid.
+    """
 
     kind: str = "mission"
     players: int = 5
-    threat_level: int | None = None
+    threat_level: int | None = None  # confirmed threat points (normal 1, serious 2)
+    length_ms: int | None = None  # the whole mission; phases keep their official proportions
+    phase_lengths_ms: tuple[int, ...] | None = None  # every phase exactly
+    outages: Span | None = None
+    outage_length_ms: Span | None = None
+    incoming_data: Span | None = None
+    data_transfers: Span | None = None
+    ambush_percent: int | None = None  # chance that a phase with threats ends with an ambush
+    max_serious: int | None = None  # serious threats, unconfirmed reports included
+    max_internal: int | None = None
+    threat_colors: tuple[str, ...] = ()  # threat piles dealt out evenly; () : no pile named
 
     @property
-    def profile(self) -> dict:
+    def official(self) -> dict:
         return PROFILES[self.kind]
+
+    @cached_property
+    def profile(self) -> dict:
+        """The official figures of the kind with these settings applied (what sampler and rules use)."""
+        return _apply(self, dict(self.official))
 
     @property
     def default_level(self) -> int:
-        return self.profile["confirmed_points"][1]
+        return self.official["confirmed_points"][1]
 
     @property
     def level(self) -> int:
@@ -55,34 +90,366 @@ class GenerateOptions:
 
     @property
     def is_default(self) -> bool:
-        return self.level == self.default_level
+        """True when the threats are drawn as on the official tracks (level and caps untouched)."""
+        return self.level == self.default_level and self.max_serious is None and self.max_internal is None
 
     def pairs(self) -> tuple[tuple[str, str], ...]:
-        """The options as written into the scenario's `generator:` mapping."""
-        return (
-            ("version", GENERATOR_VERSION),
-            ("kind", self.kind),
-            ("players", str(self.players)),
-            ("threat_level", str(self.level)),
-        )
+        """The options as written into the scenario's `generator:` mapping (settings left at default omitted)."""
+        pairs = [("version", GENERATOR_VERSION), ("kind", self.kind), ("players", str(self.players)),
+                 ("threat_level", str(self.level))]
+        for spec in OPTION_SPECS[3:]:
+            value = getattr(self, spec.field)
+            if value != spec.default:
+                pairs.append((spec.key, spec.text(value)))
+        return tuple(pairs)
+
+    def command_line(self) -> str:
+        """The `generate` options that make these settings again (kind, players and level always)."""
+        parts = [f"--kind {self.kind}", f"--players {self.players}", f"--threat-level {self.level}"]
+        for spec in OPTION_SPECS[3:]:
+            value = getattr(self, spec.field)
+            if value != spec.default:
+                parts.append(f"{spec.flag} {spec.text(value)}")
+        return " ".join(parts)
+
+
+# --- the option specs --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One generator setting, for the command line and for forms.
+
+    `key` names it in a form and in the scenario's `generator:` mapping (`--phase-lengths` ->
+    `phase_lengths`); `field` is the GenerateOptions field. `type` says how text is read:
+    choice, integer, span (N or N-M), seconds (a span of seconds), time (m:ss), times (m:ss list),
+    percent, piles (a list of white/yellow/red). `low`/`high` bound every number (seconds for
+    times); `default` is the typed value used when the text is empty.
+    """
+
+    key: str
+    field: str
+    type: str
+    default: Any
+    help: str
+    example: str
+    metavar: str
+    choices: tuple[str, ...] = ()
+    low: int | None = None
+    high: int | None = None
+    rule: str = ""  # the official rule a value outside the official range relaxes
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.key.replace("_", "-")
+
+    def parse(self, text: str) -> Any:
+        """The typed value of `text` (empty: the default); ScenarioError says what was expected."""
+        text = str(text).strip()
+        if not text:
+            return self.default
+        try:
+            return _PARSERS[self.type](self, text)
+        except ValueError as error:
+            raise ScenarioError(f"generate: {self.flag} {text!r}: {error}") from None
+
+    def text(self, value: Any) -> str:
+        """`value` written the way `parse` reads it (empty for the default None)."""
+        if value is None or value == ():
+            return ""
+        return _WRITERS[self.type](value)
+
+
+def _choice(spec: OptionSpec, text: str) -> Any:
+    if text.lower() not in spec.choices:
+        raise ValueError(f"expected one of {', '.join(spec.choices)}")
+    value = text.lower()
+    return int(value) if spec.key == "players" else value
+
+
+def _number(spec: OptionSpec, text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"expected a whole number from {spec.low} to {spec.high}")
+    value = int(text)
+    if not spec.low <= value <= spec.high:  # type: ignore[operator]
+        raise ValueError(f"out of range (expected {spec.low} to {spec.high})")
+    return value
+
+
+def _span(spec: OptionSpec, text: str) -> Span:
+    parts = text.replace("..", "-").split("-")
+    if len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"expected a number or a range such as 2-4 (each {spec.low} to {spec.high})")
+    low, high = (_number(spec, p.strip()) for p in (parts[0], parts[-1]))
+    if low > high:
+        raise ValueError(f"the range {low}-{high} runs backwards (expected low-high)")
+    return (low, high)
+
+
+def _grid_ms(spec: OptionSpec, text: str) -> int:
+    try:
+        ms = parse_time_ms(text)
+    except ValueError as error:
+        raise ValueError(str(error)) from None
+    if ms % GRID_MS:
+        raise ValueError("times are on the 5-second grid of the official tracks (e.g. 3:40 or 3:45)")
+    if not spec.low * 1000 <= ms <= spec.high * 1000:  # type: ignore[operator]
+        raise ValueError(f"out of range (expected {format_time(spec.low * 1000)} to {format_time(spec.high * 1000)})")  # type: ignore[operator]
+    return ms
+
+
+def _seconds(spec: OptionSpec, text: str) -> Span:
+    low, high = _span(spec, text.replace("s", ""))
+    if low % 5 or high % 5:
+        raise ValueError("outage lengths are whole multiples of 5 seconds, as on the official tracks")
+    return (low * 1000, high * 1000)
+
+
+def _times(spec: OptionSpec, text: str) -> tuple[int, ...]:
+    parts = [part for part in text.replace(" ", "").split(",")]
+    if len(parts) != 3:
+        raise ValueError("expected three phase lengths such as 3:40,3:40,2:30")
+    return tuple(_grid_ms(spec, part) for part in parts)
+
+
+def _percent(spec: OptionSpec, text: str) -> int:
+    return _number(spec, text.rstrip("%").strip())
+
+
+def _piles(spec: OptionSpec, text: str) -> tuple[str, ...]:
+    names = tuple(name.strip().lower() for name in text.split(","))
+    wrong = [name for name in names if name not in PILES]
+    if wrong:
+        raise ValueError(f"unknown pile {wrong[0]!r} (expected a list of {', '.join(PILES)})")
+    if len(names) > 6:
+        raise ValueError("at most 6 piles (repeat a colour to deal it more often: white,white,yellow)")
+    return names
+
+
+def _span_text(value: Span) -> str:
+    return str(value[0]) if value[0] == value[1] else f"{value[0]}-{value[1]}"
+
+
+_PARSERS: dict[str, Callable[[OptionSpec, str], Any]] = {
+    "choice": _choice, "integer": _number, "span": _span, "seconds": _seconds, "time": _grid_ms,
+    "times": _times, "percent": _percent, "piles": _piles,
+}
+_WRITERS: dict[str, Callable[[Any], str]] = {
+    "choice": str, "integer": str, "span": _span_text,
+    "seconds": lambda v: _span_text((v[0] // 1000, v[1] // 1000)),
+    "time": format_time, "times": lambda v: ",".join(format_time(ms) for ms in v),
+    "percent": str, "piles": ",".join,
+}
+
+OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec("kind", "kind", "choice", "mission", "Which official tracks to imitate (double-action: longer, with double threats).",
+               "double-action", "KIND", choices=KINDS),
+    OptionSpec("players", "players", "choice", 5, "Crew size; 5 players also hear unconfirmed reports.", "4", "N",
+               choices=("4", "5")),
+    OptionSpec("threat_level", "threat_level", "integer", None,
+               "Confirmed threat points (normal 1, serious 2). Default: as official (simulation 5, mission 7, double-action 10).",
+               "9", "POINTS", low=1, high=99, rule="threat-mix"),
+    OptionSpec("length", "length_ms", "time", None,
+               "Length of the whole mission (m:ss); the phases keep their official proportions. Default: as official (about 10:00 for a mission).",
+               "12:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths"),
+    OptionSpec("phase_lengths", "phase_lengths_ms", "times", None,
+               "Length of each of the three phases (m:ss,m:ss,m:ss). Default: drawn from the official range.",
+               "4:00,4:00,3:00", "P1,P2,P3", low=90, high=10 * 60, rule="phase-lengths"),
+    OptionSpec("outages", "outages", "span", None, "How many communication outages: N or LOW-HIGH. Default: as official (mission 2-5).",
+               "3", "N[-M]", low=0, high=8, rule="event-counts"),
+    OptionSpec("outage_length", "outage_length_ms", "seconds", None,
+               "Length of each outage in seconds (multiples of 5): N or LOW-HIGH. Default: as official (5-30).",
+               "10-20", "S[-S]", low=5, high=60, rule="comms-down"),
+    OptionSpec("incoming_data", "incoming_data", "span", None,
+               "How many incoming data: N or LOW-HIGH. Default: as official (mission 2-3).", "2-4", "N[-M]",
+               low=0, high=6, rule="event-counts"),
+    OptionSpec("data_transfers", "data_transfers", "span", None,
+               "How many data transfers: N or LOW-HIGH. Default: as official (mission 3-4).", "5", "N[-M]",
+               low=0, high=8, rule="event-counts"),
+    OptionSpec("ambush_chance", "ambush_percent", "percent", None,
+               "Chance (percent) that a phase with threats ends with a last-minute ambush. Default: as official (mission 19%).",
+               "50", "PERCENT", low=0, high=100, rule="ambush"),
+    OptionSpec("max_serious", "max_serious", "integer", None,
+               "At most this many serious threats (unconfirmed reports included). Default: as official (mission 3).",
+               "1", "N", low=0, high=10, rule="threat-mix"),
+    OptionSpec("max_internal", "max_internal", "integer", None,
+               "At most this many internal threats (more than official also allows them on every turn). Default: as official (mission 2).",
+               "0", "N", low=0, high=8, rule="threat-mix"),
+    OptionSpec("threat_colors", "threat_colors", "piles", (),
+               "Threat piles to deal the threats from, evenly (white,yellow: exactly half each; repeat a colour to weight it). "
+               "Printed on the card and shown live, never spoken. Default: no pile named.",
+               "white,yellow", "COLOURS", choices=PILES),
+)
+SPECS_BY_KEY = {spec.key: spec for spec in OPTION_SPECS}
+
+
+def options_from_text(raw: Mapping[str, str]) -> GenerateOptions:
+    """Checked GenerateOptions from raw strings keyed by spec key (`phase_lengths` or `phase-lengths`).
+
+    Empty strings mean the default. Raises ScenarioError naming the option and what it expects.
+    """
+    values: dict[str, Any] = {}
+    for key, text in raw.items():
+        spec = SPECS_BY_KEY.get(key.replace("-", "_").lstrip("_"))
+        if spec is None:
+            raise ScenarioError(f"generate: unknown option {key!r} (expected {', '.join(SPECS_BY_KEY)})")
+        values[spec.field] = spec.parse(text if text is not None else "")
+    return check_options(GenerateOptions(**values))
+
+
+# --- the effective profile -----------------------------------------------------------------------
+
+
+def _scaled_phases(official: tuple[Span, ...], length_ms: int) -> tuple[Span, ...]:
+    middle_ms = sum(low + high for low, high in official) / 2
+    return tuple((_grid(low * length_ms / middle_ms), _grid(high * length_ms / middle_ms)) for low, high in official)
+
+
+def _grid(ms: float) -> int:
+    return int(round(ms / GRID_MS)) * GRID_MS
+
+
+def _count_override(profile: dict, key: str, span: Span) -> None:
+    """Set the total of an event kind. The sampler keeps to the official per-phase limits where it
+    can, but every event asked for must be placed, so a phase may carry up to the whole total."""
+    profile[key] = span
+    per_phase = profile[f"{key}_per_phase"]
+    keep_minima = sum(low for low, _ in per_phase) <= span[0]
+    profile[f"{key}_per_phase"] = tuple((low if keep_minima else 0, max(high, span[1])) for low, high in per_phase)
+
+
+def _apply(o: GenerateOptions, p: dict) -> dict:
+    if o.phase_lengths_ms is not None:
+        p["phase_ms"] = tuple((ms, ms) for ms in o.phase_lengths_ms)
+        p["mission_ms"] = sum(o.phase_lengths_ms)
+    elif o.length_ms is not None:
+        p["phase_ms"] = _scaled_phases(p["phase_ms"], o.length_ms)
+        p["mission_ms"] = o.length_ms
+    else:
+        p["mission_ms"] = None
+    counts_changed = o.outages is not None or o.outage_length_ms is not None
+    for key, span in (("outages", o.outages), ("incoming_data", o.incoming_data), ("data_transfers", o.data_transfers)):
+        if span is not None:
+            _count_override(p, key, span)
+    if o.outage_length_ms is not None:
+        p["outage_ms"] = o.outage_length_ms
+    if counts_changed:
+        (low, high), (short_ms, long_ms) = p["outages"], p["outage_ms"]
+        official_low, official_high = p["comms_down_ms"]
+        total = (max(official_low, low * short_ms), min(official_high, high * long_ms))
+        # keep the official total where the asked counts and lengths allow it
+        p["comms_down_ms"] = total if total[0] <= total[1] and low * long_ms >= total[0] and high * short_ms <= total[1] \
+            else (low * short_ms, high * long_ms)
+    p["ambush_chance"] = p["ambushes"] / p["threat_phases"] if o.ambush_percent is None else o.ambush_percent / 100
+    if o.max_serious is not None:
+        p["serious"] = (min(p["serious"][0], o.max_serious), o.max_serious)
+        p["serious_internal"] = (0, min(p["serious_internal"][1], o.max_serious))
+        if o.max_serious == 0:
+            p["unconfirmed_serious"] = False
+    if o.max_internal is not None:
+        p["internal"] = (min(p["internal"][0], o.max_internal), o.max_internal)
+        p["serious_internal"] = (0, min(p["serious_internal"][1], o.max_internal))
+        p["double_turns"] = (min(p["double_turns"][0], o.max_internal), min(p["double_turns"][1], o.max_internal))
+        if o.max_internal > o.official["internal"][1]:
+            p["internal_turns"] = tuple(range(1, MAX_TURN + 1))
+    p["max_serious"] = o.max_serious
+    p["threat_colors"] = o.threat_colors
+    return p
+
+
+def relaxations(options: GenerateOptions) -> tuple[str, ...]:
+    """`rule: setting (official figure)` for every official rule these settings relax (empty: none)."""
+    o, official, found = options, options.official, []
+    p = o.profile
+    if p["phase_ms"] != official["phase_ms"]:
+        inside = all(low - GRID_MS <= a and b <= high + GRID_MS for (a, b), (low, high) in zip(p["phase_ms"], official["phase_ms"]))
+        if not inside:
+            asked = f"--length {format_time(o.length_ms)}" if o.length_ms else f"--phase-lengths {SPECS_BY_KEY['phase_lengths'].text(o.phase_lengths_ms)}"
+            found.append(f"phase-lengths: {asked} (official " + ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official["phase_ms"]) + ")")
+    for key in ("outages", "incoming_data", "data_transfers"):
+        if p[f"{key}_per_phase"] != official[f"{key}_per_phase"]:
+            found.append(f"event-counts: {SPECS_BY_KEY[key].flag} {_span_text(p[key])} (official {_span_text(official[key])}; "
+                         f"per phase as official where there is room, else up to {p[key][1]})")
+    if not _inside(p["outage_ms"], official["outage_ms"]) or not _inside(p["comms_down_ms"], official["comms_down_ms"]):
+        found.append(f"comms-down: outages of {_span_text((p['outage_ms'][0] // 1000, p['outage_ms'][1] // 1000))} s, "
+                     f"{_span_text((p['comms_down_ms'][0] // 1000, p['comms_down_ms'][1] // 1000))} s in all "
+                     f"(official {_span_text((official['outage_ms'][0] // 1000, official['outage_ms'][1] // 1000))} s each, "
+                     f"{_span_text((official['comms_down_ms'][0] // 1000, official['comms_down_ms'][1] // 1000))} s in all)")
+    official_chance = official["ambushes"] / official["threat_phases"]
+    if abs(p["ambush_chance"] - official_chance) > 0.005:
+        found.append(f"ambush: --ambush-chance {o.ambush_percent}% (official {round(100 * official_chance)}%)")
+    if o.level != o.default_level:
+        found.append(f"threat-mix: --threat-level {o.level} (official {o.default_level}); threat counts scale with it")
+    for key, name, spec in (("serious", "serious threats", "max_serious"), ("internal", "internal threats", "max_internal")):
+        if p[key] != official[key]:
+            found.append(f"threat-mix: {SPECS_BY_KEY[spec].flag} {getattr(o, spec)} ({name} {_span_text(p[key])}, "
+                         f"official {_span_text(official[key])})")
+    if p["internal_turns"] != official["internal_turns"]:
+        found.append("internal-turns: internal threats on every turn (official T+" + ", T+".join(map(str, official["internal_turns"])) + ")")
+    return tuple(found)
+
+
+def _inside(span: Span, official: Span) -> bool:
+    return official[0] <= span[0] and span[1] <= official[1]
+
+
+# --- checking ------------------------------------------------------------------------------------
 
 
 def check_options(options: GenerateOptions) -> GenerateOptions:
     """`options` if the generator can honour them, else ScenarioError saying what is possible."""
-    if options.kind not in KINDS:
-        raise ScenarioError(f"generate: unknown kind {options.kind!r} (expected one of {', '.join(KINDS)})")
-    if options.players not in PLAYERS:
-        raise ScenarioError(f"generate: {options.players} players; missions are generated for 4 or 5 players")
-    if not 1 <= options.level <= options.max_level:
+    o = options
+    if o.kind not in KINDS:
+        raise ScenarioError(f"generate: unknown kind {o.kind!r} (expected one of {', '.join(KINDS)})")
+    if o.players not in PLAYERS:
+        raise ScenarioError(f"generate: {o.players} players; missions are generated for 4 or 5 players")
+    if not 1 <= o.level <= o.max_level:
         raise ScenarioError(
-            f"generate: threat level {options.level} is impossible for a {options.kind} with {options.players} players: "
-            f"its {options.threat_slots} threat slots carry 1 to {options.max_level} confirmed points "
-            f"(the official {options.kind}s carry {options.default_level})"
+            f"generate: threat level {o.level} is impossible for a {o.kind} with {o.players} players: "
+            f"its {o.threat_slots} threat slots carry 1 to {o.max_level} confirmed points "
+            f"(the official {o.kind}s carry {o.default_level})"
         )
-    return options
+    if o.length_ms is not None and o.phase_lengths_ms is not None:
+        raise ScenarioError("generate: give --length or --phase-lengths, not both")
+    for spec in OPTION_SPECS:
+        value = getattr(o, spec.field)
+        if value != spec.default and spec.type in ("span", "seconds", "integer", "percent"):
+            _check_bounds(spec, value)
+    if o.phase_lengths_ms is not None and len(o.phase_lengths_ms) != 3:
+        raise ScenarioError("generate: --phase-lengths takes three lengths, one per phase")
+    if o.threat_colors and any(pile not in PILES for pile in o.threat_colors):
+        raise ScenarioError(f"generate: unknown threat pile in {','.join(o.threat_colors)} (expected {', '.join(PILES)})")
+    if o.max_serious is not None:
+        slots = o.threat_slots - o.max_unconfirmed
+        needed = max(0, o.level - slots)
+        if needed > o.max_serious:
+            raise ScenarioError(f"generate: --max-serious {o.max_serious} is too few for threat level {o.level}: "
+                                f"{slots} threat slots need at least {needed} serious threats")
+    from timekeeper.generate.room import check_room
+
+    check_room(o)
+    return o
+
+
+def _check_bounds(spec: OptionSpec, value: Any) -> None:
+    numbers = value if isinstance(value, tuple) else (value,)
+    scale = 1000 if spec.type == "seconds" else 1
+    if any(not spec.low * scale <= n <= spec.high * scale for n in numbers) or numbers[0] > numbers[-1]:  # type: ignore[operator]
+        raise ScenarioError(f"generate: {spec.flag} {spec.text(value)} is out of range (expected {spec.low} to {spec.high})")
 
 
 def check_seed(seed: int) -> int:
     if not 0 <= seed <= MAX_SEED:
         raise ScenarioError(f"generate: seed {seed} is out of range (expected 0 to {MAX_SEED})")
     return seed
+
+
+def parse_seed(text: str) -> int | None:
+    """A seed from a form field (empty: None, a random one)."""
+    text = str(text).strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ScenarioError(f"generate: seed {text!r}: expected a whole number from 0 to {MAX_SEED}")
+    return check_seed(int(text))
+

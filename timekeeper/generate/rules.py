@@ -57,13 +57,23 @@ def _threat_points(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _threat_mix(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
-    if not o.is_default:
-        return []
     p = o.profile
+    if not o.is_default:
+        caps = [] if o.max_serious is None else _within("serious threats", f.serious, (0, o.max_serious))
+        return caps + ([] if o.max_internal is None else _within("internal threats", f.internal, (0, o.max_internal)))
     count = p["threats"] if o.players == 5 else (p["threats"][0] - p["unconfirmed"][1], p["threats"][1] - p["unconfirmed"][0])
     return (_within("threats", f.threats, count) + _within("serious threats", f.serious, p["serious"])
             + _within("internal threats", f.internal, p["internal"])
             + _within("serious internal threats", f.serious_internal, p["serious_internal"]))
+
+
+def _zone_spread(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
+    excess = max(o.profile["zone_excess"])
+    found = [] if f.zone_excess <= excess else [
+        f"{f.most_in_one_zone} of {f.external} external threats in one zone, official at most {excess} above an even spread"]
+    if f.zones_used < min(3, f.external):
+        found.append(f"{f.external} external threats use only {f.zones_used} zone(s), official all three")
+    return found
 
 
 def _first_event(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
@@ -165,6 +175,9 @@ RULES = (
     Rule("threat-mix", "threats, serious, internal and serious internal threats as many as official (at the official level)",
          lambda o: "threats {}, serious {}, internal {}, serious internal {}".format(
              *(_span(o.profile[k]) for k in ("threats", "serious", "internal", "serious_internal"))), _threat_mix),
+    Rule("zone-spread", "external threats use every zone; the fullest zone carries at most a little more than an even spread",
+         lambda o: f"all 3 zones; fullest zone even share + {_span((0, max(o.profile['zone_excess'])))} "
+                   f"({o.profile['zone_excess'].get(0, 0)} of {o.profile['tracks']} tracks: + 0)", _zone_spread),
     Rule("turn-phases", "T+1..T+4 in phase 1, T+5..T+8 in phase 2, none in phase 3", lambda o: "rulebook", _turn_phases),
     Rule("turn-order", "each T+N once (a double turn: one external + one internal), announced in increasing order",
          lambda o: f"double turns {_span((0, o.max_doubles))}", _turn_order),

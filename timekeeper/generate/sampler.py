@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 
 from timekeeper.generate.cues import cue_lengths
+from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
 from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
 from timekeeper.generate.options import TRACK_KINDS, GenerateOptions, check_options
-from timekeeper.generate.threats import pick, plan_threats, shuffled
+from timekeeper.generate.room import required_count
+from timekeeper.generate.threats import plan_threats
 from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat
 
 EVENT_KINDS = ("comms_down", "data_transfer", "incoming_data")  # placed in this order: largest first
@@ -28,16 +30,16 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     rng = random.Random(seed)
     profile = options.profile
     lengths = cue_lengths()
-    ends_ms = _phase_ends(rng, profile["phase_ms"])
+    ends_ms = _phase_ends(rng, profile["phase_ms"], profile["mission_ms"])
     phases = [
         phase_windows(index + 1, start_ms, end_ms, lengths, profile["first_event_ms"][index])
         for index, (start_ms, end_ms) in enumerate(zip((0, *ends_ms[:-1]), ends_ms))
     ]
     threat_items = [threat_item(t, lengths, profile["min_gap_ms"]) for t in plan_threats(rng, options)]
     _place_threats(rng, threat_items, phases, profile)
-    late_targets = [_late_target(rng, profile["late_events"]) for _ in phases]
+    late_targets = [from_histogram(rng, profile["late_events"]) for _ in phases]
     for entry in _event_items(rng, options):
-        _assign(rng, entry, phases, late_targets, profile)
+        _assign(rng, entry, phases, late_targets, options)
     events = _timed_events(rng, phases, profile)
     return Scenario(
         title=title or f"Generated {options.kind} {seed}",
@@ -51,9 +53,15 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     )
 
 
-def _phase_ends(rng: random.Random, spans: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+def _phase_ends(rng: random.Random, spans: tuple[tuple[int, int], ...], mission_ms: int | None) -> tuple[int, ...]:
+    """Phase lengths on the grid, each in its span; with `mission_ms` they add up to exactly that."""
     ends, at_ms = [], 0
-    for low_ms, high_ms in spans:
+    for index, (low_ms, high_ms) in enumerate(spans):
+        if mission_ms is not None:
+            rest_low = sum(low for low, _ in spans[index + 1:])
+            rest_high = sum(high for _, high in spans[index + 1:])
+            low_ms = max(low_ms, mission_ms - at_ms - rest_high)
+            high_ms = min(high_ms, mission_ms - at_ms - rest_low)
         at_ms += GRID_MS * pick(rng, low_ms // GRID_MS, high_ms // GRID_MS)
         ends.append(at_ms)
     return tuple(ends)
@@ -63,25 +71,16 @@ def _place_threats(rng: random.Random, items: list[Item], phases: list[Phase], p
     """Threats go to the main window of their phase; now and then the last one is a late ambush."""
     for number, (main, late) in enumerate(phases[:-1], start=1):
         mine = [item for item in items if item.threat is not None and item.threat.phase == number]
-        if mine and rng.randrange(profile["threat_phases"]) < profile["ambushes"]:
+        if len(mine) > 1 and chance(rng, profile["ambush_chance"]):  # a phase never starts silent
             late.items.append(mine.pop())
         main.items.extend(mine)
-
-
-def _late_target(rng: random.Random, histogram: dict[int, int]) -> int:
-    """How many non-threat events a phase carries in its last minute, drawn as often as official."""
-    draw = rng.randrange(sum(histogram.values()))
-    for count, times in sorted(histogram.items()):
-        if draw < times:
-            return count
-        draw -= times
-    raise AssertionError("unreachable")
 
 
 def _event_items(rng: random.Random, options: GenerateOptions) -> list[tuple[Item, int | None, bool]]:
     """Incoming data, data transfers and outages: (item, the phase it must go to or None, required).
 
-    Required items (the official minimum per phase and in total) come first.
+    Required items (the official minimum per phase and in total, or every one the user asked for)
+    come first.
     """
     profile = options.profile
     lengths = cue_lengths()
@@ -92,10 +91,11 @@ def _event_items(rng: random.Random, options: GenerateOptions) -> list[tuple[Ite
         low, high = profile[TOTALS[label]]
         low = max(low, sum(minima))
         count = pick(rng, low, min(high, sum(high_p for _, high_p in per_phase)))
+        required = max(low, min(count, required_count(options, label)))
         durations = _outage_lengths(rng, count, profile) if label == "comms_down" else [0] * count
         items = [event_item(label, lengths, profile["min_gap_ms"], ms) for ms in shuffled(rng, durations)]
         fixed = [phase for phase, minimum in enumerate(minima) for _ in range(minimum)]
-        planned += [(item, fixed[i] if i < len(fixed) else None, i < low) for i, item in enumerate(items)]
+        planned += [(item, fixed[i] if i < len(fixed) else None, i < required) for i, item in enumerate(items)]
     return sorted(planned, key=lambda entry: (entry[1] is None, not entry[2]))
 
 
@@ -107,18 +107,19 @@ def _outage_lengths(rng: random.Random, count: int, profile: dict) -> list[int]:
     units = [low] * count
     for _ in range(total - low * count):
         open_slots = [index for index, value in enumerate(units) if value < high]
-        units[open_slots[rng.randrange(len(open_slots))]] += 1
+        units[open_slots[below(rng, len(open_slots))]] += 1
     return [unit * GRID_MS for unit in units]
 
 
 def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: list[Phase],
-            late_targets: list[int], profile: dict) -> None:
+            late_targets: list[int], options: GenerateOptions) -> None:
     """Put an item into a window with room: its fixed phase, or a phase below the official maximum.
 
-    An optional item that fits nowhere is left out; a required one goes where the most room is.
+    An optional item that fits nowhere is left out; a required one goes to any phase with room
+    (check_room makes sure there is room for every required one).
     """
     item, phase, required = entry
-    limits = profile[PER_PHASE[item.label]]
+    limits = options.official[PER_PHASE[item.label]]
     if phase is not None:
         candidates = [phase]
     else:
@@ -127,8 +128,10 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     if not fitting:
         if not required:
             return
-        fitting = [max(range(len(phases)), key=lambda p: max(w.free_ms for w in phases[p]))]
-    chosen = fitting[rng.randrange(len(fitting))]
+        fitting = [p for p in range(len(phases)) if any(w.free_ms >= item.footprint_ms for w in phases[p])]
+        if not fitting:
+            return  # never seen within what check_room allows; the event-counts rule would report it
+    chosen = fitting[below(rng, len(fitting))]
     main, late = phases[chosen]
     late_count = sum(1 for i in late.items if i.threat is None)
     wants_late = late_count < late_targets[chosen] and late.free_ms >= item.footprint_ms and bool(main.items)
@@ -143,7 +146,7 @@ def _interleave(rng: random.Random, ordered: list[Item], others: list[Item]) -> 
     """`ordered` kept in order with `others` mixed in at random places."""
     merged, i, j = [], 0, 0
     while i < len(ordered) or j < len(others):
-        if rng.randrange(len(ordered) - i + len(others) - j) < len(ordered) - i:
+        if below(rng, len(ordered) - i + len(others) - j) < len(ordered) - i:
             merged.append(ordered[i])
             i += 1
         else:
@@ -172,7 +175,7 @@ def _timed_events(rng: random.Random, phases: list[Phase], profile: dict) -> lis
 def _event(at_ms: int, item: Item) -> Event:
     if item.threat is not None:
         t = item.threat
-        return Threat(at_ms, t.turn, None if t.internal else t.zone, t.serious, t.unconfirmed)
+        return Threat(at_ms, t.turn, None if t.internal else t.zone, t.serious, t.unconfirmed, t.pile)
     if item.label == "comms_down":
         return CommsDown(at_ms, at_ms + item.outage_ms)
     return IncomingData(at_ms) if item.label == "incoming_data" else DataTransfer(at_ms)

@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.figures import SOURCES
-from timekeeper.generate.options import GenerateOptions
+from timekeeper.generate.options import GenerateOptions, relaxations
 from timekeeper.generate.sampler import generate
 
 
@@ -35,6 +35,9 @@ FEATURES = (
     Feature("serious internal", lambda f: [f.serious_internal], True),
     Feature("unconfirmed reports", lambda f: [f.unconfirmed], True),
     Feature("double turns", lambda f: [f.double_turns], True),
+    Feature("zones used", lambda f: [f.zones_used], True),
+    Feature("most threats in a zone", lambda f: [f.most_in_one_zone], True),
+    Feature("zone excess", lambda f: [f.zone_excess], True),
     Feature("ambushes", lambda f: [f.ambushes], True),
     Feature("incoming data", lambda f: [sum(f.incoming_data)], True),
     Feature("data transfers", lambda f: [sum(f.data_transfers)], True),
@@ -73,6 +76,7 @@ class Report:
     official_tracks: int
     generated: int
     comparisons: tuple[Comparison, ...]
+    relaxed: tuple[str, ...] = ()  # the official rules the settings relax
 
 
 def official_features(kind: str) -> list[Features]:
@@ -91,7 +95,7 @@ def fidelity_report(count: int, options: GenerateOptions = GenerateOptions(), fi
         Comparison(feature, [v for f in official for v in feature.values(f)], [v for f in generated for v in feature.values(f)])
         for feature in FEATURES
     )
-    return Report(f"official {GROUP_LABELS[options.kind]}", len(official), count, comparisons)
+    return Report(f"official {GROUP_LABELS[options.kind]}", len(official), count, comparisons, relaxations(options))
 
 
 def _share(values: list[float], value: float) -> str:
@@ -123,7 +127,14 @@ def format_report(report: Report) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(4)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    lines.append("continuous features: min/25%/median/75%/max; counts: share of tracks with each value")
+    lines.append("continuous features: min/25%/median/75%/max; counts: share of tracks with each value;")
+    lines.append("zone excess: threats in the fullest zone beyond an even spread over red, white and blue")
+    if report.relaxed:
+        lines.append("")
+        lines.append("These settings relax official rules (the generated missions keep the relaxed ones):")
+        lines += [f"  {rule}" for rule in report.relaxed]
+    else:
+        lines.append("Every official rule holds (official settings).")
     return "\n".join(lines)
 
 

@@ -1,8 +1,8 @@
 """Choose the threats of a mission: how many, which turns, which kinds, which are unconfirmed.
 
 Every choice is drawn from a range that is known to be possible, so there is nothing to retry.
-Only `random.Random.randrange` and `shuffle` are used: both give the same numbers on every
-Python version for the same seed.
+Every draw goes through `draw` (built on `random()` alone, whose numbers Python keeps the same on
+every version for the same seed).
 """
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
+from timekeeper.generate.draw import from_histogram, pick, shuffled
+from timekeeper.generate.features import ZONE_ORDER
 from timekeeper.generate.options import GenerateOptions
-from timekeeper.model import TURNS_PER_PHASE, Zone
+from timekeeper.model import TURNS_PER_PHASE, Pile, Zone
 
-ZONES = (Zone.RED, Zone.WHITE, Zone.BLUE)
+__all__ = ["PlannedThreat", "pick", "plan_threats", "shuffled"]
 
 
 @dataclass(frozen=True)
@@ -23,21 +25,11 @@ class PlannedThreat:
     serious: bool = False
     unconfirmed: bool = False
     zone: Zone | None = None
+    pile: Pile | None = None
 
     @property
     def phase(self) -> int:
         return (self.turn - 1) // TURNS_PER_PHASE + 1
-
-
-def pick(rng: random.Random, low: int, high: int) -> int:
-    """A whole number in low..high (both included); `low` when the range is empty."""
-    return low if high <= low else rng.randrange(low, high + 1)
-
-
-def shuffled(rng: random.Random, items: list) -> list:
-    items = list(items)
-    rng.shuffle(items)
-    return items
 
 
 def scaled(span: tuple[int, int], level: int, default_level: int) -> tuple[int, int]:
@@ -56,18 +48,63 @@ def plan_threats(rng: random.Random, options: GenerateOptions) -> list[PlannedTh
     serious_low, serious_high = scaled(profile["serious"], level, options.default_level)
     serious_low = max(serious_low - unconfirmed_serious, level - confirmed_slots, 0)
     serious_high = min(max(serious_high - unconfirmed_serious, serious_low), level // 2)
+    if profile["max_serious"] is not None:
+        serious_high = max(min(serious_high, profile["max_serious"] - unconfirmed_serious), serious_low)
     serious = pick(rng, serious_low, serious_high)
     total = level - serious + unconfirmed
     doubles = _doubles(rng, total, options)
     turns = _turns(rng, total - doubles, options)
     threats = _kinds(rng, turns, doubles, options)
     threats = _mark(rng, threats, unconfirmed, unconfirmed_serious, serious, options)
-    return [t if t.internal else replace(t, zone=rng.choice(ZONES)) for t in threats]
+    threats = _zones(rng, threats, profile["zone_excess"])
+    return _piles(rng, threats, profile["threat_colors"])
+
+
+def _zones(rng: random.Random, threats: list[PlannedThreat], excess_histogram: dict[int, int]) -> list[PlannedThreat]:
+    """Zones for the external threats, spread as on the official tracks.
+
+    Every official track uses all three zones, and its fullest zone carries at most `excess` more
+    threats than an even spread would (missions and simulations 0, double action 0 or 1): the
+    excess is drawn from that histogram, then the counts are dealt to the threats at random.
+    """
+    external = [index for index, t in enumerate(threats) if not t.internal]
+    counts = [len(external) // 3] * 3
+    for zone in shuffled(rng, [0, 1, 2])[: len(external) % 3]:
+        counts[zone] += 1
+    fullest = [z for z in range(3) if counts[z] == max(counts)]
+    taker = fullest[pick(rng, 0, len(fullest) - 1)]
+    for _ in range(from_histogram(rng, excess_histogram)):
+        donors = [z for z in range(3) if z != taker and counts[z] >= 2]  # every zone keeps a threat
+        if not donors:
+            break
+        counts[donors[pick(rng, 0, len(donors) - 1)]] -= 1
+        counts[taker] += 1
+    zones = shuffled(rng, [ZONE_ORDER[z] for z in range(3) for _ in range(counts[z])])
+    placed = list(threats)
+    for index, zone in zip(external, zones):
+        placed[index] = replace(placed[index], zone=zone)
+    return placed
+
+
+def _piles(rng: random.Random, threats: list[PlannedThreat], colors: tuple[str, ...]) -> list[PlannedThreat]:
+    """Deal the piles out evenly: serious threats first, then the others, the colours in turn.
+
+    So each pile gets the same share of the threats (and of the serious ones) to within one.
+    """
+    if not colors:
+        return threats
+    order = [i for i in shuffled(rng, range(len(threats))) if threats[i].serious]
+    order += [i for i in shuffled(rng, range(len(threats))) if not threats[i].serious]
+    deck = shuffled(rng, [Pile(color) for color in colors])
+    dealt = list(threats)
+    for rank, index in enumerate(order):
+        dealt[index] = replace(dealt[index], pile=deck[rank % len(deck)])
+    return dealt
 
 
 def _unconfirmed_serious(rng: random.Random, points: int, options: GenerateOptions) -> int:
     """How many unconfirmed reports are serious: only where the official tracks make one serious."""
-    if points < 2 or options.profile["unconfirmed"][0] >= points:
+    if points < 2 or options.profile["unconfirmed"][0] >= points or options.profile.get("unconfirmed_serious") is False:
         return 0
     return pick(rng, 0, min(1, points - options.profile["unconfirmed"][0]))
 

@@ -53,8 +53,18 @@ class LiveState:
         return len(ends) > 2 and ends[-2] <= self.now_ms < ends[-1]
 
 
-def cue_line(cue: Cue) -> str:
-    return f"{format_time(cue.at_ms)} {cue.text}"
+def shown_text(cue: Cue, language: str) -> str:
+    """The words of `cue` as the screen shows them: a threat also names its threat pile (never spoken)."""
+    pile = getattr(cue.event, "pile", None)
+    if pile is None or cue.kind is not CueKind.THREAT:
+        return cue.text
+    from timekeeper.voice.phrases import phrase_book
+
+    return f"{cue.text} [{phrase_book(language).word(f'pile_{pile.value}')}]"
+
+
+def cue_line(cue: Cue, language: str = "en") -> str:
+    return f"{format_time(cue.at_ms)} {shown_text(cue, language)}"
 
 
 class LineDisplay:
@@ -72,7 +82,7 @@ class LineDisplay:
         pass
 
     def cue_started(self, cue: Cue, state: LiveState) -> None:
-        self._write(cue_line(cue))
+        self._write(cue_line(cue, state.timeline.language))
 
     def note(self, text: str, state: LiveState) -> None:
         self._write(f"{format_time(round(state.now_ms), precise=True)} {text}")
@@ -159,7 +169,7 @@ class TerminalDisplay:
             keys = " space pause/resume · q quit"
             bottom.append(keys + (" · e end the mission now" if state.can_end_early else ""))
         room = max(1, height - len(top) - len(bottom) - 2)
-        log = [f"   {format_time(cue.at_ms)}  {cue.text}" for cue in state.made[-room:]]
+        log = [f"   {format_time(cue.at_ms)}  {shown_text(cue, state.timeline.language)}" for cue in state.made[-room:]]
         return top + [" Announcements:"] + log + [""] * (room - len(log)) + bottom
 
     def _prompter(self, state: LiveState) -> list[str]:

@@ -39,6 +39,8 @@ def _event_fields(event: Event) -> str:
             fields.append(f"zone: {event.zone.value}")
         fields.append(f"serious: {str(event.serious).lower()}")
         fields.append(f"unconfirmed: {str(event.unconfirmed).lower()}")
+        if event.pile is not None:
+            fields.append(f"pile: {event.pile.value}")
     elif isinstance(event, CommsDown):
         fields.append(f"until: {_quote(format_time(event.until_ms, precise=True))}")
     elif isinstance(event, Announcement):

@@ -15,6 +15,7 @@ from timekeeper.model import (
     DataTransfer,
     Event,
     IncomingData,
+    Pile,
     Scenario,
     Threat,
     TrackKind,
@@ -32,8 +33,8 @@ TOP_KEYS = (
 )
 COMMON_EVENT_KEYS = ("at", "type", "double")
 EVENT_KEYS = {
-    "threat": ("t", "zone", "serious", "unconfirmed"),
-    "internal": ("t", "serious", "unconfirmed"),
+    "threat": ("t", "zone", "serious", "unconfirmed", "pile"),
+    "internal": ("t", "serious", "unconfirmed", "pile"),
     "incoming_data": (),
     "data_transfer": (),
     "comms_down": ("until", "duration"),
@@ -310,9 +311,10 @@ class _Builder:
                 return None
         serious = self.boolean(fields.get("serious"), "serious")
         unconfirmed = self.boolean(fields.get("unconfirmed"), "unconfirmed")
-        if turn is None:
+        pile_name = self.choice(fields.get("pile"), [p.value for p in Pile], "pile")
+        if turn is None or ("pile" in fields and pile_name is None):
             return None
-        return Threat(at_ms, turn, zone, bool(serious), bool(unconfirmed))
+        return Threat(at_ms, turn, zone, bool(serious), bool(unconfirmed), Pile(pile_name) if pile_name else None)
 
     def comms_down(self, node: yaml.Node, at_ms: int, fields: dict[str, yaml.Node]) -> CommsDown | None:
         if ("until" in fields) == ("duration" in fields):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timekeeper.model import TrackKind, Zone
+from timekeeper.model import Pile, TrackKind, Zone
 from timekeeper.scenario.load import EVENT_KEYS, LANGUAGE_CODES
 
 TIME = {
@@ -24,6 +24,7 @@ _FIELD_SCHEMAS = {
     "zone": {"enum": [z.value for z in Zone]},
     "serious": FLAG,
     "unconfirmed": FLAG,
+    "pile": {"enum": [p.value for p in Pile], "description": "the threat pile to draw the card from (printed, not spoken)"},
     "until": TIME,
     "duration": {**TIME, "description": "length of the outage: seconds or m:ss"},
     "text": {"type": "string", "minLength": 1},

@@ -1,0 +1,124 @@
+"""Is there room for what the settings ask? Checked once per set of options, before anything is drawn.
+
+The worst case counts: the shortest phases the settings allow, the most threats a phase can
+carry, the longest outages and the most events that must be placed, plus a slack per window for
+time too short to use. Official settings are known to fit from the measured figures; other
+settings that pass have given every required event on every seed tried (tests and benchmark run
+them). Settings that fail get a ScenarioError saying what to change.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from timekeeper.errors import ScenarioError
+from timekeeper.generate.cues import cue_lengths
+from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threat_item
+from timekeeper.generate.threats import PlannedThreat
+from timekeeper.model import TURNS_PER_PHASE
+from timekeeper.times import format_time
+
+if TYPE_CHECKING:
+    from timekeeper.generate.options import GenerateOptions
+
+SLACK_PER_WINDOW_MS = 2 * GRID_MS  # measured: no required event was ever left out with this slack (tests, benchmark)
+EVENT_KEYS = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}
+OVERRIDES = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}
+
+
+def required_count(options: GenerateOptions, label: str) -> int:
+    """How many events of `label` must be placed: all the user asked for, else the official minimum."""
+    profile = options.profile
+    key = EVENT_KEYS[label]
+    if getattr(options, OVERRIDES[label]) is not None or (label == "comms_down" and options.outage_length_ms is not None):
+        return profile[key][1]
+    return max(profile[key][0], sum(low for low, _ in profile[f"{key}_per_phase"]))
+
+
+def check_room(options: GenerateOptions) -> None:
+    _check_room(options)
+
+
+@lru_cache(maxsize=256)
+def _check_room(o: GenerateOptions) -> None:
+    profile, lengths = o.profile, cue_lengths()
+    gaps = profile["min_gap_ms"]
+    shortest = [low for low, _ in profile["phase_ms"]]
+    if profile["mission_ms"] is not None:
+        _check_length(o)
+    windows, start_ms = [], 0
+    for index, length_ms in enumerate(shortest):
+        if length_ms < 90_000:
+            raise ScenarioError(f"generate: phase {index + 1} would last only {format_time(length_ms)}; "
+                                "a phase needs at least 1:30 for its warnings")
+        windows.append(phase_windows(index + 1, start_ms, start_ms + length_ms, lengths, profile["first_event_ms"][index]))
+        start_ms += length_ms
+    external_ms, internal_ms = (
+        max(threat_item(PlannedThreat(turn, internal, serious, unconfirmed), lengths, gaps).footprint_ms
+            for turn in range(1, 9) for serious in (False, True) for unconfirmed in (False, True))
+        for internal in (False, True))
+    internal_most = profile["internal"][1]
+
+    def threats_ms(count: int) -> int:
+        inside = min(count, internal_most)
+        return inside * internal_ms + (count - inside) * external_ms
+
+    per_phase_threats = TURNS_PER_PHASE + o.max_doubles
+    free = []
+    for index, (main, late) in enumerate(windows):
+        main_ms = main.end_ms - main.start_ms
+        if index < 2 and main_ms < threats_ms(per_phase_threats):
+            raise ScenarioError(
+                f"generate: phase {index + 1} of {format_time(shortest[index])} leaves {main_ms // 1000} s before its "
+                f"one-minute warning, but its {per_phase_threats} threats may need {threats_ms(per_phase_threats) // 1000} s; "
+                "make the phases longer (--length, --phase-lengths)")
+        free += [main_ms, late.end_ms - late.start_ms]
+    all_threats_ms = threats_ms(most_threats(o))
+    outage_ms = profile["outage_ms"][1]
+    largest = 0
+    needed = 0
+    for label in EVENT_KEYS:
+        count = required_count(o, label)
+        item = event_item(label, lengths, gaps, outage_ms if label == "comms_down" else 0)
+        if label == "comms_down":  # the outages together last at most the total comms-down time
+            needed += min(profile["comms_down_ms"][1], count * outage_ms) + count * (item.footprint_ms - outage_ms)
+        else:
+            needed += count * item.footprint_ms
+        largest = max(largest, item.footprint_ms if count else 0)
+        minima = [low for low, _ in o.official[f"{EVENT_KEYS[label]}_per_phase"]]
+        for index, minimum in enumerate(minima):
+            if index == 2 and minimum * item.footprint_ms > free[4]:
+                raise ScenarioError(f"generate: phase 3 of {format_time(shortest[2])} is too short "
+                                    f"for its official {minimum} {label.replace('_', ' ')} event(s); make it longer")
+    # windows fill unevenly: a last-minute window may be too short for the largest item, and each
+    # main window may end with time too short for the next one
+    wasted_ms = sum(min(late_ms, largest - GRID_MS) for late_ms in free[1::2]) + SLACK_PER_WINDOW_MS * len(free[::2])
+    if not o_is_official(o) and sum(free) - all_threats_ms - wasted_ms < needed:
+        room_s = max(0, sum(free) - all_threats_ms - wasted_ms) // 1000
+        raise ScenarioError(
+            f"generate: the events asked for need {needed // 1000} s of announcements, but phases of "
+            f"{', '.join(format_time(ms) for ms in shortest)} leave room for {room_s} s between the threats; ask for "
+            "fewer or shorter outages, fewer data transfers or incoming data, or longer phases (--length, --phase-lengths)")
+
+
+def most_threats(o: GenerateOptions) -> int:
+    """The most threats plan_threats can give: the fewest serious ones, the most unconfirmed reports."""
+    profile = o.profile
+    unconfirmed_points = profile["unconfirmed_points"][1] if o.players == 5 else 0
+    serious_low = (2 * profile["serious"][0] * o.level + o.default_level) // (2 * o.default_level)
+    serious_low = max(0, serious_low - (1 if unconfirmed_points >= 2 else 0))
+    return min(o.threat_slots, o.level - serious_low + unconfirmed_points)
+
+
+def _check_length(o: GenerateOptions) -> None:
+    spans = o.profile["phase_ms"]
+    total = o.profile["mission_ms"]
+    if not sum(low for low, _ in spans) <= total <= sum(high for _, high in spans):
+        raise ScenarioError(f"generate: --length {format_time(total)} cannot be split into phases")
+
+
+def o_is_official(o: GenerateOptions) -> bool:
+    """Official settings are known to fit from the measured figures (tests run thousands of seeds)."""
+    return all(getattr(o, name) is None for name in ("length_ms", "phase_lengths_ms", "outages", "outage_length_ms",
+                                                      "incoming_data", "data_transfers"))
