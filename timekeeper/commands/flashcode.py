@@ -15,7 +15,10 @@ import click
 @click.option("--title", default=None, help="Title of the imported track (a single code only).")
 @click.option("--skip-invalid", is_flag=True,
               help="With a file of codes: write the valid lines, warn about the others.")
-def import_command(code_or_file: str, output: str | None, title: str | None, skip_invalid: bool) -> None:
+@click.option("--repair", is_flag=True,
+              help="Repair the Java generator's known defects (overlapping outages are merged, a phase end lost "
+                   "to an event at the same second is put back), with one warning per repair.")
+def import_command(code_or_file: str, output: str | None, title: str | None, skip_invalid: bool, repair: bool) -> None:
     """Import a FlashPlayerCode string, or a file of them, as scenario YAML.
 
     CODE_OR_FILE is a code such as 010AL1TW,050ID,340PE1,700PE2, or a file
@@ -29,17 +32,23 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     Examples:
       timekeeper import 010AL1TW,050ID,120AL2TR,340PE1,700PE2 -o mine.yaml
       timekeeper import fan-missions.txt -o fan-missions/
+      timekeeper import --repair 010AL1TW,130CS30,150CS20,345AL5TB,700PE2 -o fixed.yaml
     """
     from timekeeper.atomicfile import write_atomic
     from timekeeper.errors import ScenarioError
     from timekeeper.scenario import flashfile
-    from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode
+    from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode, repair_flashcode
 
     source = _code_file(code_or_file)
     folder = output is not None and (Path(output).is_dir() or output.endswith(("/", "\\")))
     if source is None:
         default_title = Path(output).stem if output and not folder else DEFAULT_TITLE
-        scenario = parse_flashcode(code_or_file, title or default_title)
+        if repair:
+            scenario, repairs = repair_flashcode(code_or_file, title or default_title)
+            for message in repairs:
+                click.echo(f"Warning: {message}", err=True)
+        else:
+            scenario = parse_flashcode(code_or_file, title or default_title)
         text = flashfile.scenario_yaml(scenario, code_or_file.strip())
         if output is None:
             click.echo(text, nl=False)
@@ -54,7 +63,9 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     display, text = source
     if output is None:
         raise click.UsageError("a file of codes needs -o FOLDER to write its scenarios into")
-    batch = flashfile.import_code_file(text, display)
+    batch = flashfile.import_code_file(text, display, repair=repair)
+    for message in batch.repairs:
+        click.echo(f"Warning: {message}", err=True)
     if batch.problems and not (skip_invalid and batch.tracks):
         raise ScenarioError(flashfile.problems_message(batch.problems))
     paths = flashfile.write_batch(batch, Path(output))

@@ -63,6 +63,20 @@ def parse_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int 
     Raises ScenarioError naming the token number, column and text of every problem found;
     columns count from `first_column` (where the code starts in its line).
     """
+    return _parse(code, title, first_column, repair=False)[0]
+
+
+def repair_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int = 1) -> tuple[Scenario, list[str]]:
+    """Like parse_flashcode, but repairs the known defects of the Java generator's codes.
+
+    Overlapping outages are merged into one; a phase end lost to an event at the same second (the
+    generator wrote the event instead of the PE token) is put back at that event. Returns the
+    scenario and one warning per repair, naming the tokens. Other problems still raise.
+    """
+    return _parse(code, title, first_column, repair=True)
+
+
+def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scenario, list[str]]:
     tokens = split_tokens(code, first_column)
     if not tokens:
         raise ScenarioError("empty FlashPlayerCode (expected tokens such as 010AL1TW,050ID,340PE1)")
@@ -85,10 +99,14 @@ def parse_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int 
             events.append((item, token))
     if problems:
         raise ScenarioError("\n".join(problems))
+    events.sort(key=lambda pair: pair[0].at_ms)
+    repairs: list[str] = []
+    if repair:
+        events, repairs = _merge_outages(events)
+        repairs += _restore_phase_ends(phase_ends, events)
     problems += _phase_problems(phase_ends, tokens)
     if problems:
-        raise ScenarioError("\n".join(problems))
-    events.sort(key=lambda pair: pair[0].at_ms)
+        raise ScenarioError("\n".join(problems) + ("" if repair else _repair_hint(problems)))
     turns = [event.turn for event, _ in events if isinstance(event, Threat)]
     scenario = Scenario(
         title=title,
@@ -96,8 +114,81 @@ def parse_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int 
         events=tuple(event for event, _ in events),
         double_threats=len(turns) != len(set(turns)),
     )
-    _check(scenario, [token for _, token in events], [phase_ends[n][1] for n in sorted(phase_ends)])
-    return scenario
+    try:
+        _check(scenario, [token for _, token in events], [phase_ends[n][1] for n in sorted(phase_ends)])
+    except ScenarioError as error:
+        raise ScenarioError(error.message + ("" if repair else _repair_hint(error.message.splitlines()))) from None
+    return scenario, repairs
+
+
+def _repair_hint(problems: list[str]) -> str:
+    """A pointer to --repair when a problem is one of the Java generator's known defects."""
+    known = any("is missing (the code has" in p or "communications outage at" in p and "overlaps" in p for p in problems)
+    return ("\n(a known defect of codes from the Java generator: `timekeeper import --repair` repairs it)"
+            if known else "")
+
+
+def _merge_outages(events: list[tuple[Event, Token]]) -> tuple[list[tuple[Event, Token]], list[str]]:
+    """Merge each outage that starts before the previous one ends into it (events in time order)."""
+    kept: list[tuple[Event, Token]] = []
+    warnings = []
+    last: int | None = None  # index in `kept` of the latest outage
+    for event, token in events:
+        if isinstance(event, CommsDown) and last is not None:
+            previous, previous_token = kept[last]
+            assert isinstance(previous, CommsDown)
+            if event.at_ms < previous.until_ms:
+                merged = CommsDown(previous.at_ms, max(previous.until_ms, event.until_ms))
+                warnings.append(
+                    f"repaired {token.where()}: its outage {_span(event)} overlaps the outage {_span(previous)} of "
+                    f"{previous_token.where()}; merged into one outage {_span(merged)}")
+                kept[last] = (merged, previous_token)
+                continue
+        if isinstance(event, CommsDown):
+            last = len(kept)
+        kept.append((event, token))
+    return kept, warnings
+
+
+def _span(outage: CommsDown) -> str:
+    return f"{format_time(outage.at_ms)}-{format_time(outage.until_ms)}"
+
+
+def _restore_phase_ends(phase_ends: dict[int, tuple[int, Token]], events: list[tuple[Event, Token]]) -> list[str]:
+    """Put back a missing PE<n> below the highest one at the event it was lost to.
+
+    The lost end lies between its neighbours, at the second of an event that keeps T+1..T+4 in
+    phase 1 and T+5..T+8 in phase 2; of those, the one nearest the middle of its neighbours wins
+    (a phase end at the same second as an event happens where a phase's first event starts).
+    """
+    warnings = []
+    if not phase_ends:
+        return warnings
+    for number in range(1, max(phase_ends)):
+        if number in phase_ends:
+            continue
+        before_ms = phase_ends[number - 1][0] if number - 1 in phase_ends else 0
+        after_ms = next(phase_ends[n][0] for n in sorted(phase_ends) if n > number)
+        candidates = [(event, token) for event, token in events
+                      if before_ms < event.at_ms < after_ms and _splits_turns(event.at_ms, number, events)]
+        if not candidates:
+            continue  # nothing to repair it with: reported as missing
+        middle_ms = (before_ms + after_ms) / 2
+        event, token = min(candidates, key=lambda pair: (abs(pair[0].at_ms - middle_ms), pair[0].at_ms))
+        phase_ends[number] = (event.at_ms, token)
+        warnings.append(f"repaired: phase end PE{number} is missing; put back at {format_time(event.at_ms)}, "
+                        f"the second of {token.where()} (an event at the same second took its place)")
+    return warnings
+
+
+def _splits_turns(at_ms: int, number: int, events: list[tuple[Event, Token]]) -> bool:
+    """True when a phase `number` ending at `at_ms` keeps every threat in the phase of its turn."""
+    for event, _ in events:
+        if isinstance(event, Threat):
+            phase = (event.turn - 1) // 4 + 1
+            if (phase <= number) != (event.at_ms < at_ms):
+                return False
+    return True
 
 
 def split_tokens(code: str, first_column: int = 1) -> list[Token]:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
 from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.model import Scenario
 from timekeeper.scenario.dump import dump_scenario
-from timekeeper.scenario.flashcode import parse_flashcode
+from timekeeper.scenario.flashcode import parse_flashcode, repair_flashcode
 
 MAX_NAME_CHARS = 80
 MAX_SHOWN_PROBLEMS = 20
@@ -41,6 +41,7 @@ class ImportBatch:
     tracks: list[ImportedTrack]
     problems: list[str]
     bad_lines: int = 0
+    repairs: list[str] = field(default_factory=list)  # one `file:line: repaired ...` per repair (--repair)
 
 
 def read_code_lines(text: str) -> list[CodeLine]:
@@ -56,15 +57,22 @@ def read_code_lines(text: str) -> list[CodeLine]:
     return lines
 
 
-def import_code_file(text: str, display: str) -> ImportBatch:
-    """Parse every line of a code file named `display`; problems say `display:line: ...`."""
+def import_code_file(text: str, display: str, *, repair: bool = False) -> ImportBatch:
+    """Parse every line of a code file named `display`; problems say `display:line: ...`.
+
+    With `repair`, the Java generator's known defects are repaired, each with a warning.
+    """
     stem = safe_file_name(Path(display).stem) or "track"
     batch = ImportBatch([], [])
     used: set[str] = set()
     for line in read_code_lines(text):
         title = line.name or f"{Path(display).stem} line {line.line}"
         try:
-            scenario = parse_flashcode(line.code, title, first_column=line.column)
+            if repair:
+                scenario, repairs = repair_flashcode(line.code, title, first_column=line.column)
+                batch.repairs += [f"{display}:{line.line}: {message}" for message in repairs]
+            else:
+                scenario = parse_flashcode(line.code, title, first_column=line.column)
         except ScenarioError as error:
             batch.bad_lines += 1
             batch.problems += [f"{display}:{line.line}: {message}" for message in error.message.splitlines()]
