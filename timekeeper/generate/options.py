@@ -187,8 +187,9 @@ def _span(spec: OptionSpec, text: str) -> Span:
 
 
 def _grid_ms(spec: OptionSpec, text: str) -> int:
+    """m:ss, or a whole number of minutes (`12` is 12:00)."""
     try:
-        ms = parse_time_ms(text)
+        ms = int(text) * 60_000 if text.isdigit() else parse_time_ms(text)
     except ValueError as error:
         raise ValueError(str(error)) from None
     if ms % GRID_MS:
@@ -250,7 +251,7 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "Confirmed threat points (normal 1, serious 2). Default: as official (simulation 5, mission 7, double-action 10).",
                "9", "POINTS", low=1, high=99, rule="threat-mix"),
     OptionSpec("length", "length_ms", "time", None,
-               "Length of the whole mission (m:ss); the phases keep their official proportions. Default: as official (about 10:00 for a mission).",
+               "Length of the whole mission (m:ss, or whole minutes); the phases keep their official proportions. Default: as official (about 10:00 for a mission).",
                "12:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths"),
     OptionSpec("phase_lengths", "phase_lengths_ms", "times", None,
                "Length of each of the three phases (m:ss,m:ss,m:ss). Default: drawn from the official range.",

@@ -1,0 +1,332 @@
+"""Every generator setting: described once as data, honoured, checked, reported, reproducible."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from timekeeper.errors import ScenarioError
+from timekeeper.generate import OPTION_SPECS, GenerateOptions, batch, generate, options_from_text, relaxations
+from timekeeper.generate.cues import cue_lengths
+from timekeeper.generate.features import measure
+from timekeeper.generate.options import KINDS, SPECS_BY_KEY, check_options, parse_seed
+from timekeeper.generate.rules import FAST_RULES, RULES, check_generated
+from timekeeper.model import Pile, Threat, Zone
+from timekeeper.scenario.catalog import load_scenario
+from timekeeper.scenario.dump import dump_scenario
+from timekeeper.scenario.load import load_text
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = 60
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "timekeeper", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def keeps_every_rule(options: GenerateOptions, seeds: int = SEEDS) -> list:
+    """Every seed checked with the fast rules; every tenth also with overlaps in en, de and es."""
+    missions = []
+    for seed in range(seeds):
+        mission = generate(seed, options)
+        problems = check_generated(mission, options, rules=RULES if seed % 10 == 0 else FAST_RULES)
+        assert problems == [], (options, seed, problems)
+        missions.append(mission)
+    return missions
+
+
+# --- the specs are the one description of every setting -------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["generate", "stats"])
+def test_every_spec_is_an_option_with_help_and_example(tmp_path: Path, command: str) -> None:
+    done = run(command, "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    text = re.sub(r"[\s-]", "", done.stdout)  # help wraps long words at dashes
+    for spec in OPTION_SPECS:
+        assert re.sub(r"[\s-]", "", spec.flag) in text, spec.flag
+        assert re.sub(r"[\s-]", "", f"Example: {spec.flag} {spec.example}") in text, spec.flag
+        assert spec.parse(spec.example) != spec.default or spec.type == "choice"
+
+
+def test_form_values_make_checked_options() -> None:
+    options = options_from_text({"kind": "double-action", "players": "4", "threat_level": "", "length": "14:00",
+                                 "outages": "3-5", "outage-length": "10-20", "incoming_data": "2", "data_transfers": "5",
+                                 "ambush_chance": "50%", "max_serious": "3", "max_internal": "2",
+                                 "threat_colors": "White, yellow"})
+    assert options == GenerateOptions(kind="double-action", players=4, length_ms=840_000, outages=(3, 5),
+                                      outage_length_ms=(10_000, 20_000), incoming_data=(2, 2), data_transfers=(5, 5),
+                                      ambush_percent=50, max_serious=3, max_internal=2, threat_colors=("white", "yellow"))
+    assert options_from_text({}) == GenerateOptions()
+    for spec in OPTION_SPECS:  # the text of a value reads back as the value
+        value = spec.parse(spec.example)
+        assert spec.parse(spec.text(value)) == value
+    assert parse_seed("") is None and parse_seed(" 4711 ") == 4711
+    assert SPECS_BY_KEY["length"].parse("12") == SPECS_BY_KEY["length"].parse("12:00") == 720_000
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"outages": "9"}, "generate: --outages '9': out of range (expected 0 to 8)"),
+    ({"outages": "4-2"}, "runs backwards"),
+    ({"outages": "two"}, "expected a number or a range such as 2-4"),
+    ({"length": "12:03"}, "5-second grid"),
+    ({"length": "40:00"}, "out of range (expected 5:00 to 25:00)"),
+    ({"phase_lengths": "4:00,4:00"}, "expected three phase lengths"),
+    ({"outage_length": "12"}, "multiples of 5 seconds"),
+    ({"ambush_chance": "150"}, "out of range (expected 0 to 100)"),
+    ({"threat_colors": "white,green"}, "unknown pile 'green'"),
+    ({"kind": "training"}, "expected one of mission, simulation, double-action"),
+    ({"colour": "red"}, "unknown option 'colour'"),
+    ({"length": "12:00", "phase_lengths": "4:00,4:00,4:00"}, "--length or --phase-lengths, not both"),
+    ({"threat_level": "15"}, "threat level 15 is impossible for a mission"),
+    ({"max_serious": "0", "threat_level": "12"}, "--max-serious 0 is too few for threat level 12"),
+    ({"outages": "8", "outage_length": "60"}, "ask for fewer or shorter outages"),
+    ({"phase_lengths": "2:00,4:00,3:00"}, "phase 1 of 2:00 leaves"),
+    ({"seed": "x"}, "unknown option 'seed'"),
+])
+def test_bad_form_values_say_which_option_and_what_it_expects(raw: dict, message: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        options_from_text(raw)
+    assert message in caught.value.message
+    assert "\n" not in caught.value.message
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--outages", "9"), "Invalid value for '--outages': out of range (expected 0 to 8)"),
+    (("--threat-colors", "pink"), "unknown pile 'pink'"),
+    (("--length", "40"), "out of range (expected 5:00 to 25:00)"),
+])
+def test_bad_options_on_the_command_line_are_usage_errors(tmp_path: Path, args: tuple, message: str) -> None:
+    done = run("generate", *args, cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_settings_that_cannot_fit_are_refused_with_what_to_change(tmp_path: Path) -> None:
+    done = run("generate", "--outage-length", "30", "-o", "x.yaml", cwd=tmp_path)
+    assert done.returncode == 3
+    assert "ask for fewer or shorter outages" in done.stderr and "--length" in done.stderr
+    assert not (tmp_path / "x.yaml").exists()
+    assert run("generate", "--outage-length", "30", "--length", "14:00", "-o", "x.yaml", cwd=tmp_path).returncode == 0
+
+
+# --- each setting is honoured, and every rule holds with it --------------------------------------
+
+
+def test_length_and_phase_lengths_are_exact() -> None:
+    for kind, length_ms in (("mission", 720_000), ("simulation", 540_000), ("double-action", 900_000)):
+        options = GenerateOptions(kind=kind, length_ms=length_ms)
+        assert {m.phase_ends_ms[-1] for m in keeps_every_rule(options, 30)} == {length_ms}
+    options = GenerateOptions(phase_lengths_ms=(300_000, 240_000, 180_000))
+    assert {m.phase_ends_ms for m in keeps_every_rule(options, 30)} == {(300_000, 540_000, 720_000)}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_event_counts_and_outage_lengths_are_as_asked(kind: str) -> None:
+    options = GenerateOptions(kind=kind, length_ms=14 * 60_000, outages=(6, 6), outage_length_ms=(10_000, 15_000),
+                              incoming_data=(0, 0), data_transfers=(5, 6))
+    for mission in keeps_every_rule(options):
+        f = measure(mission)
+        assert sum(f.outages) == 6 and all(10_000 <= ms <= 15_000 for ms in f.outage_lengths_ms)
+        assert sum(f.incoming_data) == 0 and 5 <= sum(f.data_transfers) <= 6
+
+
+def test_a_grid_of_counts_and_lengths_places_every_event_asked_for() -> None:
+    """Every combination that check_options accepts gives every event asked for (the room check holds)."""
+    accepted = 0
+    for kind in KINDS:
+        for outages in ((0, 0), (4, 4), (7, 7)):
+            for length in (None, (5_000, 5_000), (30_000, 30_000), (45_000, 60_000)):
+                for transfers in (None, (0, 0), (6, 6), (8, 8)):
+                    options = GenerateOptions(kind=kind, outages=outages, outage_length_ms=length, data_transfers=transfers)
+                    try:
+                        check_options(options)
+                    except ScenarioError:
+                        continue
+                    accepted += 1
+                    for seed in range(25):
+                        assert check_generated(generate(seed, options), options, rules=FAST_RULES) == [], (options, seed)
+    assert accepted >= 40
+
+
+def test_ambush_chance_zero_and_hundred() -> None:
+    never = GenerateOptions(ambush_percent=0)
+    assert all(measure(m).ambushes == 0 for m in keeps_every_rule(never))
+    always = GenerateOptions(kind="double-action", ambush_percent=100)
+    for mission in keeps_every_rule(always):
+        assert measure(mission).ambushes == sum(1 for n in measure(mission).threats_per_phase[:2] if n > 1)
+
+
+def test_caps_on_serious_and_internal_threats() -> None:
+    for options in (GenerateOptions(max_serious=1), GenerateOptions(kind="double-action", max_internal=0),
+                    GenerateOptions(max_serious=0, threat_level=6), GenerateOptions(max_internal=5, threat_level=8)):
+        for mission in keeps_every_rule(options):
+            f = measure(mission)
+            if options.max_serious is not None:
+                assert f.serious <= options.max_serious
+            if options.max_internal is not None:
+                assert f.internal <= options.max_internal
+    many = [measure(m).internal for m in keeps_every_rule(GenerateOptions(max_internal=5, threat_level=8))]
+    assert max(many) > 2  # more than the official maximum is really drawn
+
+
+# --- zones ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_zones_are_spread_as_on_the_official_tracks(kind: str) -> None:
+    options = GenerateOptions(kind=kind)
+    excess = []
+    for seed in range(300):
+        f = measure(generate(seed, options))
+        assert f.zones_used == min(3, f.external), seed
+        excess.append(f.zone_excess)
+    assert max(excess) == max(options.profile["zone_excess"])
+    if kind == "mission":
+        assert all(measure(generate(seed)).most_in_one_zone <= 2 for seed in range(300))
+
+
+def test_the_zone_rule_catches_a_crowded_zone() -> None:
+    mission = generate(4711)
+    crowded = tuple(dataclasses.replace(e, zone=Zone.RED) if isinstance(e, Threat) and not e.internal else e
+                    for e in mission.events)
+    problems = check_generated(dataclasses.replace(mission, events=crowded), GenerateOptions())
+    assert any(p.startswith("zone-spread:") and "in one zone" in p for p in problems)
+    assert any(p.startswith("zone-spread:") and "only 1 zone" in p for p in problems)
+
+
+# --- threat piles --------------------------------------------------------------------------------
+
+
+def test_threat_piles_are_dealt_evenly_and_written_and_read_back() -> None:
+    options = GenerateOptions(threat_colors=("white", "yellow"))
+    for mission in keeps_every_rule(options):
+        piles = [t.pile for t in mission.threats]
+        assert abs(piles.count(Pile.WHITE) - piles.count(Pile.YELLOW)) <= 1 and None not in piles
+        serious = [t.pile for t in mission.threats if t.serious]
+        assert abs(serious.count(Pile.WHITE) - serious.count(Pile.YELLOW)) <= 1
+        assert load_text(dump_scenario(mission)).scenario == mission
+    weighted = [t.pile for m in keeps_every_rule(GenerateOptions(threat_colors=("white", "white", "red"))) for t in m.threats]
+    assert weighted.count(Pile.WHITE) > 1.8 * weighted.count(Pile.RED)
+    assert all(t.pile is None for t in generate(5).threats)  # no --threat-colors: no pile named
+    assert "pile" not in dump_scenario(generate(5))
+
+
+def test_a_bad_pile_in_a_scenario_file_is_reported_where_it_is() -> None:
+    text = dump_scenario(generate(1, GenerateOptions(threat_colors=("red",))))
+    line = next(i for i, l in enumerate(text.splitlines(), start=1) if "pile: red" in l)
+    result = load_text(text.replace("pile: red", "pile: green", 1), "mine.yaml")
+    assert result.scenario is None
+    assert str(result.problems[0]).startswith(f"mine.yaml:{line}:")
+    assert "unknown pile 'green' (expected white, yellow, red)" in str(result.problems[0])
+
+
+def test_the_schema_knows_piles() -> None:
+    from timekeeper.scenario.schema import scenario_schema
+
+    threat = next(s for s in scenario_schema()["properties"]["events"]["items"]["oneOf"]
+                  if s["properties"]["type"] == {"const": "threat"})
+    assert threat["properties"]["pile"]["enum"] == ["white", "yellow", "red"]
+
+
+@pytest.mark.parametrize(("language", "word"), [("en", "Yellow pile"), ("de", "Gelber Stapel"), ("es", "Mazo amarillo")])
+def test_piles_are_shown_on_cards_and_by_show_but_never_spoken(tmp_path: Path, language: str, word: str) -> None:
+    from timekeeper.cards.markdown import markdown_card
+    from timekeeper.script import build_timeline
+    from timekeeper.voice.durations import default_measure
+    from timekeeper.voice.phrases import phrase_book
+
+    mission = generate(4711, GenerateOptions(threat_colors=("yellow",)))
+    (tmp_path / "m.yaml").write_text(dump_scenario(mission), encoding="utf-8")
+    shown = run("show", "m.yaml", "--lang", language, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    threat_lines = [l for l in shown.stdout.splitlines() if re.match(r"\d+:\d\d\s+T\+\d", l)]
+    assert len(threat_lines) == len(mission.threats) and all(word in l for l in threat_lines)
+    assert markdown_card(mission, language).count(word) == len(mission.threats)
+    done = run("card", "m.yaml", "--lang", language, "-o", "m.pdf", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    pdf_text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "m.pdf"), "-"], capture_output=True, text=True, check=True).stdout
+    assert pdf_text.count(word) == len(mission.threats)
+    timeline = build_timeline(mission, phrase_book(language), default_measure(language))
+    spoken = " ".join(cue.text for cue in timeline.cues).lower()
+    assert word.split()[0].lower() not in spoken and "pile" not in spoken
+
+
+def test_piles_are_shown_on_the_live_screen() -> None:
+    from timekeeper.live.display import LineDisplay, LiveState, TerminalDisplay
+    from timekeeper.script import CueKind, build_timeline
+    from timekeeper.voice.durations import default_measure
+    from timekeeper.voice.phrases import phrase_book
+
+    mission = dataclasses.replace(generate(4711, GenerateOptions(threat_colors=("red",))), language="de")
+    timeline = build_timeline(mission, phrase_book("de"), default_measure("de"))
+    threat = next(cue for cue in timeline.cues if cue.kind is CueKind.THREAT)
+    state = LiveState(timeline, mission.title, "null", now_ms=threat.at_ms + 1, made=[threat])
+    piped = io.StringIO()
+    LineDisplay(piped, io.StringIO()).cue_started(threat, state)
+    assert piped.getvalue().rstrip().endswith("[Roter Stapel]")
+    screen = TerminalDisplay(io.StringIO()).lines(state, 30)
+    assert any(line.rstrip().endswith("[Roter Stapel]") for line in screen)
+
+
+# --- relaxed rules, reproduction, determinism -----------------------------------------------------
+
+
+def test_relaxations_name_the_official_rules_a_setting_relaxes() -> None:
+    assert relaxations(GenerateOptions()) == ()
+    assert relaxations(GenerateOptions(kind="double-action", threat_colors=("white", "yellow"))) == ()
+    found = relaxations(GenerateOptions(length_ms=780_000, outages=(6, 6), outage_length_ms=(40_000, 45_000),
+                                        ambush_percent=80, max_internal=4, threat_level=9))
+    names = [line.split(":")[0] for line in found]
+    assert names == ["phase-lengths", "event-counts", "comms-down", "ambush", "threat-mix", "threat-mix", "internal-turns"]
+    assert "--ambush-chance 80% (official 19%)" in found[3]
+
+
+def test_generate_reports_relaxed_rules_and_the_header_command_makes_the_same_file(tmp_path: Path) -> None:
+    done = run("generate", "--seed", "12", "--length", "12:00", "--outages", "6", "--threat-colors", "white,yellow",
+               "--ambush-chance", "40", "-o", "a.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    notes = [l for l in done.stderr.splitlines() if l.startswith("Note: relaxes the official rule")]
+    assert [n.split("rule ")[1].split(":")[0] for n in notes] == ["phase-lengths", "event-counts", "ambush"]
+    first = (tmp_path / "a.yaml").read_text(encoding="utf-8")
+    command = first.splitlines()[0].split("timekeeper generate ", 1)[1].split()
+    again = run("generate", *command, "-o", "b.yaml", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "b.yaml").read_text(encoding="utf-8") == first
+    mission = load_scenario(str(tmp_path / "a.yaml"))
+    generator = dict(mission.generator)
+    assert generator["length"] == "12:00" and generator["outages"] == "6" and generator["threat_colors"] == "white,yellow"
+    assert mission.phase_ends_ms[-1] == 720_000
+    assert batch(12, options_from_text({k: v for k, v in generator.items() if k in SPECS_BY_KEY}))[0].events == mission.events
+
+
+def test_only_random_itself_is_drawn_from() -> None:
+    """randrange, choice, shuffle and sample are not guaranteed across Python versions; random() is."""
+    for path in sorted((ROOT / "timekeeper" / "generate").glob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        assert not re.search(r"\.(randrange|randint|choice|choices|shuffle|sample|getrandbits|uniform)\(", code), path.name
+
+
+def _fingerprint(texts: list[str]) -> str:
+    return hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+
+
+PINNED_LENGTHS = "e8a68afb264e1508"
+PINNED_MISSIONS = "79df26c0e65bbfec"
+
+
+def test_pinned_missions_and_cue_lengths() -> None:
+    """Phrase lengths place events; when they change, missions move: bump GENERATOR_VERSION and re-pin."""
+    lengths = cue_lengths()
+    lengths_print = _fingerprint([repr(sorted(lengths.threat_ms.items())), repr(dataclasses.replace(lengths, threat_ms={}))])
+    missions_print = _fingerprint([dump_scenario(generate(seed, GenerateOptions(kind=kind, threat_colors=("white", "red"))))
+                                   for kind in KINDS for seed in (0, 4711, 2**40)])
+    assert (lengths_print, missions_print) == (PINNED_LENGTHS, PINNED_MISSIONS), (
+        "cue lengths or the sampler changed: bump GENERATOR_VERSION in timekeeper/generate/options.py and update the pins "
+        f"to {lengths_print!r}, {missions_print!r}")
