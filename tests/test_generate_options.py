@@ -69,6 +69,13 @@ def test_form_values_make_checked_options() -> None:
         value = spec.parse(spec.example)
         assert spec.parse(spec.text(value)) == value
     assert parse_seed("") is None and parse_seed(" 4711 ") == 4711
+    import json
+
+    described = json.loads(json.dumps([spec.describe() for spec in OPTION_SPECS]))
+    assert described[0] == {"key": "kind", "flag": "--kind", "type": "choice", "default": "mission",
+                            "choices": list(KINDS), "low": None, "high": None, "help": OPTION_SPECS[0].help,
+                            "example": "double-action", "metavar": "KIND"}
+    assert options_from_text({d["key"]: d["default"] for d in described}) == GenerateOptions()
     assert SPECS_BY_KEY["length"].parse("12") == SPECS_BY_KEY["length"].parse("12:00") == 720_000
 
 

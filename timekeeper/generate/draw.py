@@ -16,7 +16,7 @@ T = TypeVar("T")
 
 def below(rng: random.Random, count: int) -> int:
     """A whole number in 0..count-1 (count >= 1), each equally likely."""
-    return min(int(rng.random() * count), count - 1)
+    return int(rng.random() * count)  # random() < 1 - 2**-53, so this stays below count (count < 2**52)
 
 
 def pick(rng: random.Random, low: int, high: int) -> int:

@@ -153,6 +153,12 @@ class OptionSpec:
         except ValueError as error:
             raise ScenarioError(f"generate: {self.flag} {text!r}: {error}") from None
 
+    def describe(self) -> dict[str, Any]:
+        """The spec as plain data (JSON-ready) for a form: the default as text, '' for "as official"."""
+        return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default),
+                "choices": list(self.choices), "low": self.low, "high": self.high, "help": self.help,
+                "example": self.example, "metavar": self.metavar}
+
     def text(self, value: Any) -> str:
         """`value` written the way `parse` reads it (empty for the default None)."""
         if value is None or value == ():
