@@ -43,10 +43,16 @@ class Window:
     start_ms: int
     end_ms: int
     items: list[Item]
+    used_ms: int = 0  # the footprints of `items`, kept up to date by `add`
+
+    def add(self, *items: Item) -> None:
+        """Put `items` into the window (reordering `items` later is fine; adding must go through here)."""
+        self.items.extend(items)
+        self.used_ms += sum(item.footprint_ms for item in items)
 
     @property
     def free_ms(self) -> int:
-        return self.end_ms - self.start_ms - sum(item.footprint_ms for item in self.items)
+        return self.end_ms - self.start_ms - self.used_ms
 
 
 def threat_item(threat: PlannedThreat, lengths: CueLengths, min_gap_ms: dict[str, int]) -> Item:

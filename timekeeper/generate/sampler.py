@@ -72,8 +72,8 @@ def _place_threats(rng: random.Random, items: list[Item], phases: list[Phase], p
     for number, (main, late) in enumerate(phases[:-1], start=1):
         mine = [item for item in items if item.threat is not None and item.threat.phase == number]
         if len(mine) > 1 and chance(rng, profile["ambush_chance"]):  # a phase never starts silent
-            late.items.append(mine.pop())
-        main.items.extend(mine)
+            late.add(mine.pop())
+        main.add(*mine)
 
 
 def _event_items(rng: random.Random, options: GenerateOptions) -> list[tuple[Item, int | None, bool]]:
@@ -135,7 +135,7 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     main, late = phases[chosen]
     late_count = sum(1 for i in late.items if i.threat is None)
     wants_late = late_count < late_targets[chosen] and late.free_ms >= item.footprint_ms and bool(main.items)
-    (late if wants_late or main.free_ms < item.footprint_ms else main).items.append(item)
+    (late if wants_late or main.free_ms < item.footprint_ms else main).add(item)
 
 
 def _count(phase: Phase, label: str) -> int:
