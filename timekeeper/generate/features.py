@@ -186,6 +186,7 @@ def summarize(tracks: list[Features]) -> dict[str, object]:
         "outage_ms": _span([length for f in tracks for length in f.outage_lengths_ms]),
         "first_event_ms": phase_spans(lambda f: f.first_event_ms),
         "late_events": _histogram([count for f in tracks for count in f.late_events]),
+        "external": _span([f.external for f in tracks]),
         "zones_used": _span([f.zones_used for f in tracks]),
         "zone_excess": _histogram([f.zone_excess for f in tracks]),
         "min_gap_ms": {kind: min(g for f in tracks for k, g in f.gaps_ms if k == kind) for kind in gap_kinds},

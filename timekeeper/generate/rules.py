@@ -63,6 +63,7 @@ def _threat_mix(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
         return caps + ([] if o.max_internal is None else _within("internal threats", f.internal, (0, o.max_internal)))
     count = p["threats"] if o.players == 5 else (p["threats"][0] - p["unconfirmed"][1], p["threats"][1] - p["unconfirmed"][0])
     return (_within("threats", f.threats, count) + _within("serious threats", f.serious, p["serious"])
+            + (_within("external threats", f.external, p["external"]) if o.players == 5 else [])
             + _within("internal threats", f.internal, p["internal"])
             + _within("serious internal threats", f.serious_internal, p["serious_internal"]))
 
@@ -172,9 +173,9 @@ RULES = (
                    + f", phase 3 {_seconds(o.profile['first_event_ms'][2])}", _first_event),
     Rule("threat-points", "confirmed points = --threat-level (normal 1, serious 2); unconfirmed reports only with 5 players",
          _points_figure, _threat_points),
-    Rule("threat-mix", "threats, serious, internal and serious internal threats as many as official (at the official level)",
-         lambda o: "threats {}, serious {}, internal {}, serious internal {}".format(
-             *(_span(o.profile[k]) for k in ("threats", "serious", "internal", "serious_internal"))), _threat_mix),
+    Rule("threat-mix", "threats, external, serious, internal and serious internal threats as many as official (at the official level)",
+         lambda o: "threats {}, external {}, serious {}, internal {}, serious internal {}".format(
+             *(_span(o.profile[k]) for k in ("threats", "external", "serious", "internal", "serious_internal"))), _threat_mix),
     Rule("zone-spread", "external threats use every zone; the fullest zone carries at most a little more than an even spread",
          lambda o: f"all 3 zones; fullest zone even share + {_span((0, max(o.profile['zone_excess'])))} "
                    f"({o.profile['zone_excess'].get(0, 0)} of {o.profile['tracks']} tracks: + 0)", _zone_spread),

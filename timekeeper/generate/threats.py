@@ -141,7 +141,14 @@ def _kinds(rng: random.Random, turns: list[int], doubles: int, options: Generate
     double_turns = set(shuffled(rng, eligible)[:doubles])
     singles = [turn for turn in eligible if turn not in double_turns]
     internal_low, internal_high = profile["internal"]
-    count = pick(rng, max(internal_low - doubles, 0), min(internal_high - doubles, len(singles)))
+    high = min(internal_high - doubles, len(singles))
+    low = max(internal_low - doubles, 0)
+    if options.is_default:  # as many external threats as the official tracks have (their counts include reports)
+        unconfirmed = 0 if options.players == 5 else profile["unconfirmed"][1]
+        external_low, external_high = (count - unconfirmed for count in profile["external"])
+        high = min(high, len(turns) - external_low)
+        low = min(max(low, len(turns) - external_high), internal_high - doubles, len(singles))
+    count = pick(rng, low, max(high, low))
     internal_singles = set(shuffled(rng, singles)[:count])
     threats = []
     for turn in turns:
