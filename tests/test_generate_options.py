@@ -256,6 +256,9 @@ def test_piles_are_shown_on_cards_and_by_show_but_never_spoken(tmp_path: Path, l
     threat_lines = [l for l in shown.stdout.splitlines() if re.match(r"\d+:\d\d\s+T\+\d", l)]
     assert len(threat_lines) == len(mission.threats) and all(word in l for l in threat_lines)
     assert markdown_card(mission, language).count(word) == len(mission.threats)
+    from timekeeper.cards.html import html_card
+
+    assert html_card(mission, language).count(word) == len(mission.threats)  # the web page's card
     done = run("card", "m.yaml", "--lang", language, "-o", "m.pdf", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     pdf_text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "m.pdf"), "-"], capture_output=True, text=True, check=True).stdout

@@ -34,7 +34,7 @@ def html_card(scenario: Scenario, language: str | None = None, players: int = 5)
         if row.unconfirmed:
             classes.append("unconfirmed" if players >= 5 else "unconfirmed dropped")
         zone = f'<span class="zone zone-{row.zone.value}">{escape(row.zone_name)}</span>' if row.zone else ""
-        detail = f"? {phrases.word('unconfirmed')}" if row.unconfirmed else row.detail
+        detail = " · ".join(([f"? {phrases.word('unconfirmed')}"] if row.unconfirmed else []) + ([row.detail] if row.detail else []))
         out.append(f'<tr class="{" ".join(classes)}"><td>{escape(row.time)}</td><td>{escape(row.turn)}</td>'
                    f"<td>{escape(row.what)}</td><td>{zone}</td><td>{escape(detail)}</td></tr>")
     out += ["</tbody>", "</table>"]
