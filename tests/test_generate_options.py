@@ -130,6 +130,8 @@ def test_length_and_phase_lengths_are_exact() -> None:
     for kind, length_ms in (("mission", 720_000), ("simulation", 540_000), ("double-action", 900_000)):
         options = GenerateOptions(kind=kind, length_ms=length_ms)
         assert {m.phase_ends_ms[-1] for m in keeps_every_rule(options, 30)} == {length_ms}
+    with pytest.raises(ScenarioError, match="--length 10:01: expected a time on the 5-second grid"):
+        check_options(GenerateOptions(length_ms=601_000))  # the Python API is checked like the options
     options = GenerateOptions(phase_lengths_ms=(300_000, 240_000, 180_000))
     assert {m.phase_ends_ms for m in keeps_every_rule(options, 30)} == {(300_000, 540_000, 720_000)}
 

@@ -103,15 +103,6 @@ class GenerateOptions:
                 pairs.append((spec.key, spec.text(value)))
         return tuple(pairs)
 
-    def command_line(self) -> str:
-        """The `generate` options that make these settings again (kind, players and level always)."""
-        parts = [f"--kind {self.kind}", f"--players {self.players}", f"--threat-level {self.level}"]
-        for spec in OPTION_SPECS[3:]:
-            value = getattr(self, spec.field)
-            if value != spec.default:
-                parts.append(f"{spec.flag} {spec.text(value)}")
-        return " ".join(parts)
-
 
 # --- the option specs --------------------------------------------------------------------------------
 
@@ -424,6 +415,11 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
             _check_bounds(spec, value)
     if o.phase_lengths_ms is not None and len(o.phase_lengths_ms) != 3:
         raise ScenarioError("generate: --phase-lengths takes three lengths, one per phase")
+    for spec, times in ((SPECS_BY_KEY["length"], (o.length_ms,)), (SPECS_BY_KEY["phase_lengths"], o.phase_lengths_ms or ())):
+        for ms in times:
+            if ms is not None and (ms % GRID_MS or not spec.low * 1000 <= ms <= spec.high * 1000):  # type: ignore[operator]
+                raise ScenarioError(f"generate: {spec.flag} {format_time(ms, precise=True)}: expected a time on the 5-second grid "
+                                    f"from {format_time(spec.low * 1000)} to {format_time(spec.high * 1000)}")  # type: ignore[operator]
     if o.threat_colors and any(pile not in PILES for pile in o.threat_colors):
         raise ScenarioError(f"generate: unknown threat pile in {','.join(o.threat_colors)} (expected {', '.join(PILES)})")
     if o.max_serious is not None:
