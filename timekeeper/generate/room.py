@@ -23,15 +23,14 @@ if TYPE_CHECKING:
     from timekeeper.generate.options import GenerateOptions
 
 SLACK_PER_WINDOW_MS = 2 * GRID_MS  # measured: no required event was ever left out with this slack (tests, benchmark)
-EVENT_KEYS = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}
-OVERRIDES = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}
+EVENT_KEYS = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}  # option = profile key
 
 
 def required_count(options: GenerateOptions, label: str) -> int:
     """How many events of `label` must be placed: all the user asked for, else the official minimum."""
     profile = options.profile
     key = EVENT_KEYS[label]
-    if getattr(options, OVERRIDES[label]) is not None or (label == "comms_down" and options.outage_length_ms is not None):
+    if getattr(options, key) is not None or (label == "comms_down" and options.outage_length_ms is not None):
         return profile[key][1]
     return max(profile[key][0], sum(low for low, _ in profile[f"{key}_per_phase"]))
 
