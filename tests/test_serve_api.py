@@ -92,8 +92,22 @@ def test_generate_is_reproducible_from_its_seed(server):
     assert first["seed"] == 4711 and first["id"] == again["id"]
     campaign = server.request("/api/tracks/generate", method="POST", json_body={**form, "campaign": True})
     assert len(campaign.json()["tracks"]) == 3
-    bad = server.request("/api/tracks/generate", method="POST", json_body={**form, "threat_level": "99"})
-    assert bad.status == 400 and "threat level 99" in bad.json()["error"]
+    bad = server.request("/api/tracks/generate", method="POST", json_body={**form, "outages": "9"})
+    assert bad.status == 400 and bad.json()["error"].startswith("generate: --outages '9'")
+
+
+def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
+    from timekeeper.generate import OPTION_SPECS
+
+    offered = [option["key"] for option in server.request("/api/info").json()["generate"]["options"]]
+    assert offered == [spec.key for spec in OPTION_SPECS]
+    form = {"seed": "7", "threat_colors": "white,yellow", "outages": "6", "ambush_chance": "100"}
+    reply = server.request("/api/tracks/generate", method="POST", json_body=form).json()
+    assert any("event-counts" in rule for rule in reply["relaxed"])
+    game = new_game(server, reply["tracks"][0]["id"])
+    piles = [cue["pile"]["color"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
+    assert sorted(set(piles)) == ["white", "yellow"] and abs(piles.count("white") - piles.count("yellow")) <= 1
+    assert sum(cue["kind"] == "comms_down" for cue in game["timeline"]["cues"]) == 6
 
 
 def test_the_served_sound_is_the_render_mix_byte_for_byte(server, tmp_path):

@@ -194,10 +194,21 @@ def test_upload_errors_and_generating_in_the_page(server, open_browsers, tmp_pat
     shot(driver, "upload-error-laptop", tmp_path)
     driver.find_element("css selector", "[data-tab=gen]").click()
     driver.find_element("css selector", "#gen input[name=seed]").send_keys("4711")
+    driver.find_element("css selector", "#gen input[name=threat_colors]").send_keys("white,red")
+    driver.find_element("css selector", "#gen select[name=players]").send_keys("4")
+    shot(driver, "generate-laptop", tmp_path)
     driver.find_element("css selector", "#gen button").click()
     chosen = wait_for(driver, "document.getElementById('track').value.startsWith('added:') && "
                               "document.getElementById('track').selectedOptions[0].textContent")
     assert "seed 4711" in chosen
+    driver.find_element("id", "play-here").click()
+    wait_for(driver, "window.timekeeper.view.game")
+    game = driver.execute_script("return window.timekeeper.view.game;")
+    threat = next(c for c in game["timeline"]["cues"] if c["kind"] == "threat")
+    server.request(f"/api/games/{game['id']}/command", method="POST", json_body={"type": "seek", "at_ms": threat["at_ms"] + 4000})
+    pile = wait_for(driver, "document.querySelector('#caption .pile') && document.querySelector('#caption .pile').textContent")
+    assert pile == threat["pile"]["name"] and pile in ("White pile", "Red pile")
+    assert "\nplayers: 4\n" in server.request(f"/api/games/{game['id']}/track.yaml").text
 
 
 def test_vibration_at_each_threat_and_the_screen_kept_awake(server, open_browsers):

@@ -119,8 +119,9 @@ async def generate(request: web.Request) -> web.Response:
     from timekeeper.serve.generate import generate_tracks
 
     data = await read_json(request)
-    made = await asyncio.to_thread(generate_tracks, state_of(request).library, data)
-    return web.json_response({"tracks": [loaded.track.as_json() for loaded in made]}, status=201)
+    made, relaxed = await asyncio.to_thread(generate_tracks, state_of(request).library, data)
+    return web.json_response({"tracks": [loaded.track.as_json() for loaded in made], "relaxed": list(relaxed)},
+                             status=201)
 
 
 # --- games -------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "th
 
 
 def timeline_json(timeline: Timeline) -> dict:
-    """Every cue with its spoken parts (for word-by-word captions) and its sounds."""
+    """Every cue with its spoken parts (for word-by-word captions), its sounds, and the threat pile
+    of a threat (shown, never spoken)."""
+    book = phrase_book(timeline.language)
     cues = []
     for cue in timeline.cues:
         item = {
@@ -26,6 +28,9 @@ def timeline_json(timeline: Timeline) -> dict:
                        for p in cue.parts if not isinstance(p, Speech)],
             "alert": cue.kind in ALERT_KINDS,
         }
+        pile = getattr(cue.event, "pile", None)
+        if pile is not None and cue.kind is CueKind.THREAT:
+            item["pile"] = {"color": pile.value, "name": book.word(f"pile_{pile.value}")}
         if cue.kind is CueKind.COMMS_DOWN and cue.event is not None:
             item["until_ms"] = cue.event.until_ms  # type: ignore[union-attr]
         cues.append(item)

@@ -104,15 +104,39 @@ function fillSettings() {
   const music = $("#music");
   for (const name of info.music) music.append(option(name, name));
   $("#music-field").hidden = info.music.length === 0;
+  buildGenerateForm();
+}
+
+// The generate form is built from the generator's own option table (as `generate --help` shows it).
+const LABELS = { threat_level: "Threat level", phase_lengths: "Phase lengths", outage_length: "Outage length (s)",
+  incoming_data: "Incoming data", data_transfers: "Data transfers", ambush_chance: "Ambush chance (%)",
+  max_serious: "Max serious threats", max_internal: "Max internal threats", threat_colors: "Threat piles" };
+
+function buildGenerateForm() {
   const form = $("#gen");
-  for (const kind of info.generate.kinds) form.kind.append(option(kind, kind));
-  for (const players of info.generate.players) form.players.append(option(players, `${players} players`));
-  form.players.value = "5";
+  const fields = $("#gen-fields");
+  const first = fields.firstChild;
+  for (const spec of info.generate.options) {
+    const label = document.createElement("label");
+    label.className = "field";
+    label.title = spec.help;
+    label.append(LABELS[spec.key] || spec.key[0].toUpperCase() + spec.key.slice(1).replace(/_/g, " "));
+    let input;
+    if (spec.type === "choice") {
+      input = document.createElement("select");
+      for (const choice of spec.choices) input.append(option(choice, choice));
+      input.value = spec.default;
+    } else {
+      input = document.createElement("input");
+      input.placeholder = spec.example ? `official (e.g. ${spec.example})` : "official";
+    }
+    input.name = spec.key;
+    input.dataset.spec = "1";
+    label.append(input);
+    fields.insertBefore(label, first);
+  }
   form.count.max = info.generate.max_count;
   form.seed.max = info.generate.max_seed;
-  const level = () => (form.threat_level.placeholder = `official: ${info.generate.default_levels[form.kind.value]}`);
-  form.kind.addEventListener("change", level);
-  level();
 }
 
 function fillVoices() {
@@ -160,7 +184,8 @@ async function added(request, what) {
     const body = await request;
     const made = body.tracks || [body.track];
     await fillTracks(made[0].id);
-    toast(`${what}: ${made.map((t) => t.title + (t.seed != null ? ` (seed ${t.seed})` : "")).join(", ")}`);
+    const relaxed = body.relaxed && body.relaxed.length ? ` · relaxes ${body.relaxed.join("; ")}` : "";
+    toast(`${what}: ${made.map((t) => t.title + (t.seed != null ? ` (seed ${t.seed})` : "")).join(", ")}${relaxed}`);
   } catch (error) {
     showProblems(error);
   }
@@ -184,9 +209,9 @@ function wireSetup() {
   $("#gen").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = event.target;
-    const data = Object.fromEntries(["kind", "players", "threat_level", "seed", "count"].map((k) => [k, form[k].value]));
-    data.campaign = form.campaign.checked;
-    data.language = $("#language").value;
+    const data = Object.fromEntries([...form.querySelectorAll("[data-spec]")].map((input) => [input.name, input.value]));
+    Object.assign(data, { seed: form.seed.value, count: form.count.value, campaign: form.campaign.checked,
+      language: $("#language").value });
     added(postJson("/api/tracks/generate", data), "Generated");
   });
   $("#code").addEventListener("submit", (event) => {
@@ -443,6 +468,12 @@ function captionFor(cue, ms) {
   const words = wordsOf(cue, ms);
   p.textContent = words.join(" ");
   p.dataset.words = words.length;
+  if (cue.pile && words.length) {
+    const pile = document.createElement("b");
+    pile.className = `pile pile-${cue.pile.color}`;
+    pile.textContent = cue.pile.name;
+    p.append(" ", pile);
+  }
   return p;
 }
 
@@ -478,7 +509,8 @@ function drawCaptions(ms) {
       const item = document.createElement("li");
       item.innerHTML = `<time></time> <span></span>`;
       item.firstChild.textContent = clockText(view.cues[view.shown - 1].at_ms);
-      item.lastChild.textContent = view.cues[view.shown - 1].text;
+      const done = view.cues[view.shown - 1];
+      item.lastChild.textContent = done.text + (done.pile ? ` [${done.pile.name}]` : "");
       $("#history").prepend(item);
     }
     $("#caption").replaceChildren(captionFor(cue, ms));
