@@ -16,6 +16,8 @@ class ExitStatus(IntEnum):
     RENDER = 5
     PLAYBACK = 6
     MISSING_TOOL = 7
+    INVALID_LOG_ENTRY = 8
+    LOG_DATABASE = 9
     INTERRUPTED = 130
 
 
@@ -53,3 +55,23 @@ class MissingToolError(TimekeeperError):
     """An external program (ffmpeg, espeak-ng) is not installed."""
 
     exit_code = ExitStatus.MISSING_TOOL
+
+
+class LogEntryError(TimekeeperError):
+    """A ship's log entry (mission, campaign step, imported row) with a bad value; nothing is stored.
+
+    `problems` maps each bad field (the form field name) to what was expected, for forms that mark
+    the fields; the message lists them all.
+    """
+
+    exit_code = ExitStatus.INVALID_LOG_ENTRY
+
+    def __init__(self, message: str, problems: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = dict(problems or {})
+
+
+class LogDatabaseError(TimekeeperError):
+    """The ship's log database cannot be used (damaged, from a newer timekeeper, locked); it is left as it is."""
+
+    exit_code = ExitStatus.LOG_DATABASE

@@ -1,0 +1,335 @@
+"""The ship's log API: record missions, run campaigns, read entries back. Used by `timekeeper log`
+and `timekeeper serve` alike; no click, no printing.
+
+    with ShipLog.open() as log:            # or ShipLog.open(path)
+        entry = log.record_mission({"crew": "Ann:captain, Bob, Cid, Dee", "track": "mission-3",
+                                    "survived": "4", "destroyed": "10", "damage": "red=2"})
+        log.entries(); log.campaigns(); log.start_campaign({...})
+
+Every change is one transaction that reads what it checks, so two writers cannot both take the
+same campaign step. Bad values raise LogEntryError (one message listing every bad field, and
+`problems` by field name); nothing is stored then.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import random
+import sqlite3
+from pathlib import Path
+from typing import Iterable
+
+from timekeeper.errors import LogEntryError, TimekeeperError
+from timekeeper.logbook import campaign as rules
+from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
+from timekeeper.logbook.database import connect, default_log_path, transaction
+from timekeeper.logbook.form import (
+    FormDefaults, FormValues, Problems, TrackResolver, parse_crew, parse_difficulty, parse_mission, raise_problems,
+    resolve_track, text, integer, with_role_fields,
+)
+from timekeeper.logbook.record import Crew, CrewMember, Damage, Difficulty, Entry, MissionRecord, Role, Track
+
+CAMPAIGN_FIELDS = ("campaign", "crew", "captain", "communications_officer", "security_chief", "common", "serious",
+                   "pool", "track", "seed", "repair_red", "repair_white", "repair_blue", "repair_squads", "date")
+
+_MISSION_COLUMNS = ("played_on, crew, track, track_file, track_seed, common, serious, survived, destroyed, "
+                    "damage_red, damage_white, damage_blue, knocked_out, disabled_squads, visual_confirmation, "
+                    "destroyed_by, notes")
+_SELECT_ENTRIES = ("SELECT m.id, " + ", ".join("m." + c.strip() for c in _MISSION_COLUMNS.split(",")) +
+                   ", c.campaign_id, c.number FROM missions m ")
+
+
+class ShipLog:
+    """An open ship's log database. Use as a context manager, or call close()."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self.connection = connection
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> ShipLog:
+        """Open the log at `path` (default: default_log_path()), creating or migrating it."""
+        target = Path(path) if path is not None else default_log_path()
+        return cls(target, connect(target))
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> ShipLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- missions ----------------------------------------------------------------------------
+    def record_mission(self, values: FormValues, *, today: datetime.date | None = None, where: str = "",
+                       tracks: TrackResolver = resolve_track) -> Entry:
+        """Check a mission form and store it; the stored Entry. A `campaign` field (a campaign
+        number, or "current" for the one open campaign) records the campaign's waiting mission:
+        its crew, track and difficulty are filled in and the campaign moves on."""
+        with transaction(self.connection):
+            campaign = None
+            if text(values, "campaign"):
+                campaign = self._chosen_campaign(text(values, "campaign"), where)
+                leg = campaign.pending
+                if leg is None:
+                    raise_problems(rules.waiting_problems(campaign), where)
+                defaults = FormDefaults(campaign.crew, leg.track, leg.common, leg.serious)
+            else:
+                defaults = FormDefaults()
+            record = parse_mission(values, today=today, where=where, defaults=defaults, tracks=tracks)
+            if campaign is not None:
+                problems = rules.mission_problems(campaign, record)
+                if problems:
+                    raise_problems(problems, where)
+            return self._insert(record, campaign)
+
+    def add(self, record: MissionRecord) -> Entry:
+        """Store an already checked single mission."""
+        with transaction(self.connection):
+            return self._insert(record, None)
+
+    def entries(self) -> list[Entry]:
+        """Every mission, oldest first (by date, then by recording order)."""
+        rows = self.connection.execute(
+            _SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id ORDER BY m.played_on, m.id").fetchall()
+        return [_entry(row) for row in rows]
+
+    def entry(self, entry_id: int) -> Entry:
+        row = self.connection.execute(
+            _SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
+        if row is None:
+            raise TimekeeperError(f"{self.path}: no mission #{entry_id} in the log (see `timekeeper log list`)")
+        return _entry(row)
+
+    def remove(self, entry_id: int) -> Entry:
+        """Delete a single mission (a campaign's missions go with `log campaign`, never alone)."""
+        with transaction(self.connection):
+            entry = self.entry(entry_id)
+            if entry.campaign_id is not None:
+                raise TimekeeperError(f"mission #{entry_id} belongs to campaign {entry.campaign_id}; "
+                                      "a campaign's missions cannot be removed one by one")
+            self.connection.execute("DELETE FROM missions WHERE id = ?", (entry_id,))
+            return entry
+
+    def last_crew(self) -> Crew | None:
+        row = self.connection.execute("SELECT crew FROM missions ORDER BY id DESC LIMIT 1").fetchone()
+        return _crew(row[0]) if row else None
+
+    # --- campaigns ---------------------------------------------------------------------------
+    def start_campaign(self, values: FormValues, *, rng: random.Random | None = None,
+                       today: datetime.date | None = None, tracks: TrackResolver = resolve_track) -> Campaign:
+        """Start a campaign: fields crew (+ role fields), common, serious, pool (missions or
+        double-action), optional track (instead of a random one) and date. Draws mission 1."""
+        problems = Problems()
+        crew = None
+        try:
+            crew = parse_crew(text(values, "crew"))
+        except ValueError as error:
+            problems.add("crew", str(error))
+        if crew is not None:
+            crew = with_role_fields(crew, values, problems)
+        pool = text(values, "pool") or "missions"
+        if pool not in rules.POOLS:
+            problems.add("pool", f"expected one of {', '.join(rules.POOLS)}, got {pool!r}")
+        common, serious = _difficulties(values, problems)
+        track = _chosen_track(values, tracks, problems)
+        started = (today or datetime.date.today()).isoformat()
+        if text(values, "date"):
+            from timekeeper.logbook.form import parse_date
+
+            try:
+                started = parse_date(text(values, "date"), today or datetime.date.today()).isoformat()
+            except ValueError as error:
+                problems.add("date", str(error))
+        problems.raise_if_any()
+        assert crew is not None and common is not None and serious is not None
+        with transaction(self.connection):
+            cursor = self.connection.execute(
+                "INSERT INTO campaigns (crew, pool, status, started_on) VALUES (?, ?, 'open', ?)",
+                (_crew_json(crew), pool, started))
+            campaign_id = cursor.lastrowid
+            chosen = track or rules.draw_track(pool, set(), rng or random.Random())
+            self._insert_leg(campaign_id, 1, chosen, common, serious, Repairs())
+            return self.campaign(campaign_id)
+
+    def next_mission(self, values: FormValues, *, rng: random.Random | None = None,
+                     tracks: TrackResolver = resolve_track) -> Campaign:
+        """Go on with a campaign: fields campaign, repair_red/white/blue/squads (repairs after the
+        last mission), common, serious, optional track. Draws the next mission."""
+        problems = Problems()
+        repairs = Repairs(**{part: _count(values, f"repair_{part}", problems)
+                             for part in ("red", "white", "blue", "squads")})
+        common, serious = _difficulties(values, problems)
+        track = _chosen_track(values, tracks, problems)
+        problems.raise_if_any()
+        assert common is not None and serious is not None
+        with transaction(self.connection):
+            campaign = self._chosen_campaign(text(values, "campaign") or "current")
+            if not campaign.can_continue:
+                reason = (f"mission {campaign.pending.number} ({campaign.pending.track.label()}) is waiting for its "
+                          "result (`timekeeper log add --campaign`)" if campaign.pending else
+                          f"it is {campaign.status.value}" if campaign.status is not Status.OPEN else
+                          f"it has flown all {len(campaign.legs)} missions")
+                raise LogEntryError(f"campaign {campaign.id} cannot go on: {reason}", {"campaign": reason})
+            repair_errors = rules.repair_problems(campaign, repairs)
+            if repair_errors:
+                raise_problems(repair_errors)
+            used = {leg.track.name for leg in campaign.legs}
+            chosen = track or rules.draw_track(campaign.pool, used, rng or random.Random())
+            self._insert_leg(campaign.id, len(campaign.legs) + 1, chosen, common, serious, repairs)
+            return self.campaign(campaign.id)
+
+    def end_campaign(self, campaign: str | int = "current", *, today: datetime.date | None = None) -> Campaign:
+        """The crew stops: a drawn mission not flown yet is dropped, the campaign is scored as it stands."""
+        with transaction(self.connection):
+            chosen = self._chosen_campaign(str(campaign))
+            if chosen.status is not Status.OPEN:
+                raise LogEntryError(f"campaign {chosen.id} is already {chosen.status.value}", {"campaign": "not open"})
+            self.connection.execute("DELETE FROM campaign_missions WHERE campaign_id = ? AND mission_id IS NULL",
+                                    (chosen.id,))
+            self._set_status(chosen.id, Status.ENDED, (today or datetime.date.today()).isoformat())
+            return self.campaign(chosen.id)
+
+    def campaign(self, campaign_id: int) -> Campaign:
+        row = self.connection.execute(
+            "SELECT id, crew, pool, status, started_on, ended_on FROM campaigns WHERE id = ?", (campaign_id,)
+        ).fetchone()
+        if row is None:
+            raise LogEntryError(f"{self.path}: no campaign {campaign_id} in the log (see `timekeeper log campaign show`)",
+                                {"campaign": "no such campaign"})
+        entries = {e.id: e for e in self._campaign_entries(campaign_id)}
+        legs = tuple(
+            Leg(number, Track(track, track_file, seed), Difficulty(common), Difficulty(serious),
+                Repairs(red, white, blue, squads), entries.get(mission_id))
+            for number, track, track_file, seed, common, serious, red, white, blue, squads, mission_id
+            in self.connection.execute(
+                "SELECT number, track, track_file, track_seed, common, serious, repaired_red, repaired_white, "
+                "repaired_blue, repaired_squads, mission_id FROM campaign_missions WHERE campaign_id = ? "
+                "ORDER BY number", (campaign_id,)))
+        return Campaign(row[0], _crew(row[1]), row[2], Status(row[3]), row[4], row[5], legs)
+
+    def campaigns(self) -> list[Campaign]:
+        return [self.campaign(row[0]) for row in self.connection.execute("SELECT id FROM campaigns ORDER BY id")]
+
+    def current_campaign(self) -> Campaign | None:
+        """The one open campaign; None if there is none; LogEntryError if several are open."""
+        open_ids = [row[0] for row in self.connection.execute("SELECT id FROM campaigns WHERE status = 'open'")]
+        if len(open_ids) > 1:
+            raise LogEntryError(f"campaigns {', '.join(map(str, open_ids))} are open; name one (--campaign N)",
+                                {"campaign": "several campaigns are open"})
+        return self.campaign(open_ids[0]) if open_ids else None
+
+    # --- storage -----------------------------------------------------------------------------
+    def _chosen_campaign(self, raw: str, where: str = "") -> Campaign:
+        if raw == "current":
+            found = self.current_campaign()
+            if found is None:
+                raise LogEntryError(f"{where + ': ' if where else ''}no campaign is open "
+                                    "(start one with `timekeeper log campaign start`)", {"campaign": "none open"})
+            return found
+        try:
+            return self.campaign(integer(raw, 1))
+        except ValueError as error:
+            raise LogEntryError(f"{where + ': ' if where else ''}campaign: {error}", {"campaign": str(error)}) from None
+
+    def _insert(self, record: MissionRecord, campaign: Campaign | None) -> Entry:
+        cursor = self.connection.execute(
+            f"INSERT INTO missions ({_MISSION_COLUMNS}) VALUES ({', '.join('?' * 17)})", _row(record))
+        entry_id = cursor.lastrowid
+        if campaign is None:
+            return Entry(entry_id, record)
+        leg = campaign.pending
+        assert leg is not None
+        self.connection.execute("UPDATE campaign_missions SET mission_id = ? WHERE campaign_id = ? AND number = ?",
+                                (entry_id, campaign.id, leg.number))
+        if record.ship_destroyed:
+            self._set_status(campaign.id, Status.LOST, record.played_on.isoformat())
+        elif leg.number >= rules.CAMPAIGN_MISSIONS:
+            self._set_status(campaign.id, Status.COMPLETE, record.played_on.isoformat())
+        return Entry(entry_id, record, campaign.id, leg.number)
+
+    def _insert_leg(self, campaign_id: int, number: int, track: Track, common: Difficulty, serious: Difficulty,
+                    repairs: Repairs) -> None:
+        self.connection.execute(
+            "INSERT INTO campaign_missions (campaign_id, number, track, track_file, track_seed, common, serious, "
+            "repaired_red, repaired_white, repaired_blue, repaired_squads) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (campaign_id, number, track.name, track.file, track.seed, common.value, serious.value,
+             repairs.red, repairs.white, repairs.blue, repairs.squads))
+
+    def _set_status(self, campaign_id: int, status: Status, on: str) -> None:
+        self.connection.execute("UPDATE campaigns SET status = ?, ended_on = ? WHERE id = ?",
+                                (status.value, on, campaign_id))
+
+    def _campaign_entries(self, campaign_id: int) -> Iterable[Entry]:
+        rows = self.connection.execute(
+            _SELECT_ENTRIES + "JOIN campaign_missions c ON c.mission_id = m.id WHERE c.campaign_id = ?", (campaign_id,)).fetchall()
+        return [_entry(row) for row in rows]
+
+
+def open_log(path: str | Path | None = None) -> ShipLog:
+    """The ship's log at `path` (default: the user's, see database.default_log_path)."""
+    return ShipLog.open(path)
+
+
+def _count(values: FormValues, field: str, problems: Problems) -> int:
+    raw = text(values, field)
+    if not raw:
+        return 0
+    try:
+        return integer(raw, 0)
+    except ValueError as error:
+        problems.add(field, str(error))
+        return 0
+
+
+def _difficulties(values: FormValues, problems: Problems) -> tuple[Difficulty | None, Difficulty | None]:
+    chosen = []
+    for field in ("common", "serious"):
+        try:
+            chosen.append(parse_difficulty(text(values, field) or "1"))
+        except ValueError as error:
+            problems.add(field, str(error))
+            chosen.append(None)
+    return chosen[0], chosen[1]
+
+
+def _chosen_track(values: FormValues, tracks: TrackResolver, problems: Problems) -> Track | None:
+    """The track named instead of a random draw (the crew drew it themselves), or None."""
+    if not text(values, "track"):
+        return None
+    try:
+        seed = integer(text(values, "seed"), 0) if text(values, "seed") else None
+        return tracks(text(values, "track"), seed)
+    except ValueError as error:
+        problems.add("track", str(error))
+        return None
+
+
+def _crew_json(crew: Crew) -> str:
+    return json.dumps([{"name": m.name, "roles": [r.value for r in m.roles]} for m in crew.members],
+                      ensure_ascii=False)
+
+
+def _crew(raw: str) -> Crew:
+    return Crew(tuple(CrewMember(m["name"], tuple(Role(r) for r in m["roles"])) for m in json.loads(raw)))
+
+
+def _row(record: MissionRecord) -> tuple:
+    return (record.played_on.isoformat(), _crew_json(record.crew), record.track.name, record.track.file,
+            record.track.seed, record.common.value, record.serious.value, record.survived_points,
+            record.destroyed_points, record.damage.red, record.damage.white, record.damage.blue,
+            record.knocked_out, record.disabled_squads, record.visual_confirmation, record.destroyed_by,
+            record.notes)
+
+
+def _entry(row: tuple) -> Entry:
+    (entry_id, played_on, crew, track, track_file, seed, common, serious, survived, destroyed, red, white, blue,
+     knocked_out, squads, visual, destroyed_by, notes, campaign_id, number) = row
+    record = MissionRecord(
+        crew=_crew(crew), played_on=datetime.date.fromisoformat(played_on), track=Track(track, track_file, seed),
+        common=Difficulty(common), serious=Difficulty(serious), survived_points=survived,
+        destroyed_points=destroyed, damage=Damage(red, white, blue), knocked_out=knocked_out,
+        disabled_squads=squads, visual_confirmation=visual, destroyed_by=destroyed_by, notes=notes)
+    return Entry(entry_id, record, campaign_id, number)
