@@ -28,3 +28,16 @@ def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         del os.environ["TIMEKEEPER_CACHE"]
     else:
         os.environ["TIMEKEEPER_CACHE"] = saved
+
+
+@pytest.fixture(scope="session", autouse=True)
+def log_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The ship's log of the whole test session lives in a temporary folder, never the user's."""
+    folder = tmp_path_factory.getbasetemp() / "tk-data"
+    saved = {name: os.environ.pop(name, None) for name in ("TIMEKEEPER_DATA", "TIMEKEEPER_LOG")}
+    os.environ["TIMEKEEPER_DATA"] = str(folder)
+    yield folder
+    del os.environ["TIMEKEEPER_DATA"]
+    for name, value in saved.items():
+        if value is not None:
+            os.environ[name] = value

@@ -28,6 +28,7 @@ COMMANDS = {
     "import": "timekeeper.commands.flashcode:import_command",
     "export": "timekeeper.commands.flashcode:export_command",
     "serve": "timekeeper.commands.serve:serve_command",
+    "log": "timekeeper.commands.shiplog:log_group",
 }
 
 

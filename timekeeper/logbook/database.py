@@ -150,7 +150,13 @@ def _migrate(connection: sqlite3.Connection, path: Path) -> None:
 
 @contextlib.contextmanager
 def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction: BEGIN IMMEDIATE (waits for another writer), COMMIT, or ROLLBACK on error."""
+    """One write transaction: BEGIN IMMEDIATE (waits for another writer), COMMIT, or ROLLBACK on error.
+
+    Inside an open transaction it joins it, so several changes (an import) commit or fail together.
+    """
+    if connection.in_transaction:
+        yield connection
+        return
     try:
         connection.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as error:

@@ -165,21 +165,29 @@ def parse_date(raw: str, today: datetime.date) -> datetime.date:
     return day
 
 
+def pairs(values: FormValues, field: str, names: Iterable[str], high: int | None,
+          problems: Problems) -> dict[str, int]:
+    """`red=2,blue=1` in `field` -> {"red": 2, "blue": 1}; each name one of `names`, each count 0..high."""
+    allowed = tuple(names)
+    found: dict[str, int] = {}
+    for item in (i.strip() for i in text(values, field).split(",") if i.strip()):
+        name, equals, amount = (s.strip() for s in item.partition("="))
+        if not equals:
+            problems.add(field, f"expected {allowed[0]}=N items such as {allowed[0]}=2, got {item!r}")
+        elif name.casefold() not in allowed:
+            problems.add(field, f"unknown {'zone' if field == 'damage' else 'name'} {name!r} "
+                                f"(expected {', '.join(allowed)})")
+        else:
+            try:
+                found[name.casefold()] = integer(amount, 0, high)
+            except ValueError as error:
+                problems.add(field, f"{name}: {error}")
+    return found
+
+
 def parse_damage(values: FormValues, max_damage: int, problems: Problems) -> Damage:
     """Damage per zone from `damage` (`red=2,blue=1`) and/or damage_red, damage_white, damage_blue."""
-    per_zone: dict[str, int] = {}
-    for item in (i.strip() for i in text(values, "damage").split(",") if i.strip()):
-        zone, equals, amount = (s.strip() for s in item.partition("="))
-        if not equals:
-            problems.add("damage", f"expected zone=points such as red=2, got {item!r}")
-            continue
-        if zone.casefold() not in {z.value for z in ZONES}:
-            problems.add("damage", f"unknown zone {zone!r} (expected red, white, blue)")
-            continue
-        try:
-            per_zone[zone.casefold()] = integer(amount, 0, max_damage)
-        except ValueError as error:
-            problems.add("damage", f"{zone}: {error}")
+    per_zone = pairs(values, "damage", (z.value for z in ZONES), max_damage, problems)
     for zone in ZONES:
         field = f"damage_{zone.value}"
         raw = text(values, field)
@@ -342,8 +350,7 @@ def record_values(record: MissionRecord) -> dict[str, str]:
     """A record as form values (the inverse of parse_mission): for export, prompts' defaults and edits."""
     return {
         "date": record.played_on.isoformat(),
-        "crew": ", ".join(m.name + (":" + "+".join(_ROLE_SHORT[r] for r in m.roles) if m.roles else "")
-                          for m in record.crew.members),
+        "crew": crew_text(record.crew),
         "track": record.track.name,
         "track_file": record.track.file or "",
         "seed": "" if record.track.seed is None else str(record.track.seed),
@@ -358,6 +365,12 @@ def record_values(record: MissionRecord) -> dict[str, str]:
         "destroyed_by": record.destroyed_by or "",
         "notes": record.notes,
     }
+
+
+def crew_text(crew: Crew) -> str:
+    """The crew as the `crew` field writes it: `Ann:captain, Bob:communications, Cid`."""
+    return ", ".join(m.name + (":" + "+".join(_ROLE_SHORT[r] for r in m.roles) if m.roles else "")
+                     for m in crew.members)
 
 
 _ROLE_SHORT = {Role.CAPTAIN: "captain", Role.COMMUNICATIONS: "communications", Role.SECURITY: "security"}

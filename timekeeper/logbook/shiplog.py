@@ -25,13 +25,13 @@ from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
 from timekeeper.logbook.database import connect, default_log_path, transaction
 from timekeeper.logbook.form import (
-    FormDefaults, FormValues, Problems, TrackResolver, parse_crew, parse_difficulty, parse_mission, raise_problems,
+    FormDefaults, FormValues, Problems, TrackResolver, pairs, parse_crew, parse_difficulty, parse_mission, raise_problems,
     resolve_track, text, integer, with_role_fields,
 )
 from timekeeper.logbook.record import Crew, CrewMember, Damage, Difficulty, Entry, MissionRecord, Role, Track
 
 CAMPAIGN_FIELDS = ("campaign", "crew", "captain", "communications_officer", "security_chief", "common", "serious",
-                   "pool", "track", "seed", "repair_red", "repair_white", "repair_blue", "repair_squads", "date")
+                   "pool", "track", "seed", "repairs", "repair_red", "repair_white", "repair_blue", "repair_squads", "date")
 
 _MISSION_COLUMNS = ("played_on, crew, track, track_file, track_seed, common, serious, survived, destroyed, "
                     "damage_red, damage_white, damage_blue, knocked_out, disabled_squads, visual_confirmation, "
@@ -61,6 +61,10 @@ class ShipLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def batch(self):
+        """A context manager: the changes made inside it are stored together, or none of them."""
+        return transaction(self.connection)
 
     # --- missions ----------------------------------------------------------------------------
     def record_mission(self, values: FormValues, *, today: datetime.date | None = None, where: str = "",
@@ -156,11 +160,13 @@ class ShipLog:
 
     def next_mission(self, values: FormValues, *, rng: random.Random | None = None,
                      tracks: TrackResolver = resolve_track) -> Campaign:
-        """Go on with a campaign: fields campaign, repair_red/white/blue/squads (repairs after the
-        last mission), common, serious, optional track. Draws the next mission."""
+        """Go on with a campaign: fields campaign, repairs after the last mission (`repairs` as
+        red=2,squads=1, or repair_red/white/blue/squads), common, serious, optional track. Draws the
+        next mission."""
         problems = Problems()
-        repairs = Repairs(**{part: _count(values, f"repair_{part}", problems)
-                             for part in ("red", "white", "blue", "squads")})
+        parts = ("red", "white", "blue", "squads")
+        listed = pairs(values, "repairs", parts, None, problems)
+        repairs = Repairs(**{part: _count(values, f"repair_{part}", problems) or listed.get(part, 0) for part in parts})
         common, serious = _difficulties(values, problems)
         track = _chosen_track(values, tracks, problems)
         problems.raise_if_any()

@@ -1,0 +1,194 @@
+"""The ship's log as a printed page (fpdf2, landscape A4): a crew line with role marks whenever the
+crew changes, one line per mission, and each campaign bracketed with its total. Sizes are mm.
+
+Pipeline: log lines (logbook.rows) -> pages of drawn rows -> PDF bytes -> atomic file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from timekeeper.atomicfile import write_atomic
+from timekeeper.cards.pdf import FONTS_DIR
+from timekeeper.cards.pdf_card import FONT
+from timekeeper.errors import RenderError
+from timekeeper.logbook.rows import COLUMNS, CampaignLine, LogLine, MissionLine
+
+PAGE_MM = (297.0, 210.0)
+MARGIN_MM = 10.0
+BRACKET_MM = 6.0
+ROW_MM = 6.2
+HEAD_MM = 9.0
+WIDTHS_MM = (8, 20, 36, 15, 15, 16, 17, 20, 14, 15, 13, 13)  # the last column (score) takes the rest
+HEADINGS = ("#", "Date", "Track", "Common", "Serious", "Survived", "Destroyed", "Damage\nR/W/B", "Worst\nzone",
+            "Knocked\nout", "Squads", "Visual", "Score")
+ROLE_LEGEND = "C captain · CO communications officer · SC security chief"
+INK = (0, 0, 0)
+GREY = (100, 100, 100)
+STRIPE = (240, 240, 240)
+CAMPAIGN_INK = (25, 90, 190)
+LOST_INK = (200, 30, 35)
+
+
+@dataclass(frozen=True)
+class PrintedLog:
+    data: bytes
+    missions: int
+    pages: int
+
+
+def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
+    """The log page(s) for `lines`; an empty log prints the heading and an empty table to fill in."""
+    from fpdf import FPDF
+
+    assert len(HEADINGS) == len(COLUMNS)
+    pdf = FPDF(orientation="L", unit="mm", format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(MARGIN_MM, MARGIN_MM, MARGIN_MM)
+    pdf.add_font(FONT, "", FONTS_DIR / "DejaVuSansCondensed.ttf")
+    pdf.add_font(FONT, "B", FONTS_DIR / "DejaVuSansCondensed-Bold.ttf")
+    pdf.set_creator("timekeeper")
+    pdf.set_title(title)
+    painter = _Painter(pdf, title)
+    painter.new_page()
+    crew = None
+    missions = 0
+    for line in lines:
+        if isinstance(line, MissionLine):
+            label = line.entry.record.crew.label()
+            if label != crew or line.bracket in ("first", "only"):
+                painter.crew_line(label)
+                crew = label
+            painter.mission(line)
+            missions += 1
+        else:
+            painter.campaign(line)
+    if not lines:
+        for _ in range(8):
+            painter.blank()
+    pdf.alias_nb_pages()
+    return PrintedLog(bytes(pdf.output()), missions, pdf.page_no())
+
+
+def write_log_pdf(path: str | Path, lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
+    """Write the log PDF to `path` atomically (RenderError if it cannot be written)."""
+    printed = log_pdf(lines, title)
+    write_atomic(path, printed.data, RenderError)
+    return printed
+
+
+class _Painter:
+    def __init__(self, pdf, title: str) -> None:
+        self.pdf = pdf
+        self.title = title
+        self.y = 0.0
+        self.stripe = False
+        self.left = MARGIN_MM + BRACKET_MM
+        self.widths = WIDTHS_MM + (PAGE_MM[0] - MARGIN_MM - self.left - sum(WIDTHS_MM),)
+        self.bracket_top: float | None = None
+
+    def new_page(self) -> None:
+        pdf = self.pdf
+        pdf.add_page()
+        pdf.set_text_color(*INK)
+        pdf.set_font(FONT, "B", 16)
+        pdf.set_xy(MARGIN_MM, MARGIN_MM)
+        pdf.cell(120, 8, self.title)
+        pdf.set_font(FONT, "", 7.5)
+        pdf.set_text_color(*GREY)
+        pdf.set_xy(PAGE_MM[0] - MARGIN_MM - 150, MARGIN_MM + 1)
+        pdf.cell(150, 6, f"Crew roles: {ROLE_LEGEND}   page {pdf.page_no()}/{{nb}}", align="R")
+        self.y = MARGIN_MM + 11
+        self._headings()
+
+    def _headings(self) -> None:
+        pdf = self.pdf
+        pdf.set_font(FONT, "B", 7.5)
+        pdf.set_text_color(*INK)
+        x = self.left
+        for heading, width in zip(HEADINGS, self.widths):
+            pdf.set_xy(x, self.y)
+            pdf.multi_cell(width, HEAD_MM / 2, heading, border=0, align="C" if width < 30 else "L",
+                           new_x="RIGHT", new_y="TOP")
+            x += width
+        pdf.set_draw_color(*INK)
+        pdf.set_line_width(0.4)
+        pdf.line(self.left, self.y + HEAD_MM, PAGE_MM[0] - MARGIN_MM, self.y + HEAD_MM)
+        self.y += HEAD_MM + 0.5
+
+    def _room(self, height: float) -> None:
+        if self.y + height > PAGE_MM[1] - MARGIN_MM:
+            in_campaign = self.bracket_top is not None
+            self._close_bracket()
+            self.new_page()
+            if in_campaign:  # the bracket goes on at the top of the next page
+                self.bracket_top = self.y
+
+    def crew_line(self, label: str) -> None:
+        self._room(2 * ROW_MM)
+        pdf = self.pdf
+        pdf.set_font(FONT, "B", 8.5)
+        pdf.set_text_color(*INK)
+        pdf.set_xy(self.left, self.y)
+        pdf.cell(sum(self.widths), ROW_MM, self._fit(f"Crew: {label}", sum(self.widths)))
+        self.y += ROW_MM
+
+    def mission(self, line: MissionLine) -> None:
+        self._room(ROW_MM)
+        pdf = self.pdf
+        if line.bracket in ("first", "only"):
+            self.bracket_top = self.y
+        if self.stripe:
+            pdf.set_fill_color(*STRIPE)
+            pdf.rect(self.left, self.y, sum(self.widths), ROW_MM, style="F")
+        self.stripe = not self.stripe
+        cells = line.cells()
+        x = self.left
+        for index, (cell, width) in enumerate(zip(cells, self.widths)):
+            last = index == len(cells) - 1
+            lost = last and line.entry.record.ship_destroyed
+            pdf.set_font(FONT, "B" if last else "", 8.5)
+            pdf.set_text_color(*(LOST_INK if lost else GREY if last and line.bracket else INK))
+            pdf.set_xy(x, self.y)
+            pdf.cell(width, ROW_MM, self._fit(cell, width - 1), align="L" if index in (2, 12) else "C")
+            x += width
+        self.y += ROW_MM
+
+    def campaign(self, line: CampaignLine) -> None:
+        self._room(ROW_MM)
+        pdf = self.pdf
+        lost = line.campaign.destroyed_by is not None
+        pdf.set_font(FONT, "B", 8.5)
+        pdf.set_text_color(*(LOST_INK if lost else CAMPAIGN_INK))
+        pdf.set_xy(self.left, self.y)
+        pdf.cell(sum(self.widths), ROW_MM, self._fit(line.summary(), sum(self.widths)), align="R")
+        self.y += ROW_MM
+        self._close_bracket()
+
+    def blank(self) -> None:
+        self._room(ROW_MM)
+        self.pdf.set_draw_color(*GREY)
+        self.pdf.set_line_width(0.1)
+        self.y += ROW_MM
+        self.pdf.line(self.left, self.y, PAGE_MM[0] - MARGIN_MM, self.y)
+
+    def _close_bracket(self) -> None:
+        """Draw the campaign's bracket in the left margin, from its first mission to here."""
+        if self.bracket_top is None:
+            return
+        pdf = self.pdf
+        x = MARGIN_MM + BRACKET_MM / 2
+        pdf.set_draw_color(*CAMPAIGN_INK)
+        pdf.set_line_width(0.6)
+        pdf.line(x, self.bracket_top + 0.8, x, self.y - 0.8)
+        pdf.line(x, self.bracket_top + 0.8, x + BRACKET_MM / 2 - 0.5, self.bracket_top + 0.8)
+        pdf.line(x, self.y - 0.8, x + BRACKET_MM / 2 - 0.5, self.y - 0.8)
+        self.bracket_top = None
+
+    def _fit(self, text: str, width: float) -> str:
+        if self.pdf.get_string_width(text) <= width:
+            return text
+        while text and self.pdf.get_string_width(text + "…") > width:
+            text = text[:-1]
+        return text + "…"

@@ -1,0 +1,125 @@
+"""Log statistics: per crew and per track, missions flown, wins, best and mean score; campaigns per crew.
+
+A mission counts as won when the ship survived. Scores are the rulebook scores of single missions
+(campaign missions count as missions and wins; their score is the campaign's, listed per crew).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Callable, Iterable
+
+from timekeeper.logbook.campaign import Campaign, Status
+from timekeeper.logbook.record import Entry
+
+
+@dataclass(frozen=True)
+class GroupStats:
+    key: str
+    missions: int
+    wins: int
+    best: int | None
+    mean: float | None
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.missions if self.missions else 0.0
+
+
+@dataclass(frozen=True)
+class LogStats:
+    overall: GroupStats
+    by_crew: tuple[GroupStats, ...]
+    by_track: tuple[GroupStats, ...]
+    campaigns_by_crew: tuple[GroupStats, ...]
+    scores: tuple[tuple[str, str, int], ...]  # (date, crew, score) of every scored single mission, in order
+
+
+def _group(key: str, entries: list[Entry]) -> GroupStats:
+    scores = [entry.score for entry in entries if entry.score is not None]
+    return GroupStats(key, len(entries), sum(entry.won for entry in entries),
+                      max(scores) if scores else None, fmean(scores) if scores else None)
+
+
+def _grouped(entries: Iterable[Entry], key: Callable[[Entry], str]) -> tuple[GroupStats, ...]:
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(key(entry), []).append(entry)
+    found = [_group(name, members) for name, members in groups.items()]
+    return tuple(sorted(found, key=lambda g: (-g.missions, g.key.casefold())))
+
+
+def log_stats(entries: list[Entry], campaigns: list[Campaign]) -> LogStats:
+    crew_campaigns: dict[str, list[Campaign]] = {}
+    for campaign in campaigns:
+        if campaign.flown:
+            crew_campaigns.setdefault(campaign.crew.key(), []).append(campaign)
+    campaign_groups = []
+    for crew, members in crew_campaigns.items():
+        totals = [score.total for score in (c.score() for c in members) if score is not None]
+        campaign_groups.append(GroupStats(crew, len(members), sum(c.status is not Status.LOST for c in members),
+                                          max(totals) if totals else None, fmean(totals) if totals else None))
+    return LogStats(
+        overall=_group("all missions", entries),
+        by_crew=_grouped(entries, lambda entry: entry.record.crew.key()),
+        by_track=_grouped(entries, lambda entry: entry.record.track.label()),
+        campaigns_by_crew=tuple(sorted(campaign_groups, key=lambda g: (-g.missions, g.key.casefold()))),
+        scores=tuple((e.record.played_on.isoformat(), e.record.crew.key(), e.score)
+                     for e in entries if e.score is not None),
+    )
+
+
+def format_stats(stats: LogStats) -> str:
+    """The tables `timekeeper log stats` prints."""
+    out = [_table("Crew", stats.by_crew, "missions"), _table("Track", stats.by_track, "missions")]
+    if stats.campaigns_by_crew:
+        out.append(_table("Campaigns of crew", stats.campaigns_by_crew, "campaigns"))
+    overall = stats.overall
+    mean = f"{overall.mean:.1f}" if overall.mean is not None else "-"
+    out.append(f"All: {overall.missions} missions, {overall.wins} won, best score "
+               f"{overall.best if overall.best is not None else '-'}, mean {mean}\n")
+    return "\n".join(out)
+
+
+def _table(title: str, groups: tuple[GroupStats, ...], counted: str) -> str:
+    rows = [(g.key, str(g.missions), str(g.wins), "-" if g.best is None else str(g.best),
+             "-" if g.mean is None else f"{g.mean:.1f}") for g in groups]
+    head = (title, counted, "won", "best", "mean")
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(5)]
+    lines = ["  ".join([head[0].ljust(widths[0])] + [h.rjust(w) for h, w in zip(head[1:], widths[1:])])]
+    lines += ["  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def plot_stats(stats: LogStats, path) -> None:
+    """Best and mean score per track, and every scored mission over time per crew, as a PNG."""
+    from timekeeper.atomicfile import replacing
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.generate.plot import require_matplotlib
+
+    pyplot = require_matplotlib()
+    figure, (tracks_axes, time_axes) = pyplot.subplots(1, 2, figsize=(12, 5))
+    scored = [g for g in stats.by_track if g.best is not None]
+    positions = range(len(scored))
+    tracks_axes.bar([p - 0.2 for p in positions], [g.best for g in scored], 0.4, label="best")
+    tracks_axes.bar([p + 0.2 for p in positions], [g.mean for g in scored], 0.4, label="mean")
+    tracks_axes.set_xticks(list(positions), [g.key for g in scored], rotation=45, ha="right")
+    tracks_axes.set_title("Score per track")
+    tracks_axes.legend()
+    crews = sorted({crew for _, crew, _ in stats.scores})
+    for crew in crews:
+        points = [(index, score) for index, (_, who, score) in enumerate(stats.scores) if who == crew]
+        time_axes.plot([p[0] + 1 for p in points], [p[1] for p in points], marker="o", label=crew)
+    time_axes.set_title("Scores in log order")
+    time_axes.set_xlabel("mission (single missions, oldest first)")
+    if crews:
+        time_axes.legend(fontsize="small")
+    figure.tight_layout()
+    try:
+        with replacing(path, suffix=".png") as temp:
+            figure.savefig(temp, format="png", dpi=110)
+    except OSError as error:
+        raise TimekeeperError(f"{path}: cannot write: {error.strerror or error}") from error
+    finally:
+        pyplot.close(figure)
