@@ -113,11 +113,10 @@ def list_command(ctx: click.Context) -> None:
     Example:
       timekeeper log list
     """
-    from timekeeper.logbook.rows import log_lines
     from timekeeper.logbook.text import format_list
 
     with open_from(ctx) as log:
-        click.echo(format_list(log_lines(log.entries(), log.campaigns())), nl=False)
+        click.echo(format_list(log.lines()), nl=False)
 
 
 @log_group.command("show")
@@ -165,14 +164,14 @@ def stats_command(ctx: click.Context, plot: Path | None) -> None:
       timekeeper log stats
       timekeeper log stats --plot scores.png
     """
-    from timekeeper.logbook.stats import format_stats, log_stats, plot_stats
+    from timekeeper.logbook.stats import format_stats, plot_stats
 
     if plot:
         from timekeeper.generate.plot import require_matplotlib
 
         require_matplotlib()
     with open_from(ctx) as log:
-        stats = log_stats(log.entries(), log.campaigns())
+        stats = log.stats()
     click.echo(format_stats(stats), nl=False)
     if plot:
         plot_stats(stats, plot)
@@ -240,12 +239,8 @@ def print_command(ctx: click.Context, output: Path, title: str) -> None:
     Example:
       timekeeper log print -o log.pdf
     """
-    from timekeeper.logbook.pdf import write_log_pdf
-    from timekeeper.logbook.rows import log_lines
-
     with open_from(ctx) as log:
-        lines = log_lines(log.entries(), log.campaigns())
-    printed = write_log_pdf(output, lines, title)
+        printed = log.write_pdf(output, title)
     click.echo(f"Wrote {output}: {printed.missions} mission(s) on {printed.pages} page(s).", err=True)
 
 

@@ -103,7 +103,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
         _check(connection, path)
         connection.execute("PRAGMA foreign_keys = ON")
         connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = NORMAL")
+        connection.execute("PRAGMA synchronous = FULL")  # a committed mission survives a power cut too
         _migrate(connection, path)
     except sqlite3.OperationalError as error:
         connection.close()

@@ -18,7 +18,7 @@ import json
 import random
 import sqlite3
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from timekeeper.errors import LogEntryError, TimekeeperError
 from timekeeper.logbook import campaign as rules
@@ -29,6 +29,11 @@ from timekeeper.logbook.form import (
     resolve_track, text, integer, with_role_fields,
 )
 from timekeeper.logbook.record import Crew, CrewMember, Damage, Difficulty, Entry, MissionRecord, Role, Track
+from timekeeper.logbook.rows import LogLine, log_lines
+
+if TYPE_CHECKING:
+    from timekeeper.logbook.pdf import PrintedLog
+    from timekeeper.logbook.stats import LogStats
 
 CAMPAIGN_FIELDS = ("campaign", "crew", "captain", "communications_officer", "security_chief", "common", "serious",
                    "pool", "track", "seed", "repairs", "repair_red", "repair_white", "repair_blue", "repair_squads", "date")
@@ -226,6 +231,23 @@ class ShipLog:
             raise LogEntryError(f"campaigns {', '.join(map(str, open_ids))} are open; name one (--campaign N)",
                                 {"campaign": "several campaigns are open"})
         return self.campaign(open_ids[0]) if open_ids else None
+
+    # --- reading it ---------------------------------------------------------------------------
+    def lines(self) -> list[LogLine]:
+        """The log as printed and listed: missions in date order, campaigns bracketed with their total."""
+        return log_lines(self.entries(), self.campaigns())
+
+    def stats(self) -> LogStats:
+        """Per crew and per track: missions, wins, best and mean score; campaigns per crew."""
+        from timekeeper.logbook.stats import log_stats
+
+        return log_stats(self.entries(), self.campaigns())
+
+    def write_pdf(self, path: str | Path, title: str = "Ship's Log") -> PrintedLog:
+        """Print the log to a PDF file at `path` (written atomically)."""
+        from timekeeper.logbook.pdf import write_log_pdf
+
+        return write_log_pdf(path, self.lines(), title)
 
     # --- storage -----------------------------------------------------------------------------
     def _chosen_campaign(self, raw: str, where: str = "") -> Campaign:

@@ -1,0 +1,54 @@
+"""The form API `timekeeper serve` calls: raw string values in, a typed record or one error with the
+problems by field out."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from timekeeper.errors import ExitStatus, LogEntryError
+from timekeeper.logbook.form import FIELDS, parse_mission, record_values
+from timekeeper.logbook.record import Difficulty, Role
+from timekeeper.logbook.shiplog import ShipLog
+
+TODAY = datetime.date(2026, 11, 22)
+
+
+def test_a_web_form_with_separate_role_and_damage_fields():
+    form = {"crew": "Ann, Bob, Cid, Dee, Eve", "captain": "ann", "communications_officer": "Bob",
+            "security_chief": "Eve", "date": "", "track": "mission-6", "common": "1+2", "serious": "2",
+            "survived": "5", "destroyed": "14", "damage_red": "1", "damage_white": "", "damage_blue": "2",
+            "knocked_out": "0", "disabled_squads": "1", "visual_confirmation": "7", "destroyed_by": "",
+            "csrf_token": "ignored", "submit": "Record"}
+    record = parse_mission(form, today=TODAY)
+    assert record.played_on == TODAY and record.common is Difficulty.MIXED
+    assert record.crew.holder(Role.CAPTAIN) == "Ann" and record.crew.holder(Role.SECURITY) == "Eve"
+    assert record.damage.label() == "1/0/2"
+    assert parse_mission(record_values(record), today=TODAY) == record  # values round-trip
+
+
+def test_repeated_values_arrive_as_lists():
+    record = parse_mission({"crew": ["Ann:c", "Bob:co+sc", "Cid"], "track": "mission-1",
+                            "damage": ["red=1", "white=2"]}, today=TODAY)
+    assert record.crew.label() == "Ann (C), Bob (CO) (SC), Cid"
+    assert record.damage.label() == "1/2/0"
+
+
+def test_problems_are_given_by_field_for_the_form_to_mark():
+    with pytest.raises(LogEntryError) as caught:
+        parse_mission({"crew": "", "track": "mission-9", "survived": "x", "damage_blue": "9",
+                       "knocked_out": "-1"}, today=TODAY)
+    error = caught.value
+    assert error.exit_code == ExitStatus.INVALID_LOG_ENTRY
+    assert set(error.problems) == {"crew", "track", "survived", "damage_blue", "knocked_out"}
+    assert all(field in FIELDS for field in error.problems)
+    assert error.message.splitlines()[0].startswith("crew: expected the names")
+
+
+def test_a_rejected_form_stores_nothing(tmp_path):
+    with ShipLog.open(tmp_path / "log.sqlite3") as log:
+        with pytest.raises(LogEntryError):
+            log.record_mission({"crew": "Ann, Bob", "track": "mission-1", "visual_confirmation": "-5"})
+        assert log.entries() == []
+        assert log.connection.execute("SELECT count(*) FROM missions").fetchone()[0] == 0
