@@ -99,6 +99,17 @@ def test_add_asks_for_each_value_and_asks_again_after_a_bad_one(tmp_path):
     assert entry.score == 3 + 12 - 3 - 2 - 0 - 1 + 4
 
 
+def test_a_campaign_mission_asks_only_for_the_results(tmp_path):
+    db = tmp_path / "log.sqlite3"
+    assert timekeeper(db, "campaign", "start", "--crew", CREW, "--track", "mission-7").returncode == 0
+    answers = "\n".join(["", "", "2", "9", "1", "0", "0", "0", "0", "2"]) + "\n"  # date, not destroyed, points
+    result = CliRunner().invoke(cli, ["log", "--db", str(db), "add", "--campaign", "current", "--prompt"],
+                                input=answers)
+    assert result.exit_code == 0, result.output
+    assert "Track" not in result.output and "Crew (names" not in result.output
+    assert "Campaign 1 (open, 1 mission): threats 11 - damage 1 - worst zone 1" in result.output
+
+
 def test_a_scenario_file_is_recorded_with_its_title_and_seed(tmp_path):
     db = tmp_path / "log.sqlite3"
     mission = tmp_path / "generated.yaml"
@@ -126,6 +137,8 @@ def test_list_and_stats_per_crew_and_track(tmp_path):
     _three_missions(db)
     listing = timekeeper(db, "list").stdout.splitlines()
     assert len(listing) == 4 and "destroyed by Behemoth" in listing[2] and listing[3].split()[-5] == "17"
+    assert len(timekeeper(db, "list", "--crew", "eve").stdout.splitlines()) == 2
+    assert len(timekeeper(db, "list", "--track", "mission-3", "--last", "1").stdout.splitlines()) == 2
     stats = timekeeper(db, "stats").stdout
     assert "Ann, Bob, Cid, Dee         2    2    17  13.5" in stats
     assert "Eve, Fay, Gus              1    0     -     -" in stats

@@ -187,6 +187,19 @@ def test_two_writers_at_once_both_land_every_mission(tmp_path):
         assert sorted(e.record.destroyed_points for e in entries if e.record.crew.key() == crew) == list(range(40))
 
 
+def test_a_log_held_by_another_writer_too_long_is_a_clear_error(tmp_path, monkeypatch):
+    path = tmp_path / "log.sqlite3"
+    ShipLog.open(path).close()
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    with ShipLog.open(path) as log:
+        with pytest.raises(LogDatabaseError, match="busy"):
+            log.record_mission(MISSION)
+        holder.execute("ROLLBACK")
+        assert log.record_mission(MISSION).id == 1
+
+
 def test_two_crews_taking_the_same_campaign_step_at_once_take_it_once(tmp_path):
     path = tmp_path / "log.sqlite3"
     with ShipLog.open(path) as log:

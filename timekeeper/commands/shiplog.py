@@ -105,18 +105,31 @@ def _given(value: object) -> str | list[str] | None:
 
 
 @log_group.command("list")
+@click.option("--crew", "member", default=None, metavar="NAME", help="Only missions this player flew.")
+@click.option("--track", default=None, metavar="NAME", help="Only missions on this track.")
+@click.option("--last", type=click.IntRange(1), default=None, metavar="N", help="Only the N most recent missions.")
 @click.pass_context
-def list_command(ctx: click.Context) -> None:
+def list_command(ctx: click.Context, member: str | None, track: str | None, last: int | None) -> None:
     """List every mission; campaigns are bracketed, with their total.
 
     \b
-    Example:
+    Examples:
       timekeeper log list
+      timekeeper log list --crew Ann --last 20
+      timekeeper log list --track mission-5
     """
+    from timekeeper.logbook.rows import log_lines
     from timekeeper.logbook.text import format_list
 
     with open_from(ctx) as log:
-        click.echo(format_list(log.lines()), nl=False)
+        entries = log.entries()
+        if member:
+            entries = [e for e in entries if member.casefold() in (n.casefold() for n in e.record.crew.names)]
+        if track:
+            entries = [e for e in entries if track in (e.record.track.name, e.record.track.label())]
+        if last:
+            entries = entries[-last:]
+        click.echo(format_list(log_lines(entries, log.campaigns())), nl=False)
 
 
 @log_group.command("show")

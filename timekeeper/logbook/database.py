@@ -136,6 +136,8 @@ def _check(connection: sqlite3.Connection, path: Path) -> None:
 
 def _migrate(connection: sqlite3.Connection, path: Path) -> None:
     """Bring the schema to SCHEMA_VERSION, one transaction per version (safe when two processes open it)."""
+    if connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return  # the usual case: no write lock needed to open the log
     while True:
         with transaction(connection):
             version = connection.execute("PRAGMA user_version").fetchone()[0]

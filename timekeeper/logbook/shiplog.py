@@ -14,6 +14,7 @@ same campaign step. Bad values raise LogEntryError (one message listing every ba
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import random
 import sqlite3
@@ -340,7 +341,9 @@ def _crew_json(crew: Crew) -> str:
                       ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=4096)
 def _crew(raw: str) -> Crew:
+    """A stored crew (JSON); cached, as a club's log holds the same few crews again and again."""
     return Crew(tuple(CrewMember(m["name"], tuple(Role(r) for r in m["roles"])) for m in json.loads(raw)))
 
 
