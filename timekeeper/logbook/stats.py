@@ -6,6 +6,7 @@ A mission counts as won when the ship survived. Scores are the rulebook scores o
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Callable, Iterable
@@ -107,14 +108,18 @@ def plot_stats(stats: LogStats, path) -> None:
     tracks_axes.set_xticks(list(positions), [g.key for g in scored], rotation=45, ha="right")
     tracks_axes.set_title("Score per track")
     tracks_axes.legend()
+    tracks_axes.set_xlim(-0.6, max(len(scored), 1) - 0.4)
+    if not scored:
+        tracks_axes.text(0.5, 0.5, "no scored missions yet", ha="center", transform=tracks_axes.transAxes)
     crews = sorted({crew for _, crew, _ in stats.scores})
     for crew in crews:
-        points = [(index, score) for index, (_, who, score) in enumerate(stats.scores) if who == crew]
-        time_axes.plot([p[0] + 1 for p in points], [p[1] for p in points], marker="o", label=crew)
-    time_axes.set_title("Scores in log order")
-    time_axes.set_xlabel("mission (single missions, oldest first)")
+        points = [(datetime.date.fromisoformat(day), score) for day, who, score in stats.scores if who == crew]
+        time_axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=crew)
+    time_axes.set_title("Scores of single missions by crew")
+    time_axes.set_xlabel("date played")
     if crews:
         time_axes.legend(fontsize="small")
+    figure.autofmt_xdate()
     figure.tight_layout()
     try:
         with replacing(path, suffix=".png") as temp:
