@@ -191,6 +191,10 @@ def test_import_of_a_bad_row_names_file_and_line_and_stores_nothing(tmp_path):
     assert result.stderr.startswith(f"Error: {csv_file}:4: track: 'mission-33' is neither")
     with ShipLog.open(other) as log:
         assert log.entries() == []
+    lines[3] = lines[3].replace(",mission-33,", ",mission-3,")
+    csv_file.write_text("\n".join(lines + ["9,2026-10-04,Ann,mission-1,,,1,1,0,0,0,0,0,0,0,0,,,,7,x"]) + "\n")
+    odd = timekeeper(other, "import", str(csv_file))
+    assert odd.returncode == ExitStatus.INVALID_LOG_ENTRY and "campaign_mission" in odd.stderr
     (tmp_path / "notes.csv").write_text("name,score\nAnn,3\n")
     wrong = timekeeper(other, "import", str(tmp_path / "notes.csv"))
     assert wrong.returncode == ExitStatus.INVALID_LOG_ENTRY and ":1: not a ship's log CSV" in wrong.stderr
@@ -301,4 +305,8 @@ def test_remove_a_mission_recorded_by_mistake(tmp_path):
     assert timekeeper(db, "remove", "2").returncode == 0
     assert "Behemoth" not in timekeeper(db, "list").stdout
     missing = timekeeper(db, "show", "2")
-    assert missing.returncode == ExitStatus.ERROR and "no mission #2" in missing.stderr
+    assert missing.returncode == ExitStatus.INVALID_LOG_ENTRY and "no mission #2" in missing.stderr
+    assert timekeeper(db, "campaign", "start", "--crew", CREW).returncode == 0
+    assert timekeeper(db, "add", "--campaign", "current", "--destroyed", "4").returncode == 0
+    in_campaign = timekeeper(db, "remove", "4")
+    assert in_campaign.returncode == ExitStatus.INVALID_LOG_ENTRY and "belongs to campaign 1" in in_campaign.stderr

@@ -145,7 +145,7 @@ def import_csv(log: ShipLog, path: Path) -> ImportResult:
 
 def _replay(log: ShipLog, path: Path, label: str, rows: list[tuple[int, dict[str, str]]]) -> Campaign:
     """Start, go on with and record a campaign from its exported rows, checking every step."""
-    rows = sorted(rows, key=lambda item: int(text(item[1], "campaign_mission") or 0))
+    rows = sorted(rows, key=lambda item: int(n) if (n := text(item[1], "campaign_mission")).isdigit() else 0)
     campaign_id = None
     for number, (line, values) in enumerate(rows, start=1):
         where = f"{path}:{line}"

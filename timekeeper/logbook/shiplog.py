@@ -21,7 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from timekeeper.errors import LogEntryError, TimekeeperError
+from timekeeper.errors import LogEntryError
 from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
 from timekeeper.logbook.database import connect, default_log_path, transaction
@@ -110,7 +110,8 @@ class ShipLog:
         row = self.connection.execute(
             _SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
         if row is None:
-            raise TimekeeperError(f"{self.path}: no mission #{entry_id} in the log (see `timekeeper log list`)")
+            raise LogEntryError(f"{self.path}: no mission #{entry_id} in the log (see `timekeeper log list`)",
+                                {"id": "no such mission"})
         return _entry(row)
 
     def remove(self, entry_id: int) -> Entry:
@@ -118,8 +119,8 @@ class ShipLog:
         with transaction(self.connection):
             entry = self.entry(entry_id)
             if entry.campaign_id is not None:
-                raise TimekeeperError(f"mission #{entry_id} belongs to campaign {entry.campaign_id}; "
-                                      "a campaign's missions cannot be removed one by one")
+                raise LogEntryError(f"mission #{entry_id} belongs to campaign {entry.campaign_id}; "
+                                    "a campaign's missions cannot be removed one by one", {"id": "in a campaign"})
             self.connection.execute("DELETE FROM missions WHERE id = ?", (entry_id,))
             return entry
 
