@@ -52,3 +52,16 @@ def test_a_rejected_form_stores_nothing(tmp_path):
             log.record_mission({"crew": "Ann, Bob", "track": "mission-1", "visual_confirmation": "-5"})
         assert log.entries() == []
         assert log.connection.execute("SELECT count(*) FROM missions").fetchone()[0] == 0
+
+
+def test_the_form_table_names_accepted_fields_and_checks_each_alone():
+    from timekeeper.logbook.fields import MISSION_FORM
+
+    assert {field.name for field in MISSION_FORM} <= set(FIELDS)
+    by_name = {field.name: field for field in MISSION_FORM}
+    assert by_name["common"].choices == ("1", "2", "1+2")
+    with pytest.raises(ValueError, match="from 0 to 2"):
+        by_name["disabled_squads"].check("3")
+    with pytest.raises(ValueError, match="did you mean 'mission-2'"):
+        by_name["track"].check("mision-2")
+    by_name["crew"].check("Ann:captain, Bob")
