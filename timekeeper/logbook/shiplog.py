@@ -36,9 +36,6 @@ if TYPE_CHECKING:
     from timekeeper.logbook.pdf import PrintedLog
     from timekeeper.logbook.stats import LogStats
 
-CAMPAIGN_FIELDS = ("campaign", "crew", "captain", "communications_officer", "security_chief", "common", "serious",
-                   "pool", "track", "seed", "repairs", "repair_red", "repair_white", "repair_blue", "repair_squads", "date")
-
 _MISSION_COLUMNS = ("played_on, crew, track, track_file, track_seed, common, serious, survived, destroyed, "
                     "damage_red, damage_white, damage_blue, knocked_out, disabled_squads, visual_confirmation, "
                     "destroyed_by, notes")

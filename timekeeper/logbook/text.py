@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from timekeeper.logbook.campaign import Campaign, Status
 from timekeeper.logbook.record import Entry, MissionRecord, mission_score, penalties
-from timekeeper.logbook.rows import COLUMNS, CampaignLine, LogLine, MissionLine, score_breakdown
+from timekeeper.logbook.rows import COLUMNS, CampaignLine, LogLine, MissionLine
 
 RIGHT_ALIGNED = {"#", "survived", "destroyed", "worst zone", "knocked out", "squads", "visual"}
 
@@ -99,4 +99,4 @@ def format_campaign(campaign: Campaign) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["format_list", "format_entry", "format_campaign", "score_text", "score_breakdown"]
+__all__ = ["format_list", "format_entry", "format_campaign", "score_text"]
