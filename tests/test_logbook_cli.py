@@ -310,3 +310,29 @@ def test_remove_a_mission_recorded_by_mistake(tmp_path):
     assert timekeeper(db, "add", "--campaign", "current", "--destroyed", "4").returncode == 0
     in_campaign = timekeeper(db, "remove", "4")
     assert in_campaign.returncode == ExitStatus.INVALID_LOG_ENTRY and "belongs to campaign 1" in in_campaign.stderr
+
+
+def test_add_in_a_real_terminal_asks_for_what_the_flags_left_out(tmp_path):
+    from test_live_terminal import Tmux, needs_tmux  # one tmux driver for the suite
+
+    if needs_tmux.args[0]:
+        pytest.skip("tmux is not installed")
+    db = tmp_path / "log.sqlite3"
+    import sys
+    terminal = Tmux(tmp_path, [sys.executable, "-m", "timekeeper", "log", "--db", str(db), "add", "--crew", CREW,
+                               "--track", "mission-2", "--common", "2"])
+    try:
+        answers = [("Date played", ""), ("Difficulty of serious", "1+2"), ("Threat that destroyed", ""),
+                   ("threats survived", "-1"), ("at least 0, got -1", "5"), ("threats destroyed", "11"),
+                   ("red zone", "2"), ("white zone", ""), ("blue zone", "1"), ("knocked out", ""),
+                   ("battlebot squads", "1"), ("Visual confirmation", "3")]
+        for question, answer in answers:
+            terminal.wait_for(question)
+            terminal.keys("--", *([answer] if answer else []), "Enter")
+        assert terminal.exit_code() == 0
+        assert "13 = survived 5 + destroyed 11 - damage 3 - worst zone 2" in terminal.screen()
+    finally:
+        terminal.close()
+    with ShipLog.open(db) as log:
+        (entry,) = log.entries()
+    assert (entry.record.common.value, entry.record.serious.value, entry.score) == ("2", "1+2", 16 - 3 - 2 - 1 + 3)
