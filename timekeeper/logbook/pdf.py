@@ -39,7 +39,7 @@ class PrintedLog:
 
 
 def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
-    """The log page(s) for `lines`; an empty log prints the heading and an empty table to fill in."""
+    """The log page(s) for `lines`; the last page is ruled to its foot, to fill in by hand."""
     from fpdf import FPDF
 
     assert len(HEADINGS) == len(COLUMNS)
@@ -64,9 +64,7 @@ def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
             missions += 1
         else:
             painter.campaign(line)
-    if not lines:
-        for _ in range(8):
-            painter.blank()
+    painter.fill_page()  # ruled lines to the foot of the page, for missions written by hand
     pdf.alias_nb_pages()
     return PrintedLog(bytes(pdf.output()), missions, pdf.page_no())
 
@@ -166,12 +164,12 @@ class _Painter:
         self.y += ROW_MM
         self._close_bracket()
 
-    def blank(self) -> None:
-        self._room(ROW_MM)
+    def fill_page(self) -> None:
         self.pdf.set_draw_color(*GREY)
         self.pdf.set_line_width(0.1)
-        self.y += ROW_MM
-        self.pdf.line(self.left, self.y, PAGE_MM[0] - MARGIN_MM, self.y)
+        while self.y + ROW_MM <= PAGE_MM[1] - MARGIN_MM:
+            self.y += ROW_MM
+            self.pdf.line(self.left, self.y, PAGE_MM[0] - MARGIN_MM, self.y)
 
     def _close_bracket(self) -> None:
         """Draw the campaign's bracket in the left margin, from its first mission to here."""
