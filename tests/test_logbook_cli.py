@@ -336,3 +336,13 @@ def test_add_in_a_real_terminal_asks_for_what_the_flags_left_out(tmp_path):
     with ShipLog.open(db) as log:
         (entry,) = log.entries()
     assert (entry.record.common.value, entry.record.serious.value, entry.score) == ("2", "1+2", 16 - 3 - 2 - 1 + 3)
+
+
+def test_print_names_characters_the_font_cannot_print(tmp_path):
+    db = tmp_path / "log.sqlite3"
+    assert timekeeper(db, "add", "--crew", "Žofie:captain, Ωmega, 李雷, Dee", "--track", "mission-1").returncode == 0
+    result = timekeeper(db, "print", "-o", str(tmp_path / "log.pdf"))
+    assert result.returncode == 0
+    assert "Warning:" in result.stderr and "李 雷; they are left out" in result.stderr
+    assert "missing the following glyphs" not in result.stderr
+    assert "Žofie (C), Ωmega" in PdfReader(tmp_path / "log.pdf").pages[0].extract_text()

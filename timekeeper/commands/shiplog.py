@@ -254,6 +254,9 @@ def print_command(ctx: click.Context, output: Path, title: str) -> None:
     """
     with open_from(ctx) as log:
         printed = log.write_pdf(output, title)
+    if printed.missing_glyphs:
+        click.echo(f"Warning: {output}: the font has no glyphs for {' '.join(printed.missing_glyphs)}; "
+                   "they are left out.", err=True)
     click.echo(f"Wrote {output}: {printed.missions} mission(s) on {printed.pages} page(s).", err=True)
 
 

@@ -6,6 +6,7 @@ Pipeline: log lines (logbook.rows) -> pages of drawn rows -> PDF bytes -> atomic
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class PrintedLog:
     data: bytes
     missions: int
     pages: int
+    missing_glyphs: tuple[str, ...] = ()  # characters the font cannot print (left out of the page)
 
 
 def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
@@ -66,7 +68,15 @@ def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
             painter.campaign(line)
     painter.fill_page()  # ruled lines to the foot of the page, for missions written by hand
     pdf.alias_nb_pages()
-    return PrintedLog(bytes(pdf.output()), missions, pdf.page_no())
+    fpdf_log = logging.getLogger("fpdf.output")
+    level = fpdf_log.level
+    fpdf_log.setLevel(logging.ERROR)  # missing glyphs are reported once, by the caller
+    try:
+        data = bytes(pdf.output())
+    finally:
+        fpdf_log.setLevel(level)
+    missing = sorted({chr(code) for font in pdf.fonts.values() for code in getattr(font, "missing_glyphs", ())})
+    return PrintedLog(data, missions, pdf.page_no(), tuple(missing))
 
 
 def write_log_pdf(path: str | Path, lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
