@@ -113,8 +113,8 @@ def test_a_campaign_mission_asks_only_for_the_results(tmp_path):
 def test_a_scenario_file_is_recorded_with_its_title_and_seed(tmp_path):
     db = tmp_path / "log.sqlite3"
     mission = tmp_path / "generated.yaml"
-    from subprocess import run
     import sys
+    from subprocess import run
     run([sys.executable, "-m", "timekeeper", "generate", "--seed", "4711", "-o", str(mission)], check=True,
         capture_output=True)
     result = timekeeper(db, "add", "--crew", CREW, "--track", str(mission), "--seed", "4711", "--destroyed", "9")

@@ -12,7 +12,8 @@ from typing import Callable
 import click
 
 from timekeeper.logbook.fields import MISSION_FORM, FormField
-from timekeeper.logbook.form import crew_text
+from timekeeper.logbook.form import FormValue, crew_text
+from timekeeper.logbook.shiplog import ShipLog
 
 
 def _checked(field: FormField) -> Callable[[str], str]:
@@ -25,7 +26,7 @@ def _checked(field: FormField) -> Callable[[str], str]:
     return convert
 
 
-def prompt_missing(log, values: dict[str, object]) -> dict[str, object]:
+def prompt_missing(log: ShipLog, values: dict[str, FormValue]) -> dict[str, FormValue]:
     """`values` with every field not given asked for (fields a campaign fixes are not asked; the
     point columns are not asked for a destroyed ship)."""
     answers = dict(values)
@@ -40,8 +41,9 @@ def prompt_missing(log, values: dict[str, object]) -> dict[str, object]:
         default = field.default
         if field.name == "date":
             default = datetime.date.today().isoformat()
-        elif field.name == "crew" and log.last_crew() is not None:
-            default = crew_text(log.last_crew())
+        elif field.name == "crew":
+            last = log.last_crew()
+            default = crew_text(last) if last is not None else ""
         question = f"{field.label} ({field.hint})" if field.hint and field.kind != "count" else field.label
         answer = click.prompt(question, default=default or ("" if field.kind == "text" else None),
                               show_default=bool(default), value_proc=_checked(field))

@@ -82,9 +82,10 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
       timekeeper log add --campaign current --survived 5 --destroyed 8 --damage red=3
       timekeeper log add                      # asks for each value
     """
+    from timekeeper.logbook.form import FormValue
     from timekeeper.logbook.text import format_entry
 
-    values = {name: _given(value) for name, value in options.items() if _given(value)}
+    values: dict[str, FormValue] = {name: _given(value) for name, value in options.items() if _given(value)}
     with open_from(ctx) as log:
         if prompt or (prompt is None and sys.stdin.isatty()):
             values = prompt_missing(log, values)

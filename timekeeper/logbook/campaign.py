@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from enum import Enum
 
 from timekeeper.logbook.record import (
-    CAMPAIGN_MISSIONS, MAX_REPAIRS_PER_ZONE, ZONES, Crew, Damage, Difficulty, Entry, MissionRecord, Penalties, Track,
+    CAMPAIGN_MISSIONS,
+    MAX_REPAIRS_PER_ZONE,
+    ZONES,
+    Crew,
+    Damage,
+    Difficulty,
+    Entry,
+    MissionRecord,
+    Penalties,
+    Track,
     penalties,
 )
 
@@ -90,8 +99,9 @@ class Campaign:
     legs: tuple[Leg, ...]
 
     @property
-    def flown(self) -> tuple[Leg, ...]:
-        return tuple(leg for leg in self.legs if leg.entry is not None)
+    def flown(self) -> tuple[Entry, ...]:
+        """The recorded missions, in order."""
+        return tuple(leg.entry for leg in self.legs if leg.entry is not None)
 
     @property
     def pending(self) -> Leg | None:
@@ -105,7 +115,7 @@ class Campaign:
 
     @property
     def destroyed_by(self) -> str | None:
-        return next((leg.entry.record.destroyed_by for leg in self.flown if leg.entry.record.ship_destroyed), None)
+        return next((entry.record.destroyed_by for entry in self.flown if entry.record.ship_destroyed), None)
 
     def carried_into(self, number: int) -> tuple[Damage, int]:
         """Damage and disabled squads the ship starts mission `number` with (after that leg's repairs)."""
@@ -121,7 +131,7 @@ class Campaign:
 
     def score(self) -> CampaignScore | None:
         """The campaign's score so far; None if lost or nothing was flown."""
-        flown = [leg.entry.record for leg in self.flown]
+        flown = [entry.record for entry in self.flown]
         if not flown or self.status is Status.LOST:
             return None
         last = flown[-1]
@@ -138,7 +148,7 @@ def repair_problems(campaign: Campaign, repairs: Repairs) -> dict[str, str]:
     flown = campaign.flown
     if not flown:
         return {"repairs": "repairs come between missions; no mission is flown yet"} if repairs.total else {}
-    last = flown[-1].entry.record
+    last = flown[-1].record
     problems: dict[str, str] = {}
     for zone in ZONES:
         wanted, present = getattr(repairs, zone.value), last.damage.of(zone)

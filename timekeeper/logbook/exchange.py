@@ -9,9 +9,9 @@ are checked again; rows identical to missions already in the log are skipped.
 from __future__ import annotations
 
 import csv
-from collections import Counter
 import io
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +39,7 @@ def export_rows(entries: list[Entry], campaigns: list[Campaign]) -> list[dict[st
                "score": "" if entry.score is None else str(entry.score)}
         if entry.campaign_id is not None:
             campaign = by_id[entry.campaign_id]
-            leg = campaign.legs[entry.campaign_mission - 1]
+            leg = next(leg for leg in campaign.legs if leg.entry is not None and leg.entry.id == entry.id)
             row.update(campaign=str(campaign.id), campaign_mission=str(leg.number),
                        campaign_status=campaign.status.value, repair_red=str(leg.repairs.red),
                        repair_white=str(leg.repairs.white), repair_blue=str(leg.repairs.blue),
@@ -129,13 +129,13 @@ def import_csv(log: ShipLog, path: Path) -> ImportResult:
                 added += 1
         for label, rows in campaigns.items():
             campaign = _replay(log, path, label, rows)
-            fingerprint = tuple(_fingerprint(leg.entry.record) for leg in campaign.flown)
+            fingerprint = tuple(_fingerprint(entry.record) for entry in campaign.flown)
             if known["campaign"][fingerprint] > 0:
                 known["campaign"][fingerprint] -= 1
                 log.connection.execute("DELETE FROM campaign_missions WHERE campaign_id = ?", (campaign.id,))
                 log.connection.execute("DELETE FROM campaigns WHERE id = ?", (campaign.id,))
                 log.connection.execute("DELETE FROM missions WHERE id IN (%s)" % ",".join(
-                    str(leg.entry.id) for leg in campaign.flown))
+                    str(entry.id) for entry in campaign.flown))
                 skipped += len(rows)
             else:
                 added += len(rows)
@@ -186,5 +186,5 @@ def _fingerprint(record: MissionRecord) -> tuple:
 def _fingerprints(log: ShipLog) -> dict[str, Counter]:
     """How often each single mission and each campaign (its missions in order) is in the log already."""
     singles = Counter(_fingerprint(e.record) for e in log.entries() if e.campaign_id is None)
-    campaigns = Counter(tuple(_fingerprint(leg.entry.record) for leg in c.flown) for c in log.campaigns())
+    campaigns = Counter(tuple(_fingerprint(entry.record) for entry in c.flown) for c in log.campaigns())
     return {"single": singles, "campaign": campaigns}

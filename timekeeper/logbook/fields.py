@@ -10,8 +10,19 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from timekeeper.logbook.form import integer, parse_crew, parse_date, parse_difficulty, resolve_track
-from timekeeper.logbook.record import BATTLEBOT_SQUADS, MAX_PLAYERS, MAX_ZONE_DAMAGE, Difficulty
+from timekeeper.logbook.form import (
+    integer,
+    parse_crew,
+    parse_date,
+    parse_difficulty,
+    resolve_track,
+)
+from timekeeper.logbook.record import (
+    BATTLEBOT_SQUADS,
+    MAX_PLAYERS,
+    MAX_ZONE_DAMAGE,
+    Difficulty,
+)
 
 DIFFICULTIES = tuple(d.value for d in Difficulty)
 

@@ -28,12 +28,21 @@ import datetime
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence, Union
+from typing import Callable, Iterable, Mapping, NoReturn, Sequence, Union
 
 from timekeeper.errors import LogEntryError, ScenarioError
 from timekeeper.logbook.record import (
-    BATTLEBOT_SQUADS, MAX_PLAYERS, MAX_ZONE_DAMAGE, ZONES, Crew, CrewMember, Damage, Difficulty, MissionRecord,
-    Role, Track,
+    BATTLEBOT_SQUADS,
+    MAX_PLAYERS,
+    MAX_ZONE_DAMAGE,
+    ZONES,
+    Crew,
+    CrewMember,
+    Damage,
+    Difficulty,
+    MissionRecord,
+    Role,
+    Track,
 )
 
 FormValue = Union[str, Sequence[str], None]
@@ -63,11 +72,12 @@ class Problems:
         self.by_field.setdefault(field, message)
 
     def raise_if_any(self) -> None:
+        """Raise the problems found, if any."""
         if self.by_field:
             raise_problems(self.by_field, self.where)
 
 
-def raise_problems(problems: Mapping[str, str], where: str = "") -> None:
+def raise_problems(problems: Mapping[str, str], where: str = "") -> NoReturn:
     prefix = f"{where}: " if where else ""
     lines = [f"{prefix}{field}: {message}" for field, message in problems.items()]
     raise LogEntryError("\n".join(lines), dict(problems))

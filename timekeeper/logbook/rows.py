@@ -75,7 +75,7 @@ def log_lines(entries: list[Entry], campaigns: list[Campaign]) -> list[LogLine]:
             continue
         shown.add(entry.campaign_id)
         campaign = by_id[entry.campaign_id]
-        flown = [leg.entry for leg in campaign.flown if leg.entry is not None]
+        flown = campaign.flown
         for index, leg_entry in enumerate(flown):
             bracket = "first" if index == 0 else "last" if index == len(flown) - 1 else "middle"
             lines.append(MissionLine(leg_entry, bracket if len(flown) > 1 else "only"))

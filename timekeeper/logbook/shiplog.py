@@ -26,10 +26,30 @@ from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
 from timekeeper.logbook.database import connect, default_log_path, transaction
 from timekeeper.logbook.form import (
-    FormDefaults, FormValues, Problems, TrackResolver, pairs, parse_crew, parse_difficulty, parse_mission, raise_problems,
-    resolve_track, text, integer, with_role_fields,
+    FormDefaults,
+    FormValues,
+    Problems,
+    TrackResolver,
+    integer,
+    pairs,
+    parse_crew,
+    parse_difficulty,
+    parse_mission,
+    raise_problems,
+    resolve_track,
+    text,
+    with_role_fields,
 )
-from timekeeper.logbook.record import Crew, CrewMember, Damage, Difficulty, Entry, MissionRecord, Role, Track
+from timekeeper.logbook.record import (
+    Crew,
+    CrewMember,
+    Damage,
+    Difficulty,
+    Entry,
+    MissionRecord,
+    Role,
+    Track,
+)
 from timekeeper.logbook.rows import LogLine, log_lines
 
 if TYPE_CHECKING:
@@ -157,7 +177,7 @@ class ShipLog:
             cursor = self.connection.execute(
                 "INSERT INTO campaigns (crew, pool, status, started_on) VALUES (?, ?, 'open', ?)",
                 (_crew_json(crew), pool, started))
-            campaign_id = cursor.lastrowid
+            campaign_id = int(cursor.lastrowid or 0)
             chosen = track or rules.draw_track(pool, set(), rng or random.Random())
             self._insert_leg(campaign_id, 1, chosen, common, serious, Repairs())
             return self.campaign(campaign_id)
@@ -264,7 +284,7 @@ class ShipLog:
     def _insert(self, record: MissionRecord, campaign: Campaign | None) -> Entry:
         cursor = self.connection.execute(
             f"INSERT INTO missions ({_MISSION_COLUMNS}) VALUES ({', '.join('?' * 17)})", _row(record))
-        entry_id = cursor.lastrowid
+        entry_id = int(cursor.lastrowid or 0)
         if campaign is None:
             return Entry(entry_id, record)
         leg = campaign.pending
@@ -312,7 +332,7 @@ def _count(values: FormValues, field: str, problems: Problems) -> int:
 
 
 def _difficulties(values: FormValues, problems: Problems) -> tuple[Difficulty | None, Difficulty | None]:
-    chosen = []
+    chosen: list[Difficulty | None] = []
     for field in ("common", "serious"):
         try:
             chosen.append(parse_difficulty(text(values, field) or "1"))

@@ -90,7 +90,7 @@ def format_campaign(campaign: Campaign) -> str:
             lines.append(f"    #{leg.entry.id} {record.played_on.isoformat()}: {result}")
     lines.append("  " + CampaignLine(campaign).summary())
     if campaign.can_continue:
-        last = campaign.flown[-1].entry.record
+        last = campaign.flown[-1].record
         able = last.crew.figures - last.knocked_out
         lines.append(f"  next: `timekeeper log campaign next` (up to {able} repairs, at most 2 per zone) "
                      "or `timekeeper log campaign end`")
