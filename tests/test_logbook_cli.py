@@ -102,9 +102,13 @@ def test_add_asks_for_each_value_and_asks_again_after_a_bad_one(tmp_path):
 def test_a_campaign_mission_asks_only_for_the_results(tmp_path):
     db = tmp_path / "log.sqlite3"
     assert timekeeper(db, "campaign", "start", "--crew", CREW, "--track", "mission-7").returncode == 0
-    answers = "\n".join(["", "", "2", "9", "1", "0", "0", "0", "0", "2"]) + "\n"  # date, not destroyed, points
-    result = CliRunner().invoke(cli, ["log", "--db", str(db), "add", "--campaign", "current", "--prompt"],
-                                input=answers)
+    single = timekeeper(db, "add", "--crew", CREW, "--track", "mission-7", "--destroyed", "3")
+    assert single.returncode == 0 and "Note: campaign 1 waits for the result of mission 1" in single.stderr
+    assert timekeeper(db, "remove", "1").returncode == 0
+    # in a terminal it asks whether this is the campaign's mission, then only for the results
+    answers = "\n".join(["", "", "", "2", "9", "1", "0", "0", "0", "0", "2"]) + "\n"
+    result = CliRunner().invoke(cli, ["log", "--db", str(db), "add", "--prompt"], input=answers)
+    assert "Record it as mission 1 of campaign 1 (mission-7)? [Y/n]" in result.output
     assert result.exit_code == 0, result.output
     assert "Track" not in result.output and "Crew (names" not in result.output
     assert "Campaign 1 (open, 1 mission): threats 11 - damage 1 - worst zone 1" in result.output

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from timekeeper.commands.logprompt import prompt_missing
+from timekeeper.logbook.form import FormValue
 
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
 
@@ -82,13 +83,22 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
       timekeeper log add --campaign current --survived 5 --destroyed 8 --damage red=3
       timekeeper log add                      # asks for each value
     """
-    from timekeeper.logbook.form import FormValue
     from timekeeper.logbook.text import format_entry
 
     values: dict[str, FormValue] = {name: _given(value) for name, value in options.items() if _given(value)}
     with open_from(ctx) as log:
+        waiting = None if "campaign" in values else _waiting_campaign(log, values)
         if prompt or (prompt is None and sys.stdin.isatty()):
+            if waiting is not None and click.confirm(
+                    f"Record it as mission {waiting.pending.number} of campaign {waiting.id} "
+                    f"({waiting.pending.track.label()})?", default=True):
+                values["campaign"] = str(waiting.id)
             values = prompt_missing(log, values)
+        elif waiting is not None:
+            click.echo(f"Note: campaign {waiting.id} waits for the result of mission {waiting.pending.number} "
+                       f"({waiting.pending.track.label()}); this is recorded as a single mission. Use "
+                       f"--campaign {waiting.id} for the campaign (`timekeeper log remove ID` undoes this).",
+                       err=True)
         entry = log.record_mission(values)
         campaign = log.campaign(entry.campaign_id) if entry.campaign_id is not None else None
         click.echo(f"Recorded in {log.path}:")
@@ -97,6 +107,22 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
             from timekeeper.logbook.rows import CampaignLine
 
             click.echo(CampaignLine(campaign).summary())
+
+
+def _waiting_campaign(log, values: dict[str, FormValue]):
+    """The one open campaign whose drawn mission this could be (its track, if one is given)."""
+    from timekeeper.errors import LogEntryError
+
+    try:
+        campaign = log.current_campaign()
+    except LogEntryError:  # several are open: the user names one with --campaign
+        return None
+    if campaign is None or campaign.pending is None:
+        return None
+    track = values.get("track")
+    if track and track not in (campaign.pending.track.name, campaign.pending.track.file):
+        return None
+    return campaign
 
 
 def _given(value: object) -> str | list[str] | None:
