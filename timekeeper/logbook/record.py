@@ -31,7 +31,10 @@ class Role(str, Enum):
     @property
     def mark(self) -> str:
         """The short mark the printed log puts after a name."""
-        return {"captain": "C", "communications officer": "CO", "security chief": "SC"}[self.value]
+        return _ROLE_MARKS[self.value]
+
+
+_ROLE_MARKS = {"captain": "C", "communications officer": "CO", "security chief": "SC"}
 
 
 class Difficulty(str, Enum):

@@ -13,19 +13,19 @@ def format_list(lines: list[LogLine]) -> str:
     """A table of missions; a campaign's missions marked with a bracket, its total under them."""
     if not lines:
         return "The ship's log is empty (record a mission with `timekeeper log add`).\n"
-    table = [COLUMNS] + [line.cells() for line in lines if isinstance(line, MissionLine)]
-    widths = [max(len(row[i]) for row in table) for i in range(len(COLUMNS))]
+    cells = [line.cells() if isinstance(line, MissionLine) else () for line in lines]
+    widths = [max(len(row[i]) for row in [COLUMNS, *filter(None, cells)]) for i in range(len(COLUMNS))]
 
     def render(cells: tuple[str, ...]) -> str:
         return "  ".join(c.rjust(w) if name in RIGHT_ALIGNED else c.ljust(w)
                          for c, w, name in zip(cells, widths, COLUMNS)).rstrip()
 
     out = ["  " + render(COLUMNS) + "  crew"]
-    for line in lines:
+    for line, row in zip(lines, cells):
         if isinstance(line, MissionLine):
             mark = {"first": "┌ ", "middle": "│ ", "last": "│ ", "only": "│ "}.get(line.bracket, "  ")
             crew = f"  {line.entry.record.crew.label()}" if line.bracket in ("", "first", "only") else ""
-            out.append(mark + render(line.cells()) + crew)
+            out.append(mark + render(row) + crew)
         else:
             out.append("└ " + line.summary())
     return "\n".join(out) + "\n"
