@@ -33,6 +33,7 @@ from timekeeper.logbook.form import (
     integer,
     pairs,
     parse_crew,
+    parse_date,
     parse_difficulty,
     parse_mission,
     raise_problems,
@@ -165,8 +166,6 @@ class ShipLog:
         track = _chosen_track(values, tracks, problems)
         started = (today or datetime.date.today()).isoformat()
         if text(values, "date"):
-            from timekeeper.logbook.form import parse_date
-
             try:
                 started = parse_date(text(values, "date"), today or datetime.date.today()).isoformat()
             except ValueError as error:
