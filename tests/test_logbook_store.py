@@ -187,6 +187,22 @@ def test_two_writers_at_once_both_land_every_mission(tmp_path):
         assert sorted(e.record.destroyed_points for e in entries if e.record.crew.key() == crew) == list(range(40))
 
 
+def test_reading_goes_on_while_another_program_writes(tmp_path):
+    """WAL: `log list` does not wait for a writer (the web server recording a mission)."""
+    path = tmp_path / "log.sqlite3"
+    with ShipLog.open(path) as log:
+        log.record_mission(MISSION)
+    with ShipLog.open(path) as writer:
+        with writer.batch():
+            writer.record_mission({**MISSION, "track": "mission-6"})
+            started = time.monotonic()
+            listing = timekeeper(path, "list")
+            waited_s = time.monotonic() - started
+    assert listing.returncode == 0, listing.stderr
+    assert "mission-2" in listing.stdout and "mission-6" not in listing.stdout  # only what is committed
+    assert waited_s < database.BUSY_TIMEOUT_S / 3
+
+
 def test_a_log_held_by_another_writer_too_long_is_a_clear_error(tmp_path, monkeypatch):
     path = tmp_path / "log.sqlite3"
     ShipLog.open(path).close()
