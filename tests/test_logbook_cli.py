@@ -350,3 +350,44 @@ def test_print_names_characters_the_font_cannot_print(tmp_path):
     assert "Warning:" in result.stderr and "李 雷; they are left out" in result.stderr
     assert "missing the following glyphs" not in result.stderr
     assert "Žofie (C), Ωmega" in PdfReader(tmp_path / "log.pdf").pages[0].extract_text()
+
+
+def test_edit_a_single_mission(tmp_path):
+    db = tmp_path / "log.sqlite3"
+    _three_missions(db)
+    changed = timekeeper(db, "edit", "1", "--destroyed", "12", "--damage", "white=1", "--captain", "Cid")
+    assert changed.returncode == 0, changed.stderr
+    # 4 + 12 - (2 + 1 + 1) - 2 - 2 + 3: the white zone changes, red and blue stay
+    assert "score:       11 = survived 4 + destroyed 12 - damage 4 - worst zone 2" in changed.stdout
+    assert "crew:        Ann, Bob (CO), Cid (C), Dee (SC)" in changed.stdout
+    revived = timekeeper(db, "edit", "2", "--destroyed-by", "", "--survived", "3")
+    assert revived.returncode == 0 and "score:       3 = survived 3" in revived.stdout
+    before = timekeeper(db, "export").stdout
+    bad = timekeeper(db, "edit", "1", "--knocked-out", "9", "--track", "nowhere")
+    assert bad.returncode == ExitStatus.INVALID_LOG_ENTRY
+    assert bad.stderr.startswith("Error: mission #1: track:") and "knocked_out" in bad.stderr
+    assert timekeeper(db, "export").stdout == before
+    assert timekeeper(db, "edit", "1").returncode == ExitStatus.USAGE
+
+
+def test_edit_a_campaign_mission_checks_and_rescores_the_campaign(tmp_path):
+    db = tmp_path / "log.sqlite3"
+    assert timekeeper(db, "campaign", "start", "--crew", CREW, "--track", "mission-1").returncode == 0
+    assert timekeeper(db, "add", "--campaign", "1", "--destroyed", "8", "--damage", "red=2").returncode == 0
+    assert timekeeper(db, "campaign", "next", "--repair", "red=2", "--track", "mission-2").returncode == 0
+    assert timekeeper(db, "add", "--campaign", "1", "--destroyed", "6", "--damage", "red=1").returncode == 0
+    before = timekeeper(db, "export").stdout
+    # mission 1 with less red damage would make the repairs after it impossible
+    fewer = timekeeper(db, "edit", "1", "--damage", "red=1")
+    assert fewer.returncode == ExitStatus.INVALID_LOG_ENTRY and "repair_red" in fewer.stderr
+    other_track = timekeeper(db, "edit", "2", "--track", "mission-5")
+    assert other_track.returncode == ExitStatus.INVALID_LOG_ENTRY and "plays mission-2" in other_track.stderr
+    assert timekeeper(db, "export").stdout == before
+    lost = timekeeper(db, "edit", "2", "--destroyed-by", "Executioner")
+    assert lost.returncode == 0 and "lost, the ship was destroyed by Executioner" in lost.stdout
+    early = timekeeper(db, "edit", "1", "--destroyed-by", "Fighter")
+    assert early.returncode == ExitStatus.INVALID_LOG_ENTRY and "no mission follows" in early.stderr
+    saved = timekeeper(db, "edit", "2", "--destroyed-by", "")
+    assert saved.returncode == 0
+    assert "Campaign 1 (open, 2 missions): threats 14 - damage 1 - worst zone 1" in saved.stdout
+    assert timekeeper(db, "campaign", "next").returncode == 0  # open again: it can go on

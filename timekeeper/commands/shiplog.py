@@ -41,26 +41,38 @@ def log_group(ctx: click.Context, db: Path | None) -> None:
     ctx.ensure_object(dict)["log_db"] = db
 
 
+MISSION_OPTIONS = (
+    click.option("--crew", multiple=True, metavar="NAMES",
+                 help="Players, comma-separated; roles after a colon: Ann:captain, Bob:co, Cid:sc (co = "
+                      "communications officer, sc = security chief)."),
+    click.option("--captain", default=None, metavar="NAME", help="Mark this crew member as the captain."),
+    click.option("--communications-officer", default=None, metavar="NAME", help="... as the communications officer."),
+    click.option("--security-chief", default=None, metavar="NAME", help="... as the security chief."),
+    click.option("--date", default=None, metavar="YYYY-MM-DD", help="When it was played (default: today)."),
+    click.option("--track", default=None, metavar="NAME|FILE", help="Built-in track (see `timekeeper list`) or scenario file."),
+    click.option("--seed", default=None, metavar="N", help="Seed of a generated mission file (checked against the file)."),
+    click.option("--common", default=None, metavar="1|2|1+2", help="Difficulty of the common threats (default 1)."),
+    click.option("--serious", default=None, metavar="1|2|1+2", help="Difficulty of the serious threats (default 1)."),
+    click.option("--survived", default=None, metavar="POINTS", help="Points for threats survived (their lower value)."),
+    click.option("--destroyed", default=None, metavar="POINTS", help="Points for threats destroyed (their higher value)."),
+    click.option("--damage", multiple=True, metavar="ZONE=N,...", help=DAMAGE_HELP),
+    click.option("--knocked-out", default=None, metavar="N", help="Crew members knocked out at the end."),
+    click.option("--disabled-squads", default=None, metavar="N", help="Battlebot squads disabled at the end (0-2)."),
+    click.option("--visual-confirmation", default=None, metavar="POINTS", help="Visual confirmation points."),
+    click.option("--destroyed-by", default=None, metavar="THREAT", help="The ship was destroyed by this threat (mission lost)."),
+    click.option("--notes", default=None, help="Free text."),
+)
+
+
+def mission_options(command):
+    """The options of a mission's values, shared by `log add` and `log edit`."""
+    for option in reversed(MISSION_OPTIONS):
+        command = option(command)
+    return command
+
+
 @log_group.command("add")
-@click.option("--crew", multiple=True, metavar="NAMES",
-              help="Players, comma-separated; roles after a colon: Ann:captain, Bob:co, Cid:sc (co = "
-                   "communications officer, sc = security chief).")
-@click.option("--captain", default=None, metavar="NAME", help="Mark this crew member as the captain.")
-@click.option("--communications-officer", default=None, metavar="NAME", help="... as the communications officer.")
-@click.option("--security-chief", default=None, metavar="NAME", help="... as the security chief.")
-@click.option("--date", default=None, metavar="YYYY-MM-DD", help="When it was played (default: today).")
-@click.option("--track", default=None, metavar="NAME|FILE", help="Built-in track (see `timekeeper list`) or scenario file.")
-@click.option("--seed", default=None, metavar="N", help="Seed of a generated mission file (checked against the file).")
-@click.option("--common", default=None, metavar="1|2|1+2", help="Difficulty of the common threats (default 1).")
-@click.option("--serious", default=None, metavar="1|2|1+2", help="Difficulty of the serious threats (default 1).")
-@click.option("--survived", default=None, metavar="POINTS", help="Points for threats survived (their lower value).")
-@click.option("--destroyed", default=None, metavar="POINTS", help="Points for threats destroyed (their higher value).")
-@click.option("--damage", multiple=True, metavar="ZONE=N,...", help=DAMAGE_HELP)
-@click.option("--knocked-out", default=None, metavar="N", help="Crew members knocked out at the end.")
-@click.option("--disabled-squads", default=None, metavar="N", help="Battlebot squads disabled at the end (0-2).")
-@click.option("--visual-confirmation", default=None, metavar="POINTS", help="Visual confirmation points.")
-@click.option("--destroyed-by", default=None, metavar="THREAT", help="The ship was destroyed by this threat (mission lost).")
-@click.option("--notes", default=None, help="Free text.")
+@mission_options
 @click.option("--campaign", default=None, metavar="N|current",
               help="Record the waiting mission of this campaign (its crew, track and difficulty are known).")
 @click.option("--prompt/--no-prompt", "prompt", default=None,
@@ -83,8 +95,6 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
       timekeeper log add --campaign current --survived 5 --destroyed 8 --damage red=3
       timekeeper log add                      # asks for each value
     """
-    from timekeeper.logbook.text import format_entry
-
     values: dict[str, FormValue] = {name: _given(value) for name, value in options.items() if _given(value)}
     with open_from(ctx) as log:
         waiting = None if "campaign" in values else _waiting_campaign(log, values)
@@ -99,14 +109,19 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
                        f"({waiting.pending.track.label()}); this is recorded as a single mission. Use "
                        f"--campaign {waiting.id} for the campaign (`timekeeper log remove ID` undoes this).",
                        err=True)
-        entry = log.record_mission(values)
-        campaign = log.campaign(entry.campaign_id) if entry.campaign_id is not None else None
-        click.echo(f"Recorded in {log.path}:")
-        click.echo(format_entry(entry, campaign), nl=False)
-        if campaign is not None:
-            from timekeeper.logbook.rows import CampaignLine
+        _echo_entry(log, log.record_mission(values), "Recorded")
 
-            click.echo(CampaignLine(campaign).summary())
+
+def _echo_entry(log, entry, done: str) -> None:
+    """The mission as stored, with its score worked out (and its campaign's standing)."""
+    from timekeeper.logbook.rows import CampaignLine
+    from timekeeper.logbook.text import format_entry
+
+    campaign = log.campaign(entry.campaign_id) if entry.campaign_id is not None else None
+    click.echo(f"{done} in {log.path}:")
+    click.echo(format_entry(entry, campaign), nl=False)
+    if campaign is not None:
+        click.echo(CampaignLine(campaign).summary())
 
 
 def _waiting_campaign(log, values: dict[str, FormValue]):
@@ -175,6 +190,36 @@ def show_command(ctx: click.Context, mission_id: int) -> None:
         entry = log.entry(mission_id)
         campaign = log.campaign(entry.campaign_id) if entry.campaign_id is not None else None
         click.echo(format_entry(entry, campaign), nl=False)
+
+
+@log_group.command("edit")
+@click.argument("mission_id", type=int, metavar="ID")
+@mission_options
+@click.pass_context
+def edit_command(ctx: click.Context, mission_id: int, **options: object) -> None:
+    """Correct a recorded mission: the values given change, the others stay.
+
+    Every check runs again; for a campaign's mission the whole campaign is
+    checked and rescored (its track and difficulty were drawn and stay).
+    An empty value clears a field (--destroyed-by "" : the ship survived).
+
+    \b
+    Examples:
+      timekeeper log edit 12 --destroyed 14 --damage red=1
+      timekeeper log edit 12 --destroyed-by ""
+      timekeeper log edit 12 --crew "Ann:captain, Bob, Cid, Dee"
+    """
+    values: dict[str, FormValue] = {}
+    for name, value in options.items():
+        if isinstance(value, tuple):
+            if value:
+                values[name] = list(value)
+        elif value is not None:
+            values[name] = str(value)
+    if not values:
+        raise click.UsageError("give the values to change (see --help)")
+    with open_from(ctx) as log:
+        _echo_entry(log, log.edit_mission(mission_id, values), "Changed")
 
 
 @log_group.command("remove")

@@ -148,12 +148,17 @@ def repair_problems(campaign: Campaign, repairs: Repairs) -> dict[str, str]:
     flown = campaign.flown
     if not flown:
         return {"repairs": "repairs come between missions; no mission is flown yet"} if repairs.total else {}
-    last = flown[-1].record
+    return repairs_after(flown[-1].record, repairs)
+
+
+def repairs_after(last: MissionRecord, repairs: Repairs) -> dict[str, str]:
+    """What is wrong with `repairs` made after the mission `last` (empty when allowed)."""
     problems: dict[str, str] = {}
     for zone in ZONES:
         wanted, present = getattr(repairs, zone.value), last.damage.of(zone)
         if wanted > MAX_REPAIRS_PER_ZONE:
-            problems[f"repair_{zone.value}"] = f"at most {MAX_REPAIRS_PER_ZONE} damage tiles per zone can be repaired, got {wanted}"
+            problems[f"repair_{zone.value}"] = (f"at most {MAX_REPAIRS_PER_ZONE} damage tiles per zone can be "
+                                                f"repaired, got {wanted}")
         elif wanted > present:
             problems[f"repair_{zone.value}"] = f"the {zone.value} zone has {present} damage, cannot repair {wanted}"
     if repairs.squads > last.disabled_squads:
@@ -175,20 +180,50 @@ def waiting_problems(campaign: Campaign) -> dict[str, str]:
 
 
 def mission_problems(campaign: Campaign, record: MissionRecord) -> dict[str, str]:
-    """What a campaign mission's record contradicts: damage and squads cannot drop during a mission."""
+    """What the result of the waiting mission contradicts (check waiting_problems first)."""
     leg = campaign.pending
     assert leg is not None, "check waiting_problems first"
-    damage, squads = campaign.carried_into(leg.number)
+    return leg_problems(campaign, leg.number, record)
+
+
+def leg_problems(campaign: Campaign, number: int, record: MissionRecord) -> dict[str, str]:
+    """What mission `number`'s record contradicts: damage and squads cannot drop during a mission,
+    and the crew stays the same."""
+    damage, squads = campaign.carried_into(number)
     problems: dict[str, str] = {}
     for zone in ZONES:
         if record.damage.of(zone) < damage.of(zone):
-            problems[f"damage_{zone.value}"] = (f"the ship started mission {leg.number} with {damage.of(zone)} damage "
+            problems[f"damage_{zone.value}"] = (f"the ship started mission {number} with {damage.of(zone)} damage "
                                                 f"in the {zone.value} zone; enter the damage on the board at the end")
     if record.disabled_squads < squads:
-        problems["disabled_squads"] = f"the ship started mission {leg.number} with {squads} disabled squad(s)"
+        problems["disabled_squads"] = f"the ship started mission {number} with {squads} disabled squad(s)"
     if record.crew.names != campaign.crew.names:
         problems["crew"] = f"a campaign keeps its crew ({', '.join(campaign.crew.names)})"
     return problems
+
+
+def campaign_problems(campaign: Campaign) -> dict[str, str]:
+    """Every rule a stored campaign breaks (after a mission of it was changed); empty when sound."""
+    problems: dict[str, str] = {}
+    previous: MissionRecord | None = None
+    for leg in campaign.legs:
+        if previous is not None:
+            problems.update(repairs_after(previous, leg.repairs))
+            if previous.ship_destroyed:
+                problems["destroyed_by"] = f"the ship was destroyed in mission {leg.number - 1}; no mission follows"
+        if leg.entry is not None:
+            problems.update(leg_problems(campaign, leg.number, leg.entry.record))
+            previous = leg.entry.record
+    return problems
+
+
+def status_of(campaign: Campaign) -> Status:
+    """The status the campaign's missions give it (an ended campaign stays ended unless lost)."""
+    if campaign.destroyed_by is not None:
+        return Status.LOST
+    if len(campaign.flown) >= CAMPAIGN_MISSIONS:
+        return Status.COMPLETE
+    return Status.ENDED if campaign.status is Status.ENDED else Status.OPEN
 
 
 def draw_track(pool: str, used: set[str], rng: random.Random) -> Track:

@@ -26,10 +26,14 @@ from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
 from timekeeper.logbook.database import connect, default_log_path, transaction
 from timekeeper.logbook.form import (
+    FIELDS,
+    ROLE_FIELDS,
     FormDefaults,
+    FormValue,
     FormValues,
     Problems,
     TrackResolver,
+    crew_text,
     integer,
     pairs,
     parse_crew,
@@ -37,6 +41,7 @@ from timekeeper.logbook.form import (
     parse_difficulty,
     parse_mission,
     raise_problems,
+    record_values,
     resolve_track,
     text,
     with_role_fields,
@@ -117,6 +122,41 @@ class ShipLog:
         """Store an already checked single mission."""
         with transaction(self.connection):
             return self._insert(record, None)
+
+    def edit_mission(self, entry_id: int, values: FormValues, *, today: datetime.date | None = None,
+                     tracks: TrackResolver = resolve_track) -> Entry:
+        """Change the fields given in `values` of mission `entry_id`; the others keep their values
+        ("" clears a field, as in a new mission: no threat name, 0 points). Every check runs again (for a campaign's mission, over the whole campaign, whose status
+        follows: a ship now destroyed loses it). The changed Entry; LogEntryError changes nothing."""
+        with transaction(self.connection):
+            entry = self.entry(entry_id)
+            merged: dict[str, FormValue] = dict(record_values(entry.record))
+            given = {name: value for name, value in values.items() if name in FIELDS and value is not None}
+            for item in text(given, "damage").split(","):  # the zones named change, the others stay
+                merged.pop(f"damage_{item.partition('=')[0].strip().casefold()}", None)
+            if "track" in given:
+                merged.pop("track_file")
+                merged.pop("seed")
+            if any(field in given for field in ROLE_FIELDS) and "crew" not in given:
+                merged["crew"] = _without_roles(text(merged, "crew"), [ROLE_FIELDS[f] for f in ROLE_FIELDS if f in given])
+            merged.update(given)
+            campaign = self.campaign(entry.campaign_id) if entry.campaign_id is not None else None
+            defaults = FormDefaults()
+            if campaign is not None:
+                leg = campaign.legs[(entry.campaign_mission or 1) - 1]
+                defaults = FormDefaults(campaign.crew, leg.track, leg.common, leg.serious)
+            where = f"mission #{entry_id}"
+            record = parse_mission(merged, today=today, where=where, defaults=defaults, tracks=tracks)
+            self.connection.execute(
+                f"UPDATE missions SET ({_MISSION_COLUMNS}) = ({', '.join('?' * 17)}) WHERE id = ?",
+                (*_row(record), entry_id))
+            if campaign is not None:
+                changed = self.campaign(campaign.id)
+                problems = rules.campaign_problems(changed)
+                if problems:
+                    raise_problems(problems, where)
+                self._settle_status(changed)
+            return self.entry(entry_id)
 
     def entries(self) -> list[Entry]:
         """Every mission, oldest first (by date, then by recording order)."""
@@ -304,6 +344,17 @@ class ShipLog:
             (campaign_id, number, track.name, track.file, track.seed, common.value, serious.value,
              repairs.red, repairs.white, repairs.blue, repairs.squads))
 
+    def _settle_status(self, campaign: Campaign) -> None:
+        """Give a changed campaign the status its missions make (lost, complete, open or ended)."""
+        status = rules.status_of(campaign)
+        if status is campaign.status:
+            return
+        flown = campaign.flown
+        ended_on = {Status.OPEN: None, Status.ENDED: campaign.ended_on}.get(
+            status, flown[-1].record.played_on.isoformat() if flown else None)
+        self.connection.execute("UPDATE campaigns SET status = ?, ended_on = ? WHERE id = ?",
+                                (status.value, ended_on, campaign.id))
+
     def _set_status(self, campaign_id: int, status: Status, on: str) -> None:
         self.connection.execute("UPDATE campaigns SET status = ?, ended_on = ? WHERE id = ?",
                                 (status.value, on, campaign_id))
@@ -317,6 +368,13 @@ class ShipLog:
 def open_log(path: str | Path | None = None) -> ShipLog:
     """The ship's log at `path` (default: the user's, see database.default_log_path)."""
     return ShipLog.open(path)
+
+
+def _without_roles(crew: str, roles: list[Role]) -> str:
+    """The crew field with `roles` taken from whoever held them (before the role fields give them anew)."""
+    parsed = parse_crew(crew)
+    return crew_text(Crew(tuple(CrewMember(m.name, tuple(r for r in m.roles if r not in roles))
+                                for m in parsed.members)))
 
 
 def _count(values: FormValues, field: str, problems: Problems) -> int:
