@@ -65,3 +65,17 @@ def test_the_form_table_names_accepted_fields_and_checks_each_alone():
     with pytest.raises(ValueError, match="did you mean 'mission-2'"):
         by_name["track"].check("mision-2")
     by_name["crew"].check("Ann:captain, Bob")
+
+
+def test_form_defaults_after_a_mission_offer_the_waiting_campaign(tmp_path):
+    with ShipLog.open(tmp_path / "log.sqlite3") as log:
+        assert log.form_defaults("mission-3") == {"date": datetime.date.today().isoformat(), "track": "mission-3",
+                                                  "common": "1", "serious": "1"}
+        log.record_mission({"crew": "Ann:captain, Bob", "track": "mission-1"})
+        assert log.form_defaults("mission-3")["crew"] == "Ann:captain, Bob"
+        log.start_campaign({"crew": "Eve, Fay, Gus, Hal", "track": "mission-6", "serious": "2"})
+        played = log.form_defaults("mission-6")
+        assert (played["campaign"], played["crew"], played["serious"]) == ("1", "Eve, Fay, Gus, Hal", "2")
+        assert "campaign" not in log.form_defaults("mission-2")  # another track: a single mission
+        entry = log.record_mission({**played, "destroyed": "7"})
+        assert entry.campaign_id == 1 and entry.record.track.name == "mission-6"

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from timekeeper.commands.logprompt import prompt_missing
-from timekeeper.logbook.form import FormValue
+from timekeeper.logbook.form import FormValue, text
 
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
 
@@ -97,7 +97,7 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
     """
     values: dict[str, FormValue] = {name: _given(value) for name, value in options.items() if _given(value)}
     with open_from(ctx) as log:
-        waiting = None if "campaign" in values else _waiting_campaign(log, values)
+        waiting = None if "campaign" in values else log.waiting_campaign(text(values, "track") or None)
         if prompt or (prompt is None and sys.stdin.isatty()):
             if waiting is not None and click.confirm(
                     f"Record it as mission {waiting.pending.number} of campaign {waiting.id} "
@@ -122,22 +122,6 @@ def _echo_entry(log, entry, done: str) -> None:
     click.echo(format_entry(entry, campaign), nl=False)
     if campaign is not None:
         click.echo(CampaignLine(campaign).summary())
-
-
-def _waiting_campaign(log, values: dict[str, FormValue]):
-    """The one open campaign whose drawn mission this could be (its track, if one is given)."""
-    from timekeeper.errors import LogEntryError
-
-    try:
-        campaign = log.current_campaign()
-    except LogEntryError:  # several are open: the user names one with --campaign
-        return None
-    if campaign is None or campaign.pending is None:
-        return None
-    track = values.get("track")
-    if track and track not in (campaign.pending.track.name, campaign.pending.track.file):
-        return None
-    return campaign
 
 
 def _given(value: object) -> str | list[str] | None:

@@ -290,6 +290,33 @@ class ShipLog:
                                 {"campaign": "several campaigns are open"})
         return self.campaign(open_ids[0]) if open_ids else None
 
+    def waiting_campaign(self, track: str | None = None) -> Campaign | None:
+        """The one open campaign whose drawn mission waits for a result (on `track`, if given, a
+        built-in name or file); None if there is none, or several campaigns are open."""
+        try:
+            campaign = self.current_campaign()
+        except LogEntryError:  # several are open: the crew names one
+            return None
+        if campaign is None or campaign.pending is None:
+            return None
+        if track and track not in (campaign.pending.track.name, campaign.pending.track.file):
+            return None
+        return campaign
+
+    def form_defaults(self, track: str | None = None) -> dict[str, str]:
+        """Values to fill a "record this mission" form with after playing `track`: today, the last
+        crew, the track, and the campaign if its waiting mission is on that track."""
+        values = {"date": datetime.date.today().isoformat(), "track": track or "", "common": "1", "serious": "1"}
+        last = self.last_crew()
+        if last is not None:
+            values["crew"] = crew_text(last)
+        campaign = self.waiting_campaign(track)
+        if campaign is not None and campaign.pending is not None:
+            leg = campaign.pending
+            values.update(campaign=str(campaign.id), crew=crew_text(campaign.crew), track=leg.track.file or leg.track.name,
+                          common=leg.common.value, serious=leg.serious.value)
+        return values
+
     # --- reading it ---------------------------------------------------------------------------
     def lines(self) -> list[LogLine]:
         """The log as printed and listed: missions in date order, campaigns bracketed with their total."""
