@@ -231,6 +231,7 @@ def test_a_long_log_prints_on_several_pages(tmp_path):
     reader = PdfReader(target)
     assert len(reader.pages) >= 3
     assert "page 3/" in reader.pages[2].extract_text()
+    assert all("Crew: Ann (C), Bob (CO), Cid, Dee (SC)" in page.extract_text() for page in reader.pages)
 
 
 def test_a_whole_campaign_of_three_missions(tmp_path):

@@ -59,7 +59,7 @@ def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
     for line in lines:
         if isinstance(line, MissionLine):
             label = line.entry.record.crew.label()
-            if label != crew or line.bracket in ("first", "only"):
+            if label != crew or line.bracket in ("first", "only") or painter.page_full():  # a new page names the crew
                 painter.crew_line(label)
                 crew = label
             painter.mission(line)
@@ -132,6 +132,10 @@ class _Painter:
             self.new_page()
             if in_campaign:  # the bracket goes on at the top of the next page
                 self.bracket_top = self.y
+
+    def page_full(self) -> bool:
+        """True when the next row goes to a new page."""
+        return self.y + ROW_MM > PAGE_MM[1] - MARGIN_MM
 
     def crew_line(self, label: str) -> None:
         self._room(2 * ROW_MM)
