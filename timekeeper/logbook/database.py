@@ -1,4 +1,5 @@
-"""The ship's log file: an SQLite database (WAL mode), its schema versions and their migrations.
+"""The ship's log file: an SQLite database (WAL mode), its schema versions and their migrations,
+and how a mission row maps to a record.
 
 Opening checks the file before anything is written: a file that is not a timekeeper log, a damaged
 one, or one written by a newer timekeeper raises LogDatabaseError and is left exactly as it was.
@@ -10,12 +11,25 @@ the second waits for the first (up to BUSY_TIMEOUT_S).
 from __future__ import annotations
 
 import contextlib
+import datetime
+import functools
+import json
 import os
 import sqlite3
 from pathlib import Path
 from typing import Iterator
 
 from timekeeper.errors import LogDatabaseError
+from timekeeper.logbook.record import (
+    Crew,
+    CrewMember,
+    Damage,
+    Difficulty,
+    Entry,
+    MissionRecord,
+    Role,
+    Track,
+)
 
 APPLICATION_ID = 0x544B4C47  # "TKLG": marks the file as a timekeeper ship's log
 BUSY_TIMEOUT_S = 15.0
@@ -170,3 +184,40 @@ def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         connection.execute("ROLLBACK")
         raise
     connection.execute("COMMIT")
+
+
+MISSION_COLUMNS = ("played_on, crew, track, track_file, track_seed, common, serious, survived, destroyed, "
+                    "damage_red, damage_white, damage_blue, knocked_out, disabled_squads, visual_confirmation, "
+                    "destroyed_by, notes")
+SELECT_ENTRIES = ("SELECT m.id, " + ", ".join("m." + c.strip() for c in MISSION_COLUMNS.split(",")) +
+                   ", c.campaign_id, c.number FROM missions m ")
+
+
+def crew_json(crew: Crew) -> str:
+    return json.dumps([{"name": m.name, "roles": [r.value for r in m.roles]} for m in crew.members],
+                      ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def crew_from_json(raw: str) -> Crew:
+    """A stored crew (JSON); cached, as a club's log holds the same few crews again and again."""
+    return Crew(tuple(CrewMember(m["name"], tuple(Role(r) for r in m["roles"])) for m in json.loads(raw)))
+
+
+def mission_row(record: MissionRecord) -> tuple:
+    return (record.played_on.isoformat(), crew_json(record.crew), record.track.name, record.track.file,
+            record.track.seed, record.common.value, record.serious.value, record.survived_points,
+            record.destroyed_points, record.damage.red, record.damage.white, record.damage.blue,
+            record.knocked_out, record.disabled_squads, record.visual_confirmation, record.destroyed_by,
+            record.notes)
+
+
+def entry_from_row(row: tuple) -> Entry:
+    (entry_id, played_on, crew, track, track_file, seed, common, serious, survived, destroyed, red, white, blue,
+     knocked_out, squads, visual, destroyed_by, notes, campaign_id, number) = row
+    record = MissionRecord(
+        crew=crew_from_json(crew), played_on=datetime.date.fromisoformat(played_on), track=Track(track, track_file, seed),
+        common=Difficulty(common), serious=Difficulty(serious), survived_points=survived,
+        destroyed_points=destroyed, damage=Damage(red, white, blue), knocked_out=knocked_out,
+        disabled_squads=squads, visual_confirmation=visual, destroyed_by=destroyed_by, notes=notes)
+    return Entry(entry_id, record, campaign_id, number)

@@ -14,8 +14,6 @@ same campaign step. Bad values raise LogEntryError (one message listing every ba
 from __future__ import annotations
 
 import datetime
-import functools
-import json
 import random
 import sqlite3
 from pathlib import Path
@@ -24,7 +22,17 @@ from typing import TYPE_CHECKING, Iterable
 from timekeeper.errors import LogEntryError
 from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
-from timekeeper.logbook.database import connect, default_log_path, transaction
+from timekeeper.logbook.database import (
+    MISSION_COLUMNS,
+    SELECT_ENTRIES,
+    connect,
+    crew_from_json,
+    crew_json,
+    default_log_path,
+    entry_from_row,
+    mission_row,
+    transaction,
+)
 from timekeeper.logbook.form import (
     FIELDS,
     ROLE_FIELDS,
@@ -49,7 +57,6 @@ from timekeeper.logbook.form import (
 from timekeeper.logbook.record import (
     Crew,
     CrewMember,
-    Damage,
     Difficulty,
     Entry,
     MissionRecord,
@@ -61,12 +68,6 @@ from timekeeper.logbook.rows import LogLine, log_lines
 if TYPE_CHECKING:
     from timekeeper.logbook.pdf import PrintedLog
     from timekeeper.logbook.stats import LogStats
-
-_MISSION_COLUMNS = ("played_on, crew, track, track_file, track_seed, common, serious, survived, destroyed, "
-                    "damage_red, damage_white, damage_blue, knocked_out, disabled_squads, visual_confirmation, "
-                    "destroyed_by, notes")
-_SELECT_ENTRIES = ("SELECT m.id, " + ", ".join("m." + c.strip() for c in _MISSION_COLUMNS.split(",")) +
-                   ", c.campaign_id, c.number FROM missions m ")
 
 
 class ShipLog:
@@ -148,8 +149,8 @@ class ShipLog:
             where = f"mission #{entry_id}"
             record = parse_mission(merged, today=today, where=where, defaults=defaults, tracks=tracks)
             self.connection.execute(
-                f"UPDATE missions SET ({_MISSION_COLUMNS}) = ({', '.join('?' * 17)}) WHERE id = ?",
-                (*_row(record), entry_id))
+                f"UPDATE missions SET ({MISSION_COLUMNS}) = ({', '.join('?' * 17)}) WHERE id = ?",
+                (*mission_row(record), entry_id))
             if campaign is not None:
                 changed = self.campaign(campaign.id)
                 problems = rules.campaign_problems(changed)
@@ -161,16 +162,16 @@ class ShipLog:
     def entries(self) -> list[Entry]:
         """Every mission, oldest first (by date, then by recording order)."""
         rows = self.connection.execute(
-            _SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id ORDER BY m.played_on, m.id").fetchall()
-        return [_entry(row) for row in rows]
+            SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id ORDER BY m.played_on, m.id").fetchall()
+        return [entry_from_row(row) for row in rows]
 
     def entry(self, entry_id: int) -> Entry:
         row = self.connection.execute(
-            _SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
+            SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
         if row is None:
             raise LogEntryError(f"{self.path}: no mission #{entry_id} in the log (see `timekeeper log list`)",
                                 {"id": "no such mission"})
-        return _entry(row)
+        return entry_from_row(row)
 
     def remove(self, entry_id: int) -> Entry:
         """Delete a single mission (a campaign's missions go with `log campaign`, never alone)."""
@@ -184,7 +185,7 @@ class ShipLog:
 
     def last_crew(self) -> Crew | None:
         row = self.connection.execute("SELECT crew FROM missions ORDER BY id DESC LIMIT 1").fetchone()
-        return _crew(row[0]) if row else None
+        return crew_from_json(row[0]) if row else None
 
     # --- campaigns ---------------------------------------------------------------------------
     def start_campaign(self, values: FormValues, *, rng: random.Random | None = None,
@@ -215,7 +216,7 @@ class ShipLog:
         with transaction(self.connection):
             cursor = self.connection.execute(
                 "INSERT INTO campaigns (crew, pool, status, started_on) VALUES (?, ?, 'open', ?)",
-                (_crew_json(crew), pool, started))
+                (crew_json(crew), pool, started))
             campaign_id = int(cursor.lastrowid or 0)
             chosen = track or rules.draw_track(pool, set(), rng or random.Random())
             self._insert_leg(campaign_id, 1, chosen, common, serious, Repairs())
@@ -277,7 +278,7 @@ class ShipLog:
                 "SELECT number, track, track_file, track_seed, common, serious, repaired_red, repaired_white, "
                 "repaired_blue, repaired_squads, mission_id FROM campaign_missions WHERE campaign_id = ? "
                 "ORDER BY number", (campaign_id,)))
-        return Campaign(row[0], _crew(row[1]), row[2], Status(row[3]), row[4], row[5], legs)
+        return Campaign(row[0], crew_from_json(row[1]), row[2], Status(row[3]), row[4], row[5], legs)
 
     def campaigns(self) -> list[Campaign]:
         return [self.campaign(row[0]) for row in self.connection.execute("SELECT id FROM campaigns ORDER BY id")]
@@ -349,7 +350,7 @@ class ShipLog:
 
     def _insert(self, record: MissionRecord, campaign: Campaign | None) -> Entry:
         cursor = self.connection.execute(
-            f"INSERT INTO missions ({_MISSION_COLUMNS}) VALUES ({', '.join('?' * 17)})", _row(record))
+            f"INSERT INTO missions ({MISSION_COLUMNS}) VALUES ({', '.join('?' * 17)})", mission_row(record))
         entry_id = int(cursor.lastrowid or 0)
         if campaign is None:
             return Entry(entry_id, record)
@@ -388,8 +389,8 @@ class ShipLog:
 
     def _campaign_entries(self, campaign_id: int) -> Iterable[Entry]:
         rows = self.connection.execute(
-            _SELECT_ENTRIES + "JOIN campaign_missions c ON c.mission_id = m.id WHERE c.campaign_id = ?", (campaign_id,)).fetchall()
-        return [_entry(row) for row in rows]
+            SELECT_ENTRIES + "JOIN campaign_missions c ON c.mission_id = m.id WHERE c.campaign_id = ?", (campaign_id,)).fetchall()
+        return [entry_from_row(row) for row in rows]
 
 
 def open_log(path: str | Path | None = None) -> ShipLog:
@@ -436,33 +437,3 @@ def _chosen_track(values: FormValues, tracks: TrackResolver, problems: Problems)
     except ValueError as error:
         problems.add("track", str(error))
         return None
-
-
-def _crew_json(crew: Crew) -> str:
-    return json.dumps([{"name": m.name, "roles": [r.value for r in m.roles]} for m in crew.members],
-                      ensure_ascii=False)
-
-
-@functools.lru_cache(maxsize=4096)
-def _crew(raw: str) -> Crew:
-    """A stored crew (JSON); cached, as a club's log holds the same few crews again and again."""
-    return Crew(tuple(CrewMember(m["name"], tuple(Role(r) for r in m["roles"])) for m in json.loads(raw)))
-
-
-def _row(record: MissionRecord) -> tuple:
-    return (record.played_on.isoformat(), _crew_json(record.crew), record.track.name, record.track.file,
-            record.track.seed, record.common.value, record.serious.value, record.survived_points,
-            record.destroyed_points, record.damage.red, record.damage.white, record.damage.blue,
-            record.knocked_out, record.disabled_squads, record.visual_confirmation, record.destroyed_by,
-            record.notes)
-
-
-def _entry(row: tuple) -> Entry:
-    (entry_id, played_on, crew, track, track_file, seed, common, serious, survived, destroyed, red, white, blue,
-     knocked_out, squads, visual, destroyed_by, notes, campaign_id, number) = row
-    record = MissionRecord(
-        crew=_crew(crew), played_on=datetime.date.fromisoformat(played_on), track=Track(track, track_file, seed),
-        common=Difficulty(common), serious=Difficulty(serious), survived_points=survived,
-        destroyed_points=destroyed, damage=Damage(red, white, blue), knocked_out=knocked_out,
-        disabled_squads=squads, visual_confirmation=visual, destroyed_by=destroyed_by, notes=notes)
-    return Entry(entry_id, record, campaign_id, number)
