@@ -147,6 +147,7 @@ def test_list_and_stats_per_crew_and_track(tmp_path):
     assert "Ann, Bob, Cid, Dee         2    2    17  13.5" in stats
     assert "Eve, Fay, Gus              1    0     -     -" in stats
     assert "mission-3         2    2    17  13.5" in stats
+    assert "Player" in stats and "Eve            1    0     -     -" in stats
 
 
 def test_stats_plot_writes_a_png(tmp_path):

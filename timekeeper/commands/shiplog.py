@@ -226,7 +226,7 @@ def remove_command(ctx: click.Context, mission_id: int) -> None:
               help="Also draw the scores per track and over time (needs matplotlib: pip install 'timekeeper[plot]').")
 @click.pass_context
 def stats_command(ctx: click.Context, plot: Path | None) -> None:
-    """Per crew and per track: missions, wins, best and mean score; campaigns per crew.
+    """Per crew, per player and per track: missions, wins, best and mean score; campaigns per crew.
 
     \b
     Examples:

@@ -324,7 +324,7 @@ class ShipLog:
         return log_lines(self.entries(), self.campaigns())
 
     def stats(self) -> LogStats:
-        """Per crew and per track: missions, wins, best and mean score; campaigns per crew."""
+        """Per crew, per player and per track: missions, wins, best and mean score; campaigns per crew."""
         from timekeeper.logbook.stats import log_stats
 
         return log_stats(self.entries(), self.campaigns())

@@ -1,4 +1,5 @@
-"""Log statistics: per crew and per track, missions flown, wins, best and mean score; campaigns per crew.
+"""Log statistics: per crew, per player and per track, missions flown, wins, best and mean score;
+campaigns per crew.
 
 A mission counts as won when the ship survived. Scores are the rulebook scores of single missions
 (campaign missions count as missions and wins; their score is the campaign's, listed per crew).
@@ -32,6 +33,7 @@ class GroupStats:
 class LogStats:
     overall: GroupStats
     by_crew: tuple[GroupStats, ...]
+    by_player: tuple[GroupStats, ...]
     by_track: tuple[GroupStats, ...]
     campaigns_by_crew: tuple[GroupStats, ...]
     scores: tuple[tuple[str, str, int], ...]  # (date, crew, score) of every scored single mission, in order
@@ -43,10 +45,12 @@ def _group(key: str, entries: list[Entry]) -> GroupStats:
                       max(scores) if scores else None, fmean(scores) if scores else None)
 
 
-def _grouped(entries: Iterable[Entry], key: Callable[[Entry], str]) -> tuple[GroupStats, ...]:
+def _grouped(entries: Iterable[Entry], keys: Callable[[Entry], Iterable[str]]) -> tuple[GroupStats, ...]:
+    """Stats of each group; an entry is in every group `keys` names for it."""
     groups: dict[str, list[Entry]] = {}
     for entry in entries:
-        groups.setdefault(key(entry), []).append(entry)
+        for key in keys(entry):
+            groups.setdefault(key, []).append(entry)
     found = [_group(name, members) for name, members in groups.items()]
     return tuple(sorted(found, key=lambda g: (-g.missions, g.key.casefold())))
 
@@ -63,8 +67,9 @@ def log_stats(entries: list[Entry], campaigns: list[Campaign]) -> LogStats:
                                           max(totals) if totals else None, fmean(totals) if totals else None))
     return LogStats(
         overall=_group("all missions", entries),
-        by_crew=_grouped(entries, lambda entry: entry.record.crew.key()),
-        by_track=_grouped(entries, lambda entry: entry.record.track.label()),
+        by_crew=_grouped(entries, lambda entry: [entry.record.crew.key()]),
+        by_player=_grouped(entries, lambda entry: entry.record.crew.names),
+        by_track=_grouped(entries, lambda entry: [entry.record.track.label()]),
         campaigns_by_crew=tuple(sorted(campaign_groups, key=lambda g: (-g.missions, g.key.casefold()))),
         scores=tuple((e.record.played_on.isoformat(), e.record.crew.key(), e.score)
                      for e in entries if e.score is not None),
@@ -73,7 +78,8 @@ def log_stats(entries: list[Entry], campaigns: list[Campaign]) -> LogStats:
 
 def format_stats(stats: LogStats) -> str:
     """The tables `timekeeper log stats` prints."""
-    out = [_table("Crew", stats.by_crew, "missions"), _table("Track", stats.by_track, "missions")]
+    out = [_table("Crew", stats.by_crew, "missions"), _table("Player", stats.by_player, "missions"),
+           _table("Track", stats.by_track, "missions")]
     if stats.campaigns_by_crew:
         out.append(_table("Campaigns of crew", stats.campaigns_by_crew, "campaigns"))
     overall = stats.overall
