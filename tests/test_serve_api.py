@@ -325,3 +325,34 @@ def test_open_shows_the_page_in_the_browser(tmp_path):
         assert opened.read_text().strip() == server.url
     finally:
         assert server.stop() == 130
+
+
+def test_record_a_played_mission_in_the_ships_log(tmp_path):
+    from pypdf import PdfReader
+
+    log = tmp_path / "log.sqlite3"
+    server = start_server(tmp_path / "state", "--log", str(log))
+    try:
+        game = new_game(server, "builtin:mission-4")
+        form = server.request(f"/api/games/{game['id']}/log").json()
+        names = [field["name"] for field in form["fields"]]
+        assert "track" not in names and {"crew", "survived", "damage_red", "visual_confirmation"} <= set(names)
+        assert form["values"]["track"] == "mission-4"
+        bad = server.request(f"/api/games/{game['id']}/log", method="POST",
+                             json_body={"crew": "Ann:captain, Bob", "survived": "-3", "damage_red": "9"})
+        assert bad.status == 422 and {"survived", "damage_red"} <= set(bad.json()["fields"])
+        assert server.request("/api/log").json()["lines"] == []  # nothing stored
+        entry = server.request(f"/api/games/{game['id']}/log", method="POST", json_body={
+            "crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2",
+            "damage_blue": "1", "knocked_out": "1", "visual_confirmation": "3", "track": "/etc/passwd"})
+        assert entry.status == 201
+        assert entry.json()["score"] == 4 + 10 - 3 - 2 - 2 + 3  # the rulebook's score
+        listed = server.request("/api/log").json()
+        assert listed["lines"][0]["cells"][2] == "mission-4" and "Ann" in listed["stats"]
+        pdf = server.request("/api/log.pdf")
+        assert "mission-4" in PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
+    finally:
+        assert server.stop() == 130
+    listed = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "log", "--db", str(log),
+                             "list"], capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "mission-4" in listed  # the command line reads what the page recorded

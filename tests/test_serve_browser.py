@@ -263,3 +263,41 @@ def test_a_restarted_server_is_rejoined_at_the_right_moment(tmp_path, open_brows
         assert driver.execute_script("return document.getElementById('audio').paused") is False
     finally:
         assert second.stop() == 130
+
+
+def test_record_the_mission_in_the_ships_log_from_the_page(tmp_path, open_browsers):
+    server = start_server(tmp_path / "state", "--log", str(tmp_path / "log.sqlite3"))
+    try:
+        driver = open_browsers(PHONE, phone=True)
+        game = start(driver, server, "builtin:mission-2")
+        command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 1000)
+        wait_for(driver, "!document.getElementById('end').disabled")
+        driver.find_element("id", "end").click()
+        wait_for(driver, "document.querySelector('#logform [name=survived]')")
+        crew = driver.find_element("css selector", "#logform [name=crew]")
+        crew.clear()
+        crew.send_keys("Ann:captain, Bob:co, Cid:sc")
+        knocked_out = driver.find_element("css selector", "#logform [name=knocked_out]")
+        knocked_out.clear()
+        knocked_out.send_keys("5")  # more than the crew's four figures: the log refuses it
+        driver.find_element("css selector", "#logform button").click()
+        bad = wait_for(driver, "document.querySelector('.field.bad') && document.querySelector('.field.bad').dataset.name")
+        assert bad == "knocked_out" and driver.find_element("css selector", ".field.bad .why").text
+        knocked_out.clear()
+        knocked_out.send_keys("0")
+        survived = driver.find_element("css selector", "#logform [name=survived]")
+        survived.clear()
+        survived.send_keys("6")
+        driver.find_element("css selector", "#logform [name=destroyed]").send_keys("2")  # "0" becomes "02"
+        driver.find_element("css selector", "#logform button").click()
+        result = wait_for(driver, "document.getElementById('log-result').textContent.startsWith('Recorded') && "
+                                  "document.getElementById('log-result').textContent")
+        assert "score 8" in result
+        driver.execute_script("document.getElementById('logform').scrollIntoView()")
+        shot(driver, "log-form-phone", tmp_path)
+        driver.get(server.url + "log")
+        row = wait_for(driver, "document.querySelector('#log-table tbody tr') && document.querySelector('#log-table tbody tr').innerText")
+        assert "mission-2" in row and "Ann" in driver.find_element("id", "log-stats").text
+        shot(driver, "log-page-phone", tmp_path)
+    finally:
+        assert server.stop() == 130

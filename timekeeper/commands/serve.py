@@ -21,9 +21,11 @@ import click
 @click.option("--state", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Where games and tracks made in the page are kept "
                    "(default: $XDG_STATE_HOME/timekeeper/serve).")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="The ship's log the page records missions in (default: the one `timekeeper log` uses).")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
-                  music: Path | None, state: Path | None) -> None:
+                  music: Path | None, state: Path | None, log_file: Path | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -45,7 +47,7 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
     config = ServeConfig(host="0.0.0.0" if lan else "127.0.0.1", port=port, scenarios=scenarios, music=music,
-                         state=state or default_state_dir(), token=token, lan_addresses=addresses,
+                         state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
                          debug=bool((ctx.find_root().params or {}).get("debug")))
 
     def ready(bound_port: int) -> None:

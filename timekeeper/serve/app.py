@@ -12,7 +12,7 @@ import traceback
 
 from aiohttp import web
 
-from timekeeper.errors import TimekeeperError
+from timekeeper.errors import LogDatabaseError, TimekeeperError
 from timekeeper.serve.games import GameError
 from timekeeper.serve.library import InvalidTrack
 from timekeeper.serve.routes import (
@@ -80,6 +80,8 @@ async def errors(request: web.Request, handler):
         return json_error(422, error.message, problems=problems)
     except GameError as error:
         return json_error(409, error.message)
+    except LogDatabaseError as error:
+        return json_error(503, error.message)
     except TimekeeperError as error:
         status = 404 if "no such" in error.message else 400
         return json_error(status, error.message)
@@ -123,6 +125,9 @@ def make_app(config: ServeConfig) -> web.Application:
     app[STATE] = ServerState(config)
     app.cleanup_ctx.append(_watch_endings)
     add_routes(app)
+    from timekeeper.serve.shiplog import add_log_routes
+
+    add_log_routes(app)
     return app
 
 

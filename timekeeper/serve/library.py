@@ -161,6 +161,16 @@ class Library:
         return LoadedTrack(_track(track_id, group if group != "builtin" else scenario.kind.value, scenario, origin),
                            scenario, text)
 
+    def track_reference(self, track_id: str) -> str:
+        """How the ship's log names a track: a built-in name, or the track's scenario file."""
+        group, _, name = track_id.partition(":")
+        if group == "builtin" and name in self._builtin:
+            return name
+        path = (self._folder_files() if group == "folder" else self._added_files() if group == "added" else {}).get(name)
+        if path is None:
+            raise ScenarioError(f"{track_id}: no such track; it may have been removed")
+        return str(path)
+
     # --- adding --------------------------------------------------------------------------------
     def add_yaml(self, text: str, name: str = "upload.yaml") -> LoadedTrack:
         """Check scenario YAML sent by the page; InvalidTrack (every problem) when it is not valid,

@@ -41,6 +41,7 @@ class ServeConfig:
     state: Path = field(default_factory=default_state_dir)
     token: str | None = None
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
+    log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
 
     @property

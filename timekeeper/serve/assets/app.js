@@ -575,6 +575,99 @@ async function showCard() {
   } catch (error) {
     $("#card").textContent = error.message;
   }
+  buildLogForm();
+}
+
+// ---- the ship's log -------------------------------------------------------------------------
+async function buildLogForm() {
+  const box = $("#log-fields");
+  if (box.dataset.game === view.game.id) return;
+  box.dataset.game = view.game.id;
+  box.replaceChildren();
+  $("#log-result").textContent = "";
+  let form;
+  try {
+    form = await api(`/api/games/${view.game.id}/log`);
+  } catch (error) {
+    $("#log-result").textContent = error.message;
+    return;
+  }
+  for (const field of form.fields) {
+    const label = document.createElement("label");
+    label.className = `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}`;
+    label.dataset.name = field.name;
+    label.append(field.label);
+    let input;
+    if (field.choices.length) {
+      input = document.createElement("select");
+      for (const choice of field.choices) input.append(option(choice, choice));
+    } else {
+      input = document.createElement("input");
+      if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
+      if (field.kind === "date") input.type = "date";
+      if (field.high != null) input.max = field.high;
+      input.placeholder = field.hint;
+    }
+    input.name = field.name;
+    input.value = form.values[field.name] ?? field.default;
+    if (field.campaign_fixed && form.values.campaign) input.disabled = true; // the campaign decides these
+    const why = document.createElement("span");
+    why.className = "why";
+    label.append(input, why);
+    box.append(label);
+  }
+  $("#logform").dataset.campaign = form.values.campaign || "";
+}
+
+async function recordMission(event) {
+  event.preventDefault();
+  const form = event.target;
+  const values = Object.fromEntries([...form.querySelectorAll("[name]")].map((input) => [input.name, input.value]));
+  if (form.dataset.campaign) values.campaign = form.dataset.campaign;
+  for (const label of form.querySelectorAll(".field")) {
+    label.classList.remove("bad");
+    label.querySelector(".why").textContent = "";
+  }
+  try {
+    const entry = await postJson(`/api/games/${view.game.id}/log`, values);
+    const score = entry.score == null ? (entry.won ? "scored with its campaign" : "the ship was lost") : `score ${entry.score}`;
+    $("#log-result").innerHTML = `Recorded as mission ${entry.id}: ${score}. <a href="/log">Open the ship's log</a>`;
+    form.querySelector("button").disabled = true;
+  } catch (error) {
+    $("#log-result").textContent = error.message;
+    for (const [name, why] of Object.entries((error.body && error.body.fields) || {})) {
+      const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
+      if (label) {
+        label.classList.add("bad");
+        label.querySelector(".why").textContent = why;
+      }
+    }
+  }
+}
+
+async function showLog() {
+  $("#setup").hidden = true;
+  $("#game").hidden = true;
+  $("#logview").hidden = false;
+  document.title = "Ship's log · timekeeper";
+  const log = await api("/api/log");
+  const table = $("#log-table");
+  table.replaceChildren();
+  const head = table.createTHead().insertRow();
+  for (const column of log.columns) head.append(Object.assign(document.createElement("th"), { textContent: column }));
+  const body = table.createTBody();
+  for (const line of log.lines) {
+    const row = body.insertRow();
+    if (line.campaign) {
+      row.className = "campaign";
+      Object.assign(row.insertCell(), { colSpan: log.columns.length, textContent: line.campaign });
+    } else {
+      row.className = line.bracket;
+      for (const cell of line.cells) row.insertCell().textContent = cell;
+    }
+  }
+  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: log.columns.length, textContent: "No missions recorded yet." });
+  $("#log-stats").textContent = log.stats;
 }
 
 async function download(format) {
@@ -605,6 +698,7 @@ function wireGame() {
   audio.addEventListener("pause", () => view.sound && report());
   audio.addEventListener("ended", () => send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
+  $("#logform").addEventListener("submit", recordMission);
   $("#end").addEventListener("click", () => send({ type: "end" }));
   $("#resume").addEventListener("click", () => {
     $("#resume").hidden = true;
@@ -640,6 +734,7 @@ function wireGame() {
 
 // ---- start ----------------------------------------------------------------------------------
 async function route() {
+  if (location.pathname === "/log") return showLog();
   const match = location.pathname.match(/^\/g\/([0-9a-f]{12})$/);
   if (!match) return showSetup();
   try {
