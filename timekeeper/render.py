@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Callable
 
 from timekeeper.atomicfile import replacing
-from timekeeper.errors import MissingToolError, RenderError
+from timekeeper.errors import MissingToolError, OutputError, RenderError
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
+from timekeeper.outputpath import check_output_path
 from timekeeper.script import Timeline
 from timekeeper.voice.phrases import phrase_book
 
@@ -76,6 +77,7 @@ def render(
 ) -> RenderResult:
     """Render `scenario` to `out` (format from its extension); OUT is replaced only on success."""
     container, codec = output_format(out)
+    check_output_path(out, what="soundtrack")
     ffmpeg = find_ffmpeg()
     mix = prepare_mix(scenario, settings, prepare_progress)
     encode(mix, out, ffmpeg, container, codec, tags(scenario, source or scenario.title, settings), encode_progress)
@@ -102,9 +104,6 @@ def encode(
     progress: Progress | None = None,
 ) -> None:
     """Stream the mix into ffmpeg writing a temp file beside `out`, then move it over `out`."""
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise RenderError(f"{out}: folder {folder} does not exist")
     command = [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
     command += ["-f", "s16le", "-ar", str(mix.sample_rate), "-ac", str(mix.channels), "-i", "pipe:0"]
     command += list(codec)
@@ -138,7 +137,7 @@ def encode(
             if container == "mp3":
                 _comment_frame(temp, metadata.get("comment", ""))
     except OSError as error:
-        raise RenderError(f"{out}: cannot write: {error.strerror or error}") from error
+        raise OutputError(f"{out}: cannot write: {error.strerror or error}") from error
 
 
 def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-_CLOCK = re.compile(r"^\s*(\d{1,3}):(\d{1,2})(?:\.(\d{1,3}))?\s*$")
-_SECONDS = re.compile(r"^\s*(\d{1,5})(?:\.(\d{1,3}))?\s*s?\s*$")
+_CLOCK = re.compile(r"^\s*(\d{1,3}):(\d{1,2})(?:\.(\d{1,3}))?\s*$", re.ASCII)
+_SECONDS = re.compile(r"^\s*(\d{1,5})(?:\.(\d{1,3}))?\s*s?\s*$", re.ASCII)
 
 
 def parse_time_ms(text: str) -> int:

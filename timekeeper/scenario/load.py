@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,11 @@ from timekeeper.scenario.rules import Finding, check_scenario
 from timekeeper.times import format_time, parse_time_ms
 
 MAX_EVENTS = 500
+MAX_CHARS = {"title": 200, "notes": 5000, "text": 300}  # longest title, notes and announcement text
+MAX_DIGITS = 19  # a seed is below 2**63
+MULTILINE_FIELDS = ("notes",)
+_FORBIDDEN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufffe\uffff]")
+_FORBIDDEN_MULTILINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 TOP_KEYS = (
     "title", "kind", "notes", "language", "players", "seed", "double_threats", "phase_ends", "events", "generator",
@@ -180,7 +186,25 @@ class _Builder:
         return node.value
 
     def string(self, node: yaml.Node | None, name: str) -> str | None:
-        return self.scalar(node, name)
+        """A text field: printable characters only (no control characters, NUL or lone surrogates,
+        which no output can write), one line unless it is `notes`, at most MAX_CHARS long."""
+        value = self.scalar(node, name)
+        if value is None:
+            return None
+        limit = MAX_CHARS.get(name, MAX_CHARS["text"])
+        if len(value) > limit:
+            self.error(node, f"{name}: {len(value):,} characters; at most {limit:,} are allowed")
+            return None
+        forbidden = (_FORBIDDEN_MULTILINE if name in MULTILINE_FIELDS else _FORBIDDEN_LINE).search(value)
+        if forbidden:
+            code = f"U+{ord(forbidden.group()):04X}"
+            what = "a line break" if forbidden.group() in "\n\r\u2028\u2029" else f"the control character {code}"
+            if 0xD800 <= ord(forbidden.group()) <= 0xDFFF:
+                what = f"a lone surrogate {code}"
+            self.error(node, f"{name}: contains {what} at character {forbidden.start() + 1} (expected printable text"
+                       + ("" if name in MULTILINE_FIELDS else " on one line") + ")")
+            return None
+        return value
 
     def choice(self, node: yaml.Node | None, options: list[str], name: str) -> str | None:
         value = self.scalar(node, name)
@@ -200,8 +224,9 @@ class _Builder:
         text = value.strip()
         if name == "t" and text.upper().startswith("T+"):
             text = text[2:]
-        if not text.isdigit():
-            self.error(node, f"{name}: expected a whole number from {low} to {high}, found {value!r}")
+        if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > MAX_DIGITS:
+            shown = value if len(value) <= 40 else value[:40] + "..."
+            self.error(node, f"{name}: expected a whole number from {low} to {high}, found {shown!r}")
             return None
         number = int(text)
         if not low <= number <= high:
@@ -291,7 +316,8 @@ class _Builder:
             return self.comms_down(node, at_ms, fields)
         text = self.string(fields.get("text"), "text")
         if not text:
-            self.error(node, "announce: missing 'text' (the words to announce)")
+            if text is not None or "text" not in fields:  # a bad text was reported already
+                self.error(node, "announce: missing 'text' (the words to announce)")
             return None
         return Announcement(at_ms, text)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from timekeeper.errors import ScenarioError
+from timekeeper.userfiles import read_user_file
 
 MAX_FILE_BYTES = 1_000_000
 MAX_DEPTH = 12
@@ -22,22 +23,7 @@ _STANDARD_TAGS = {
 
 def read_text(path: Path, display: str) -> str:
     """The file's text; ScenarioError (one line, naming the file) if it cannot be used."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ScenarioError(f"{display}: no such file") from None
-    except OSError as error:
-        raise ScenarioError(f"{display}: cannot read: {error.strerror}") from error
-    if path.is_dir():
-        raise ScenarioError(f"{display}: is a folder, expected a scenario file (.yaml)")
-    if size > MAX_FILE_BYTES:
-        raise ScenarioError(
-            f"{display}: file is {size:,} bytes; scenario files are limited to {MAX_FILE_BYTES:,} bytes"
-        )
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ScenarioError(f"{display}: cannot read: {error.strerror}") from error
+    raw = read_user_file(path, MAX_FILE_BYTES, what="a scenario file (.yaml)", display=display, error=ScenarioError)
     if b"\x00" in raw:
         raise ScenarioError(f"{display}: is a binary file, expected a YAML scenario (text)")
     try:
