@@ -60,6 +60,21 @@ def mix_settings(
     )
 
 
+def scenario_inputs(*names: str) -> list[Path]:
+    """The files that scenario arguments `names` read (built-in names included), for
+    outputpath.check_output_path: no command may write its output over its own input."""
+    from timekeeper.errors import ScenarioError
+    from timekeeper.scenario.catalog import resolve
+
+    found = []
+    for name in names:
+        try:
+            found.append(resolve(name)[0])
+        except ScenarioError:
+            continue
+    return found
+
+
 class ProgressBar:
     """A click progress bar on a terminal (stderr), nothing otherwise; used as progress(done, total)."""
 
