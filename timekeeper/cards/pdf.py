@@ -111,7 +111,7 @@ def write_cards_pdf(path: str | Path, scenarios: Iterable[Scenario], language: s
                     per_page: int = 4, paper: str = "a4") -> PrintedCards:
     """Write the cards of `scenarios` to `path` atomically."""
     printed = cards_pdf(scenarios, language, per_page=per_page, paper=paper)
-    write_atomic(path, printed.data, RenderError)
+    write_atomic(path, printed.data)
     return printed
 
 

@@ -107,7 +107,7 @@ def _code_file(argument: str) -> tuple[str, str] | None:
 
 @click.command("export")
 @click.argument("scenario")
-@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"]), default="flashcode",
+@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"], case_sensitive=False), default="flashcode",
               show_default=True, help="flashcode: the FlashPlayerCode string; yaml: the scenario file.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="File to write (default: print).")

@@ -14,6 +14,7 @@ from timekeeper.commands.options import (
     solo_option,
     sound_options,
     voice_option,
+    warn_voice_language,
 )
 from timekeeper.errors import ExitStatus, PlaybackError
 
@@ -27,8 +28,8 @@ BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.ou
 @players_option
 @solo_option
 @sound_options
-@click.option("--backend", type=click.Choice(BACKENDS), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
-@click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption).")
+@click.option("--backend", type=click.Choice(BACKENDS, case_sensitive=False), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
+@click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption): m:ss such as 4:30, or with a unit such as 270s.")
 @click.pass_context
 def live_command(
     ctx: click.Context,
@@ -69,6 +70,7 @@ def live_command(
     settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice
     )
+    warn_voice_language(settings)
     preparing, mixing = ProgressBar("Preparing voice"), ProgressBar("Mixing")
     try:
         result = live_mission(
@@ -91,10 +93,10 @@ def live_command(
 
 def _start_ms(text: str, duration_ms: int) -> int:
     """--start-at as mission ms, before the end of the mission (a usage error otherwise)."""
-    from timekeeper.times import format_time, parse_time_ms
+    from timekeeper.times import format_time, parse_clock_option
 
     try:
-        start_ms = parse_time_ms(text)
+        start_ms = parse_clock_option(text)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--start-at") from error
     if start_ms >= duration_ms:
