@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import os
+import signal
 import sys
 
 import click
 
 from timekeeper import __version__
-from timekeeper.errors import ExitStatus, TimekeeperError
+from timekeeper.errors import ExitStatus, Terminated, TimekeeperError
 
 # command name -> "module:attribute" of a click command in timekeeper.commands
 COMMANDS = {
@@ -68,26 +71,52 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _quiet_stdout() -> None:
+    """After the reader of stdout went away: point stdout at /dev/null so the final flush is quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the group; Ctrl-C exits 130 without a traceback."""
+    """Console entry point: run the group. Ctrl-C exits 130 and SIGTERM 143, each after cleaning up
+    (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly with 141."""
     args = sys.argv[1:] if argv is None else argv
+    with contextlib.suppress(ValueError):  # only the main thread may set handlers
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Interrupted.", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt) as stop:  # click turns Ctrl-C into Abort
+        if isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated):
+            _echo_err("Terminated.")
+            sys.exit(ExitStatus.TERMINATED)
+        _echo_err("Interrupted.")
         sys.exit(ExitStatus.INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(ExitStatus.INTERRUPTED)
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(ExitStatus.PIPE_CLOSED)
     except click.ClickException as error:
-        error.show()
+        try:
+            error.show()
+        except BrokenPipeError:
+            pass
         sys.exit(error.exit_code)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
-        click.echo(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)", err=True)
+        _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
         sys.exit(ExitStatus.ERROR)
     sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
+
+
+def _echo_err(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(text, err=True)
 
 
 __all__ = ["cli", "main", "TimekeeperError"]

@@ -20,6 +20,13 @@ class ExitStatus(IntEnum):
     LOG_DATABASE = 9
     OUTPUT = 10
     INTERRUPTED = 130
+    PIPE_CLOSED = 141
+    TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: raised in the main thread so every `finally` (temporary files, ffmpeg, the
+    sound device, the terminal) is cleaned up as for Ctrl-C; the process exits 143."""
 
 
 class TimekeeperError(click.ClickException):

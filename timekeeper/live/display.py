@@ -5,7 +5,10 @@ Only what has already happened is shown (plus, in prompter mode, the next words 
 
 from __future__ import annotations
 
+import os
+import select
 import shutil
+import stat
 import sys
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -74,6 +77,7 @@ class LineDisplay:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._prompted: set[int] = set()
+        self._poll = _pipe_poll(self.out)
 
     def __enter__(self) -> LineDisplay:
         return self
@@ -91,6 +95,8 @@ class LineDisplay:
         print(f"Error at {format_time(round(state.now_ms))}: {text}", file=self.err, flush=True)
 
     def refresh(self, state: LiveState) -> None:
+        if self._reader_gone():
+            raise BrokenPipeError("the reader of the output went away")
         cue = state.upcoming
         if state.prompter and cue is not None and id(cue) not in self._prompted:
             if cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
@@ -98,14 +104,35 @@ class LineDisplay:
                 lead_s = max(0, round((cue.at_ms - state.now_ms) / 1000))
                 self._write(f"{format_time(round(state.now_ms))} next at {format_time(cue.at_ms)} (in {lead_s} s): {cue.text}")
 
+    def _reader_gone(self) -> bool:
+        """True when stdout is a pipe whose reader has closed it (`live ... | head -1`): seen at once,
+        not only at the next line, which may be minutes away."""
+        if self._poll is None:
+            return False
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in self._poll.poll(0))
+
     def _write(self, line: str) -> None:
         if self.out is None:
             return
         try:
             self.out.write(line + "\n")
             self.out.flush()
-        except BrokenPipeError:  # the reader went away; the mission (and the sound) carry on
+        except BrokenPipeError:  # the reader went away (`| head -1`): stop the mission, quietly
             self.out = None  # type: ignore[assignment]
+            raise
+
+
+def _pipe_poll(out: IO[str]) -> Any:
+    """A poll object watching `out` if it is a pipe (where a closed reader shows as POLLERR), else None."""
+    try:
+        fd = out.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode) or not hasattr(select, "poll"):
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    poll = select.poll()
+    poll.register(fd, select.POLLERR | select.POLLHUP)
+    return poll
 
 
 class TerminalDisplay:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterator, Protocol, Union
 
+from timekeeper.errors import Terminated
 from timekeeper.live import keys as keynames
 from timekeeper.live.clock import Clock
 from timekeeper.live.display import LineDisplay, LiveState, TerminalDisplay
@@ -60,6 +61,8 @@ def run_live(
     session = _Session(mix, output, display, keys, start_ms, title, clock or Clock(start_ms))
     try:
         return session.run()
+    except Terminated:
+        raise  # SIGTERM: the process ends (exit 143) after the `finally` below
     except KeyboardInterrupt:
         return session.result(Outcome.INTERRUPTED)
     finally:
