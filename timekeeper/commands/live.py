@@ -59,7 +59,6 @@ def live_command(
       timekeeper live my-mission.yaml --backend text # a person reads the words
       timekeeper live mission-1 --backend null | tee mission.log
     """
-    from timekeeper.cards.text import text_card
     from timekeeper.live.mission import LiveOptions, live_mission
     from timekeeper.live.session import Outcome
     from timekeeper.scenario.catalog import load_scenario
@@ -84,11 +83,24 @@ def live_command(
         resume = format_time(result.stopped_ms // 1000 * 1000)
         click.echo(f"Stopped at {resume}. To carry on: timekeeper live {scenario} --start-at {resume}", err=True)
     else:
-        click.echo("\n" + text_card(loaded, settings.language), nl=False)
+        if result.ended_at_ms is not None:
+            click.echo(f"Action round ended at {format_time(result.ended_at_ms)}.", err=True)
+        click.echo("\n" + end_card(loaded, settings.language), nl=False)
     if result.failure:
         raise PlaybackError(f"the sound device failed at {format_time(result.failure_ms or 0)}: {result.failure}")
     if result.outcome is Outcome.INTERRUPTED:
         ctx.exit(ExitStatus.INTERRUPTED)
+
+
+def end_card(scenario, language: str) -> str:
+    """The card printed when the mission ends, for the resolution round: what happened when,
+    without the spoken words or the transcription notes, fitted to the terminal's width."""
+    import shutil
+
+    from timekeeper.cards.text import text_card
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    return text_card(scenario, language, spoken=False, notes=False, width=max(20, width - 1))
 
 
 def _start_ms(text: str, duration_ms: int) -> int:
