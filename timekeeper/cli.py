@@ -106,6 +106,12 @@ def main(argv: list[str] | None = None) -> None:
         except BrokenPipeError:
             pass
         sys.exit(error.exit_code)
+    except OSError as error:  # a system failure no command foresaw: still one line naming the file
+        if "--debug" in args:
+            raise
+        where = f"{str(error.filename)[:200]}: " if error.filename else ""
+        _echo_err(f"Error: {where}{error.strerror or error}")
+        sys.exit(ExitStatus.ERROR)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise

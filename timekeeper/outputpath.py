@@ -22,17 +22,17 @@ def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = ()
     when it is the same file as one of `inputs` (writing would destroy the input).
     """
     path = Path(path)
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
+        target = Path(os.path.realpath(path)) if os.path.islink(path) else path
         info = os.stat(target)
     except FileNotFoundError:
         info = None
-    except OSError as failure:
-        raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
+    except (OSError, ValueError) as failure:
+        raise OutputError(f"{path}: cannot write: {getattr(failure, 'strerror', None) or failure}") from failure
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OutputError(f"{path}: is {kind_of(info.st_mode)}; refusing to replace it with the {what} (name a regular file)")
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
+    if not os.path.isdir(folder):
         raise OutputError(f"{path}: cannot write: folder {folder} does not exist")
     if info is not None:
         for source in inputs:

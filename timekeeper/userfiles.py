@@ -23,6 +23,16 @@ KIND_NAMES = (
 )
 
 
+def path_exists(path: str | Path) -> bool:
+    """True if `path` names something (a dangling link does not); False, never an exception, for a
+    name the system cannot even look up (too long, a NUL byte, a loop of links)."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 def kind_of(mode: int) -> str:
     """What a non-regular file is, in words ("a named pipe (FIFO)", "a character device", ...)."""
     for test, name in KIND_NAMES:

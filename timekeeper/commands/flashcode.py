@@ -40,9 +40,9 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode, repair_flashcode
 
     source = _code_file(code_or_file)
-    folder = output is not None and (Path(output).is_dir() or output.endswith(("/", "\\")))
+    folder = output is not None and (output.endswith(("/", "\\")) or _is_folder(output))
     if source is None:
-        default_title = Path(output).stem if output and not folder else DEFAULT_TITLE
+        default_title = Path(output).stem[:MAX_DEFAULT_TITLE] if output and not folder else DEFAULT_TITLE
         if repair:
             scenario, repairs = repair_flashcode(code_or_file, title or default_title)
             for message in repairs:
@@ -76,12 +76,20 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
 
 
 MAX_CODE_FILE_BYTES = 2_000_000  # about 20,000 lines of codes
+MAX_DEFAULT_TITLE = 100  # a title taken from the -o file name is cut to this length
+
+
+def _is_folder(name: str) -> bool:
+    try:
+        return Path(name).is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _code_file(argument: str) -> tuple[str, str] | None:
     """(display name, text) when `argument` names a file of codes (or `-`), else None."""
     from timekeeper.errors import ScenarioError
-    from timekeeper.userfiles import read_user_file, read_user_stream
+    from timekeeper.userfiles import path_exists, read_user_file, read_user_stream
 
     what = "a file of FlashPlayerCodes"
     if argument == "-":
@@ -89,10 +97,8 @@ def _code_file(argument: str) -> tuple[str, str] | None:
         raw = read_user_stream(sys.stdin.buffer, MAX_CODE_FILE_BYTES, what=what, error=ScenarioError)
     else:
         path = Path(argument)
-        if "," in argument and not path.exists():
-            return None
-        if not path.exists():
-            if "/" in argument or argument.endswith((".txt", ".csv", ".tsv")):
+        if not path_exists(path):
+            if "," not in argument and ("/" in argument or argument.endswith((".txt", ".csv", ".tsv"))):
                 raise ScenarioError(f"{argument}: no such file of codes")
             return None
         display = argument

@@ -39,7 +39,8 @@ _TOKEN = re.compile(
     r"|(?P<simple>ID|DT)"
     r"|CS(?P<outage>\d{1,4})"
     r"|PE(?P<phase>\d)"
-    r")"
+    r")",
+    re.ASCII,
 )
 _CODE_START = re.compile(r"\d*([A-Z]*)")
 _ZONES = {"R": Zone.RED, "W": Zone.WHITE, "B": Zone.BLUE}

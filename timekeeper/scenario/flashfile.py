@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
-from timekeeper.errors import ScenarioError, TimekeeperError
+from timekeeper.errors import OutputError, ScenarioError
 from timekeeper.model import Scenario
 from timekeeper.scenario.dump import dump_checked
 from timekeeper.scenario.flashcode import parse_flashcode, repair_flashcode
@@ -121,7 +121,7 @@ def scenario_yaml(scenario: Scenario, code: str, display: str = "<imported track
 def write_batch(batch: ImportBatch, folder: Path) -> list[Path]:
     """Write every track of `batch` into `folder` (created if needed), each file atomically."""
     if folder.exists() and not folder.is_dir():
-        raise ScenarioError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
+        raise OutputError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
     make_folder(folder)
     return [write_atomic(folder / track.file_name, track.text or scenario_yaml(track.scenario, track.code)) for track in batch.tracks]
 
@@ -130,7 +130,7 @@ def make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise TimekeeperError(f"{folder}: cannot create the folder: {error.strerror or error}") from error
+        raise OutputError(f"{folder}: cannot create the folder: {error.strerror or error}") from error
 
 
 def problems_message(problems: list[str]) -> str:

@@ -82,11 +82,14 @@ def export_pack(
         raise VoiceError(f"unknown clip format {fmt!r} (expected {', '.join(EXPORT_FORMATS)})")
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)  # before the work: an impossible folder fails at once
+    except OSError as error:
+        raise OutputError(f"{folder}: cannot create the voice pack folder: {error.strerror or error}") from error
     clips = pack_clips(language, voice, progress)
     tts = TtsVoice(language, voice)
     written = []
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         for name, clip in sorted(clips.items()):
             path = folder / f"{name}.{fmt}"
             if fmt == "wav":
