@@ -35,6 +35,10 @@ COMMANDS = {
 }
 
 
+class PipeClosed(Exception):
+    """The reader of stdout went away (`| head -1`); main() exits 141 quietly."""
+
+
 class LazyGroup(click.Group):
     """Lists every command but imports a command's module only when that command runs."""
 
@@ -47,6 +51,12 @@ class LazyGroup(click.Group):
             return None
         module_name, attribute = target.split(":")
         return getattr(importlib.import_module(module_name), attribute)
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as error:  # click would swallow it and exit 0
+            raise PipeClosed() from error
 
     @staticmethod
     def _available(name: str) -> bool:
@@ -97,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(ExitStatus.TERMINATED)
         _echo_err("Interrupted.")
         sys.exit(ExitStatus.INTERRUPTED)
-    except BrokenPipeError:
+    except (BrokenPipeError, PipeClosed):
         _quiet_stdout()
         sys.exit(ExitStatus.PIPE_CLOSED)
     except click.ClickException as error:
