@@ -70,6 +70,9 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
         from timekeeper.cards.pdf import write_cards_pdf
 
         printed = write_cards_pdf(output, loaded, language, per_page=int(per_page), paper=paper)
+        if printed.missing_glyphs:
+            click.echo(f"Warning: the card font has no {' '.join(printed.missing_glyphs)}; "
+                       "they are left out of the PDF", err=True)
         click.echo(f"Wrote {output}: {printed.cards} card(s) on {printed.pages} page(s).", err=True)
         return
     text = _cards_text(loaded, language, chosen)

@@ -82,6 +82,10 @@ def export_pack(
         raise VoiceError(f"unknown clip format {fmt!r} (expected {', '.join(EXPORT_FORMATS)})")
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder}: exists and is not a folder")
+    if voice is not None:
+        from timekeeper.voice.engines import get_engine
+
+        get_engine().resolve(voice)  # an unknown voice fails before the folder is made
     try:
         folder.mkdir(parents=True, exist_ok=True)  # before the work: an impossible folder fails at once
     except OSError as error:
