@@ -134,7 +134,8 @@ def _stop_a_render(valid: Path, tmp_path: Path, signum: int) -> subprocess.Compl
     process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=30)
     assert out.read_bytes() == b"the old file"
-    assert [p.name for p in tmp_path.iterdir() if p.name != "valid.yaml"] == ["stopped.mp3"]  # no .part left
+    left = [p.name for p in tmp_path.iterdir() if p.name != "valid.yaml"]
+    assert left == ["stopped.mp3"], (left, process.returncode, stderr)  # no .part left
     assert "Traceback" not in stderr
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
@@ -155,7 +156,16 @@ def test_141_the_reader_of_the_output_went_away() -> None:
     assert process.stderr.read() == b""  # type: ignore[union-attr]  # quietly
 
 
-def test_143_terminated_leaves_no_part_file(valid: Path, tmp_path: Path) -> None:
-    done = _stop_a_render(valid, tmp_path, signal.SIGTERM)
+def test_8_printing_to_a_full_disk() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "timekeeper", "show", "mission-1"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == ExitStatus.OUTPUT
+    assert done.stderr.strip() == "Error: <stdout>: cannot write: No space left on device"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_143_terminated_leaves_no_part_file(valid: Path, tmp_path: Path, signum: int) -> None:
+    done = _stop_a_render(valid, tmp_path, signum)
     assert done.returncode == ExitStatus.TERMINATED
     assert done.stderr.strip().endswith("Terminated.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import importlib.util
 import os
@@ -81,6 +82,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise Terminated()
 
@@ -94,11 +98,14 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the group. Ctrl-C exits 130 and SIGTERM 143, each after cleaning up
-    (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly with 141."""
+    """Console entry point: run the group. Ctrl-C exits 130 and SIGTERM (or SIGHUP) 143, each after
+    cleaning up (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly
+    with 141, a full one (`> /dev/full`) with 8."""
     args = sys.argv[1:] if argv is None else argv
-    with contextlib.suppress(ValueError):  # only the main thread may set handlers
-        signal.signal(signal.SIGTERM, _terminate)
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
+        if signum is not None:
+            with contextlib.suppress(ValueError):  # only the main thread may set handlers
+                signal.signal(signum, _terminate)
     try:
         status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stop:  # click turns Ctrl-C into Abort
@@ -119,6 +126,10 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as error:  # a system failure no command foresaw: still one line naming the file
         if "--debug" in args:
             raise
+        if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
+            _quiet_stdout()
+            _echo_err(f"Error: <stdout>: cannot write: {error.strerror}")
+            sys.exit(ExitStatus.OUTPUT)
         where = f"{str(error.filename)[:200]}: " if error.filename else ""
         _echo_err(f"Error: {where}{error.strerror or error}")
         sys.exit(ExitStatus.ERROR)

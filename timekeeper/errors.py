@@ -25,7 +25,7 @@ class ExitStatus(IntEnum):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived: raised in the main thread so every `finally` (temporary files, ffmpeg, the
+    """SIGTERM (or SIGHUP: the terminal closed) arrived: raised in the main thread so every `finally` (temporary files, ffmpeg, the
     sound device, the terminal) is cleaned up as for Ctrl-C; the process exits 143."""
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import MissingToolError, OutputError, RenderError
@@ -114,21 +115,24 @@ def encode(
     try:
         with replacing(out) as temp, tempfile.TemporaryFile() as errors:
             command += ["-f", container, str(temp)]
-            process = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors)
+            started: list[subprocess.Popen[bytes]] = []
             try:
+                process = _start_quietly(command, errors, started)
                 assert process.stdin is not None
-                for done, chunk in enumerate(mix.pcm(chunk_ms=chunk_ms), start=1):
-                    process.stdin.write(chunk)
-                    if progress is not None:
-                        progress(done, total)
-                process.stdin.close()
-            except BrokenPipeError:
-                pass  # ffmpeg stopped early; its exit status and message tell why
-            except BaseException:
-                process.kill()
-                process.wait()
+                try:
+                    for done, chunk in enumerate(mix.pcm(chunk_ms=chunk_ms), start=1):
+                        process.stdin.write(chunk)
+                        if progress is not None:
+                            progress(done, total)
+                    process.stdin.close()
+                except BrokenPipeError:
+                    pass  # ffmpeg stopped early; its exit status and message tell why
+                status = process.wait()
+            except BaseException:  # Ctrl-C, SIGTERM, a failed mix: ffmpeg goes before its file does
+                for process in started:
+                    process.kill()
+                    process.wait()
                 raise
-            status = process.wait()
             if status != 0:
                 errors.seek(0)
                 message = errors.read().decode("utf-8", "replace").strip().splitlines()
@@ -138,6 +142,21 @@ def encode(
                 _comment_frame(temp, metadata.get("comment", ""))
     except OSError as error:
         raise OutputError(f"{out}: cannot write: {error.strerror or error}") from error
+
+
+def _start_quietly(command: list[str], errors: IO[bytes], started: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start ffmpeg and add it to `started` with Ctrl-C, SIGTERM and SIGHUP held back meanwhile, so
+    an interruption always finds the process to stop (else it could write its file after the
+    temporary file was removed). Held signals are delivered right after."""
+    held = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
+    blocking = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if blocking else None
+    try:
+        started.append(subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors))
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return started[0]
 
 
 def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:
