@@ -186,3 +186,13 @@ def test_check_output_path_keeps_links_and_refuses_what_must_not_be_replaced(tmp
         check_output_path(link, [real])
     with pytest.raises(OutputError, match="does not exist"):
         check_output_path(tmp_path / "missing" / "x.wav")
+
+
+def test_a_file_with_thousands_of_problems_reports_a_hundred_and_counts_the_rest(tmp_path: Path) -> None:
+    noisy = tmp_path / "noisy.yaml"
+    fields = ", ".join(f"k{i}: {i}" for i in range(5_000))
+    noisy.write_text(f'title: x\nphase_ends: ["3:00", "6:00"]\nevents:\n  - {{at: "1:00", type: data_transfer, {fields}}}\n')
+    done = run("validate", str(noisy))
+    assert done.returncode == 3
+    lines = done.stdout.splitlines()
+    assert len(lines) == 101 and lines[-1] == f"{noisy}: ... and 4,900 more problems (fix these first)"

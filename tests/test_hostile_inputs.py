@@ -96,6 +96,7 @@ SCENARIO_FILES: dict[str, bytes | str] = {  # name -> content of a scenario file
     "tab-indent": "title: x\n\tphase_ends: [1]\n",
     "crlf-garbage": "title: x\r\nphase_ends: [\r\n",
     "bom-only": "\ufeff",
+    "60000-unknown-fields": _scenario('  - {at: "1:00", type: data_transfer, ' + ", ".join(f"k{i}: {i}" for i in range(60_000)) + "}\n"),
 }
 
 SCENARIO_COMMANDS: dict[str, list[str]] = {  # command name -> args after the scenario; {out} is replaced

@@ -30,6 +30,7 @@ from timekeeper.times import format_time, parse_time_ms
 MAX_EVENTS = 500
 MAX_CHARS = {"title": 200, "notes": 5000, "text": 300}  # longest title, notes and announcement text
 MAX_DIGITS = 19  # a seed is below 2**63
+MAX_PROBLEMS = 100  # problems reported per file; the rest are counted
 MULTILINE_FIELDS = ("notes",)
 _FORBIDDEN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufffe\uffff]")
 _FORBIDDEN_MULTILINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
@@ -83,6 +84,8 @@ def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True) -
         return LoadResult(display, None, [Problem(display, line, column, message)])
     builder = _Builder(display, spacing)
     scenario = builder.scenario(root)
+    if builder.hidden:
+        builder.problems.append(Problem(display, 0, 0, f"... and {builder.hidden:,} more problems (fix these first)"))
     return LoadResult(display, scenario, builder.problems)
 
 
@@ -104,11 +107,15 @@ class _Builder:
     def __init__(self, display: str, spacing: bool = True) -> None:
         self.display = display
         self.spacing = spacing
+        self.hidden = 0  # problems beyond MAX_PROBLEMS
         self.problems: list[Problem] = []
         self.event_nodes: list[yaml.MappingNode] = []
 
     # -- reporting ---------------------------------------------------------------------------
     def error(self, node: yaml.Node | None, message: str, severity: Severity = Severity.ERROR) -> None:
+        if len(self.problems) >= MAX_PROBLEMS:
+            self.hidden += 1
+            return
         line, column = yamlnodes.position(node) if node is not None else (0, 0)
         self.problems.append(Problem(self.display, line, column, message, severity))
 
@@ -174,7 +181,7 @@ class _Builder:
             if key in allowed:
                 found[key] = value_node
                 continue
-            hint = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = difflib.get_close_matches(str(key), allowed, n=1) if len(self.problems) < MAX_PROBLEMS else []
             suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (expected one of {', '.join(allowed)})"
             self.error(key_node, f"unknown {what} {key!r}{suggestion}")
         return found
