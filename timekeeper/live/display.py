@@ -227,7 +227,10 @@ class TerminalDisplay:
         status = "ACTION ROUND ENDED" if state.ended_at_ms is not None else f"PHASE {phase} of {phases}  ·  {left} left"
         line = f"   MISSION TIME  {clock}      {status}"
         if len(line) > width:
-            line = f" MISSION TIME {clock} · " + (f"ENDED" if state.ended_at_ms is not None else f"P{phase}/{phases} {left} left")
+            short = "ENDED" if state.ended_at_ms is not None else f"P{phase}/{phases} {left} left"
+            line = f" MISSION TIME {clock} · {short}"
+            if len(line) > width:  # a very narrow terminal: the times matter, the words less
+                line = f" {clock}  {short}"
         scale = big_clock_scale(height, width)
         if scale == 0:
             return ["", line, ""] if height >= 20 else [line]
