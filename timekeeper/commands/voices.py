@@ -67,6 +67,10 @@ def export_command(folder: Path, language: str, voice: str | None, fmt: str) -> 
       timekeeper render mission-1 --lang de --voice my-pack -o mission-1-de.mp3
     """
     from timekeeper.voice.export import export_pack
+    from timekeeper.voice.select import language_mismatch
 
+    warning = language_mismatch(language, voice)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
     written = export_pack(language, folder, fmt, voice)
     click.echo(f"Wrote {len(written)} files to {folder}")
