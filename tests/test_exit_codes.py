@@ -169,3 +169,16 @@ def test_143_terminated_leaves_no_part_file(valid: Path, tmp_path: Path, signum:
     done = _stop_a_render(valid, tmp_path, signum)
     assert done.returncode == ExitStatus.TERMINATED
     assert done.stderr.strip().endswith("Terminated.")
+
+
+def test_8_a_full_disk_while_encoding(valid: Path, tmp_path: Path) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    fake = tools / "ffmpeg"  # an encoder whose disk fills up: it reads the stream, then fails as ffmpeg does
+    fake.write_text("#!/bin/sh\ncat > /dev/null\necho 'Error writing trailer: No space left on device' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    out = tmp_path / "full.wav"
+    done = run("render", str(valid), "-o", str(out), env={**os.environ, "PATH": f"{tools}:{os.environ['PATH']}"})
+    assert done.returncode == ExitStatus.OUTPUT
+    assert one_error_line(done) == f"Error: {out}: cannot write: Error writing trailer: No space left on device"
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

@@ -31,6 +31,8 @@ FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 Progress = Callable[[int, int], None]
+_WRITE_FAILURES = ("No space left on device", "File too large", "Disk quota exceeded", "Read-only file system",
+                   "Input/output error")  # ffmpeg messages that mean the output could not be written
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,8 @@ def encode(
                 errors.seek(0)
                 message = errors.read().decode("utf-8", "replace").strip().splitlines()
                 detail = message[-1] if message else f"exit status {status}"
+                if any(reason in detail for reason in _WRITE_FAILURES):  # the disk, not the encoding
+                    raise OutputError(f"{out}: cannot write: {detail}")
                 raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
             if container == "mp3":
                 _comment_frame(temp, metadata.get("comment", ""))
