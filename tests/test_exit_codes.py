@@ -114,7 +114,7 @@ def test_7_missing_program(valid: Path, tmp_path: Path) -> None:
     ("generate", "--seed", "1", "-o", "/dev/full"),
     ("voice", "export", "/proc/no-pack-here"),
 ])
-def test_8_cannot_write_the_output_is_one_code_for_every_command(args: tuple[str, ...], valid: Path, tmp_path: Path) -> None:
+def test_10_cannot_write_the_output_is_one_code_for_every_command(args: tuple[str, ...], valid: Path, tmp_path: Path) -> None:
     before = valid.read_bytes()
     done = run(*(arg.format(valid=valid, tmp=tmp_path) for arg in args))
     assert done.returncode == ExitStatus.OUTPUT, done.stderr
@@ -156,7 +156,7 @@ def test_141_the_reader_of_the_output_went_away() -> None:
     assert process.stderr.read() == b""  # type: ignore[union-attr]  # quietly
 
 
-def test_8_printing_to_a_full_disk() -> None:
+def test_10_printing_to_a_full_disk() -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "timekeeper", "show", "mission-1"], stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=60)
@@ -171,7 +171,7 @@ def test_143_terminated_leaves_no_part_file(valid: Path, tmp_path: Path, signum:
     assert done.stderr.strip().endswith("Terminated.")
 
 
-def test_8_a_full_disk_while_encoding(valid: Path, tmp_path: Path) -> None:
+def test_10_a_full_disk_while_encoding(valid: Path, tmp_path: Path) -> None:
     tools = tmp_path / "bin"
     tools.mkdir()
     fake = tools / "ffmpeg"  # an encoder whose disk fills up: it reads the stream, then fails as ffmpeg does

@@ -48,7 +48,7 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
 def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperError] = OutputError) -> Path:
     """Write `data` (text is UTF-8) to `path` so readers see the old file or the whole new one.
 
-    An OSError becomes OutputError (exit 8) with the message `path: cannot write: reason`; `error`
+    An OSError becomes OutputError (exit 10) with the message `path: cannot write: reason`; `error`
     is kept for callers that name it and is no longer used (one exit code for "cannot write").
     """
     path = Path(path)

@@ -100,7 +100,7 @@ def _quiet_stdout() -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the group. Ctrl-C exits 130 and SIGTERM (or SIGHUP) 143, each after
     cleaning up (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly
-    with 141, a full one (`> /dev/full`) with 8."""
+    with 141, a full one (`> /dev/full`) with 10."""
     args = sys.argv[1:] if argv is None else argv
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
         if signum is not None:

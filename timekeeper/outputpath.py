@@ -17,7 +17,7 @@ from timekeeper.userfiles import kind_of
 def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = (), *, what: str = "output") -> Path:
     """The file to replace for output `path`: `path` itself, or the file a symbolic link points to.
 
-    OutputError (exit 8) naming `path` when it exists but is not a regular file (a device such as
+    OutputError (exit 10) naming `path` when it exists but is not a regular file (a device such as
     /dev/null, a FIFO, a folder: replacing it would lose it), when its folder does not exist, or
     when it is the same file as one of `inputs` (writing would destroy the input).
     """
