@@ -96,7 +96,7 @@ SCENARIO_FILES: dict[str, bytes | str] = {  # name -> content of a scenario file
     "tab-indent": "title: x\n\tphase_ends: [1]\n",
     "crlf-garbage": "title: x\r\nphase_ends: [\r\n",
     "bom-only": "\ufeff",
-    "60000-unknown-fields": _scenario('  - {at: "1:00", type: data_transfer, ' + ", ".join(f"k{i}: {i}" for i in range(60_000)) + "}\n"),
+    "20000-unknown-fields": _scenario('  - {at: "1:00", type: data_transfer, ' + ", ".join(f"k{i}: {i}" for i in range(20_000)) + "}\n"),
 }
 
 SCENARIO_COMMANDS: dict[str, list[str]] = {  # command name -> args after the scenario; {out} is replaced
@@ -336,9 +336,9 @@ def hostile_world(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
     cases, protected = build_world(root)
     before = {name: _fingerprint(path) for name, path in protected.items()}
     devices = {path: _fingerprint(Path(path)) for path in ("/dev/null", "/dev/full")}
-    env_cache = {"TIMEKEEPER_CACHE": str(root / "cache")}
-    for case in cases:
-        case.env = {**env_cache, **case.env}
+    # the session's clip cache (conftest), warmed once so no case waits for the voice
+    subprocess.run([sys.executable, "-m", "timekeeper", "render", str(root / "files" / "valid.yaml"), "-o",
+                    str(root / "warm.wav")], capture_output=True, timeout=120, check=True)
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         outcomes = dict(zip((case.name for case in cases), pool.map(lambda case: _run(case, root), cases)))
     return {"cases": {case.name: case for case in cases}, "outcomes": outcomes, "root": root,
