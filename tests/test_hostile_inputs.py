@@ -279,6 +279,20 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     (garbage_pack / "threat.wav").write_bytes(b"RIFF nonsense" * 10)
     cases.append(Case("plan-voice-pack:garbage-clip", ["plan", str(valid), "--voice", str(garbage_pack)], X.VOICE))
     cases.append(Case("voices:broken-packs-installed", ["voices"], X.SUCCESS, env={"TIMEKEEPER_VOICES": str(packs)}))
+    # -- the ship's log (its database lives in the session's folder: conftest) -------------------
+    for kind, source in {"dev-zero": "/dev/zero", "fifo": str(files / "fifo.yaml"), "binary": str(files / "binary.yaml"),
+                         "scenario": str(valid)}.items():
+        cases.append(Case(f"log-import:{kind}", ["log", "import", source], X.INVALID_LOG_ENTRY))
+    cases.append(Case("log-import:folder", ["log", "import", str(files / "folder.yaml")], X.USAGE))
+    for kind, target in targets.items():
+        cases.append(Case(f"log-export-to:{kind}", ["log", "export", "-o", target], X.OUTPUT, in_stderr="refusing"))
+    cases.append(Case("log-print-to:dev-full", ["log", "print", "-o", "/dev/full"], X.OUTPUT, in_stderr="refusing"))
+    for value in ("9" * 30, "0", "-5", "³"):
+        cases.append(Case(f"log-show:{value[:8]}", ["log", "show", "--", value], X.USAGE))
+    cases.append(Case("log-campaign-show:huge", ["log", "campaign", "show", "9" * 30], X.USAGE))
+    for kind, database in {"dev-zero": "/dev/zero", "fifo": str(files / "fifo.yaml"), "folder": str(files / "folder.yaml")}.items():
+        cases.append(Case(f"log-database:{kind}", ["log", "list"], X.LOG_DATABASE, env={"TIMEKEEPER_LOG": database}))
+
     one_sample = files / "one-sample.wav"
     _one_sample_wav(one_sample)
     for kind, music in {"fifo": str(files / "fifo.yaml"), "dev-zero": "/dev/zero", "garbage": str(files / "binary.yaml"),
@@ -385,4 +399,4 @@ def test_the_suite_is_large_and_covers_every_command(hostile_world) -> None:  # 
     commands = {case.args[0] for case in hostile_world["cases"].values()}
     assert len(hostile_world["cases"]) >= 200
     assert {"validate", "show", "plan", "render", "live", "card", "export", "import", "generate", "stats", "voice",
-            "voices"} <= commands
+            "voices", "log"} <= commands
