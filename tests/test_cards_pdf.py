@@ -11,7 +11,7 @@ from pypdf import PdfReader
 
 from timekeeper.cards.pdf import cards_pdf, sheet_for, write_cards_pdf
 from timekeeper.cards.rows import CardRow, card_rows
-from timekeeper.errors import RenderError
+from timekeeper.errors import OutputError, RenderError
 from timekeeper.model import Announcement, IncomingData, Scenario, Threat, Zone
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.voice.phrases import LANGUAGES, phrase_book
@@ -127,13 +127,13 @@ def test_a_track_too_long_for_one_card_continues_on_the_next(tmp_path):
         assert row_pattern(row).search(text), row
 
 
-def test_written_atomically_and_errors_are_render_errors(tmp_path):
+def test_written_atomically_and_a_write_failure_is_an_output_error(tmp_path):
     path = tmp_path / "c.pdf"
     path.write_bytes(b"old")
     write_cards_pdf(path, [load_scenario("test-run-1")])
     assert path.read_bytes().startswith(b"%PDF")
     assert [p.name for p in tmp_path.iterdir()] == ["c.pdf"]
-    with pytest.raises(RenderError, match="cannot write"):
+    with pytest.raises(OutputError, match="cannot write"):
         write_cards_pdf(tmp_path / "missing" / "c.pdf", [load_scenario("test-run-1")])
     with pytest.raises(RenderError, match="no scenarios"):
         cards_pdf([])

@@ -149,5 +149,5 @@ def test_export_of_a_scenario_with_an_announcement_fails_clearly(tmp_path):
 
 def test_a_write_failure_is_one_line(tmp_path):
     result = run("import", EXAMPLE, "-o", str(tmp_path / "missing" / "t.yaml"))
-    assert result.exit_code == ExitStatus.ERROR
-    assert result.output.strip() == f"Error: {tmp_path / 'missing' / 't.yaml'}: cannot write: No such file or directory"
+    assert result.exit_code == ExitStatus.OUTPUT
+    assert result.output.strip() == f"Error: {tmp_path / 'missing' / 't.yaml'}: cannot write: folder {tmp_path / 'missing'} does not exist"

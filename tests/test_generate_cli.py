@@ -56,9 +56,9 @@ def test_count_and_campaign_write_folders(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (("--threat-level", "99"), 3, "threat level 99 is impossible for a mission with 5 players"),
+        (("--threat-level", "99"), 2, "threat level 99 is impossible for a mission with 5 players"),
         (("--count", "3"), 2, "need -o FOLDER/"),
-        (("--count", "3", "-o", "x.yaml"), 3, "3 missions need a folder"),
+        (("--count", "3", "-o", "x.yaml"), 2, "3 missions need a folder"),
         (("--players", "3"), 2, "'3' is not one of '4', '5'"),
         (("--campaign", "--render", "a.mp3", "-o", "d/"), 2, "--render renders one mission"),
     ],

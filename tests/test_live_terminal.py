@@ -35,14 +35,14 @@ needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 class Tmux:
     """One private tmux server running one command in a 100x30 terminal."""
 
-    def __init__(self, tmp_path: Path, args: list[str]) -> None:
+    def __init__(self, tmp_path: Path, args: list[str], size: tuple[int, int] = (100, 30), stdin: str = "") -> None:
         self.socket = f"timekeeper-live-test-{os.getpid()}-{id(self)}"
         self.exit_file = tmp_path / "exit"
         self.stty_file = tmp_path / "stty"
         script = (
-            f"trap : INT; {shlex.join(args)}; echo $? > {self.exit_file}; stty -a > {self.stty_file}; sleep 600"
+            f"trap : INT; {shlex.join(args)}{stdin}; echo $? > {self.exit_file}; stty -a > {self.stty_file}; sleep 600"
         )
-        self.tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", "live", "sh", "-c", script)
+        self.tmux("new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), "-s", "live", "sh", "-c", script)
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
@@ -83,8 +83,8 @@ class Tmux:
 def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
     sessions: list[Tmux] = []
 
-    def start(*args: str) -> Tmux:
-        sessions.append(Tmux(tmp_path, live_args(*args)))
+    def start(*args: str, size: tuple[int, int] = (100, 30), stdin: str = "", track: str = TRACK) -> Tmux:
+        sessions.append(Tmux(tmp_path, [sys.executable, "-m", "timekeeper", "live", track, *args], size, stdin))
         return sessions[-1]
 
     yield start
@@ -131,11 +131,13 @@ def test_early_end_plays_mission_complete_and_shows_the_card(tmux) -> None:  # t
     session = tmux("--backend", "null", "--start-at", "2:21")
     session.wait_for(r"e end the mission now")
     session.keys("e")
-    session.wait_for(r"Mission complete")
-    assert mission_time(session.screen()).startswith("3:3")
+    screen = session.wait_for(r"Mission complete")
+    assert mission_time(screen).startswith("2:2")  # the real end time stays on the clock
+    assert "ACTION ROUND ENDED" in screen and re.search(r"Action round ended at 2:2\d", screen)
     assert session.exit_code() == ExitStatus.SUCCESS
     screen = session.screen()
     assert "Live test track" in screen and "T+5" in screen  # the card, for the resolution round
+    assert re.search(r"Action round ended at 2:2\d\.", screen)
     assert session.terminal_restored()
 
 
@@ -225,3 +227,97 @@ def test_simpleaudio_is_refused_on_python_3_12(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(sys, "version_info", (3, 12, 1, "final", 0))
     with pytest.raises(PlaybackError, match=r"does not work on Python 3\.12 .*--backend miniaudio"):
         SimpleaudioOutput().open(PcmFormat(44100, 1))
+
+
+LONG = str(Path(__file__).parent / "data" / "live" / "long-words.yaml")
+
+
+@needs_tmux
+def test_small_terminal_wraps_long_announcements_and_compacts_old_ones(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "1:21", size=(60, 15), track=LONG)
+    screen = session.wait_for(r"MISSION TIME\s+1:2[2-9]")
+    rows = screen.splitlines()
+    assert all(len(row) <= 60 for row in rows)
+    assert "Captain's orders" in screen and re.search(r"\n\s+(then )?waits\n", screen)  # wrapped, not cut
+    assert "T+1 Threat BLUE ?" in screen  # the old threat in its compact form: the zone is kept
+    assert "█" not in screen  # no room for the big clock
+
+
+@needs_tmux
+def test_large_terminal_shows_a_big_clock_and_every_announcement_in_full(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "1:21", size=(100, 30), track=LONG)
+    screen = session.wait_for(r"MISSION TIME\s+1:2[2-9]")
+    assert screen.count("█") > 20
+    assert "Time T plus one. Unconfirmed report" in screen or "Unconfirmed report. Time T plus one" in screen
+    session = tmux("--backend", "null", "--start-at", "1:21", size=(160, 50), track=LONG)
+    big = session.wait_for(r"MISSION TIME\s+1:2[2-9]")
+    assert big.count("█") > 2 * screen.count("█")  # the clock grows with the terminal
+
+
+@needs_tmux
+def test_status_notes_fade_and_do_not_push_out_the_clock(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "1:00", size=(60, 15))
+    session.wait_for(r"MISSION TIME\s+1:0")
+    session.keys("q")
+    session.wait_for("Quit the mission")
+    session.keys("n")
+    screen = session.wait_for("Carrying on")
+    assert "MISSION TIME" in screen
+    time.sleep(4.5)
+    screen = session.screen()
+    assert "Carrying on" not in screen and "Quit?" not in screen and "MISSION TIME" in screen
+
+
+@needs_tmux
+def test_no_key_hints_when_stdin_is_not_a_terminal(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "null", "--start-at", "2:21", stdin=" < /dev/null")
+    screen = session.wait_for(r"MISSION TIME\s+2:2")
+    time.sleep(0.3)
+    assert "space pause/resume" not in session.screen() and "q quit" not in screen
+
+
+def test_the_end_card_fits_the_terminal_without_notes_or_spoken_words() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "timekeeper", "live", LONG, "--backend", "null", "--start-at", "1:55"],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, env={**os.environ, "COLUMNS": "60"},
+    )
+    assert done.returncode == 0, done.stderr
+    card = done.stdout[done.stdout.index("Live screen test track"):]
+    assert all(len(line) <= 60 for line in card.splitlines()), card
+    assert "Sources disagreed" not in card and "T+1" in card and "Captain's orders" in card
+    assert "Time T plus one" not in card  # the card lists events, not the words spoken
+
+
+def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
+    from timekeeper.live.display import prompt_text
+    from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.script import CueKind, build_timeline
+    from timekeeper.voice.durations import default_measure
+    from timekeeper.voice.phrases import phrase_book
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "live", LONG, "--backend", "text", "--start-at", "0:01"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        threat = process.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        process.kill()
+        process.wait()
+    assert threat.startswith("0:01 next at 0:05 (in 4 s): [KLAXON] "), threat
+    timeline = build_timeline(load_scenario(LONG), phrase_book("en"), default_measure("en"))
+    transfer = prompt_text(next(cue for cue in timeline.cues if cue.kind is CueKind.DATA_TRANSFER))
+    assert transfer.index("one") < transfer.index("[TRANSFER BEEP]") < transfer.index("Data transfer complete")
+
+
+def test_live_stops_when_the_reader_of_its_output_goes_away() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "live", TRACK, "--backend", "null", "--start-at", "2:54"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert process.stdout.readline().startswith(b"2:55 Data transfer")  # type: ignore[union-attr]
+    process.stdout.close()  # type: ignore[union-attr]  # as `| head -1` does
+    started = time.monotonic()
+    assert process.wait(timeout=10) == ExitStatus.PIPE_CLOSED
+    assert time.monotonic() - started < 1.0  # not at the next announcement, 15 s later
+    assert b"Traceback" not in process.stderr.read()  # type: ignore[union-attr]

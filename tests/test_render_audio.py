@@ -197,7 +197,7 @@ def test_cli_unknown_format_and_missing_ffmpeg_exit_codes(tmp_path: Path) -> Non
         capture_output=True,
         text=True,
     )
-    assert bad.returncode == 5 and "unknown audio format" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "unknown audio format" in bad.stderr and "Traceback" not in bad.stderr
     no_tools = subprocess.run(
         [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(tmp_path / "x.mp3")],
         capture_output=True,

@@ -85,4 +85,4 @@ def test_plan_marks_overlaps_and_strict_fails(tmp_path: Path) -> None:
     assert relaxed.returncode == 0
     assert "!! OVERLAP" in relaxed.stdout and relaxed.stdout.splitlines()[-1].endswith("1 overlapping")
     strict = run("plan", str(crowded), "--strict")
-    assert strict.returncode == 1
+    assert strict.returncode == 3

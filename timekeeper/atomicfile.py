@@ -1,6 +1,8 @@
 """Write a file atomically: a temporary file in the same folder, then os.replace over the target.
 
 Readers (and a user whose render fails half-way) see either the old file or the whole new one.
+Only regular files are replaced (outputpath.check_output_path): a device, FIFO or folder given as
+output is refused, and a symbolic link keeps pointing at the file it names.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from timekeeper.errors import TimekeeperError
+from timekeeper.errors import OutputError, TimekeeperError
+from timekeeper.outputpath import check_output_path
 
 
 @contextlib.contextmanager
@@ -19,26 +22,34 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
     """Yield a temporary path beside `path`; when the block succeeds it becomes `path`.
 
     The new file keeps an existing file's permissions (a new one gets 0666 minus the umask).
-    If the block raises, the temporary file is removed and `path` is left as it was.
+    If the block raises (or the process gets SIGTERM: see cli.main), the temporary file is removed
+    and `path` is left as it was. OutputError if `path` must not or cannot be written.
     """
-    path = Path(path)
+    path = check_output_path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+    try:
+        handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+    except OSError as failure:
+        raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
     os.close(handle)
     temp = Path(name)
     try:
         yield temp
-        os.chmod(temp, _mode_for(path))
-        os.replace(temp, path)
+        try:
+            os.chmod(temp, _mode_for(path))
+            os.replace(temp, path)
+        except OSError as failure:
+            raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
 
 
-def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperError] = TimekeeperError) -> Path:
+def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperError] = OutputError) -> Path:
     """Write `data` (text is UTF-8) to `path` so readers see the old file or the whole new one.
 
-    An OSError becomes `error` with the message `path: cannot write: reason`.
+    An OSError becomes OutputError (exit 10) with the message `path: cannot write: reason`; `error`
+    is kept for callers that name it and is no longer used (one exit code for "cannot write").
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -46,7 +57,7 @@ def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperErro
         with replacing(path, suffix=".tmp") as temp:
             temp.write_bytes(payload)
     except OSError as failure:
-        raise error(f"{path}: cannot write: {failure.strerror or failure}") from failure
+        raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
     return path
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import importlib.util
+import os
+import signal
 import sys
 
 import click
 
 from timekeeper import __version__
-from timekeeper.errors import ExitStatus, TimekeeperError
+from timekeeper.errors import ExitStatus, Terminated, TimekeeperError
 
 # command name -> "module:attribute" of a click command in timekeeper.commands
 COMMANDS = {
@@ -32,6 +36,10 @@ COMMANDS = {
 }
 
 
+class PipeClosed(Exception):
+    """The reader of stdout went away (`| head -1`); main() exits 141 quietly."""
+
+
 class LazyGroup(click.Group):
     """Lists every command but imports a command's module only when that command runs."""
 
@@ -44,6 +52,12 @@ class LazyGroup(click.Group):
             return None
         module_name, attribute = target.split(":")
         return getattr(importlib.import_module(module_name), attribute)
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as error:  # click would swallow it and exit 0
+            raise PipeClosed() from error
 
     @staticmethod
     def _available(name: str) -> bool:
@@ -68,26 +82,68 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def _quiet_stdout() -> None:
+    """After the reader of stdout went away: point stdout at /dev/null so the final flush is quiet."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the group; Ctrl-C exits 130 without a traceback."""
+    """Console entry point: run the group. Ctrl-C exits 130 and SIGTERM (or SIGHUP) 143, each after
+    cleaning up (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly
+    with 141, a full one (`> /dev/full`) with 10."""
     args = sys.argv[1:] if argv is None else argv
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
+        if signum is not None:
+            with contextlib.suppress(ValueError):  # only the main thread may set handlers
+                signal.signal(signum, _terminate)
     try:
         status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Interrupted.", err=True)
+    except (click.exceptions.Abort, KeyboardInterrupt) as stop:  # click turns Ctrl-C into Abort
+        if isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated):
+            _echo_err("Terminated.")
+            sys.exit(ExitStatus.TERMINATED)
+        _echo_err("Interrupted.")
         sys.exit(ExitStatus.INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(ExitStatus.INTERRUPTED)
+    except (BrokenPipeError, PipeClosed):
+        _quiet_stdout()
+        sys.exit(ExitStatus.PIPE_CLOSED)
     except click.ClickException as error:
-        error.show()
+        try:
+            error.show()
+        except BrokenPipeError:
+            pass
         sys.exit(error.exit_code)
+    except OSError as error:  # a system failure no command foresaw: still one line naming the file
+        if "--debug" in args:
+            raise
+        if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
+            _quiet_stdout()
+            _echo_err(f"Error: <stdout>: cannot write: {error.strerror}")
+            sys.exit(ExitStatus.OUTPUT)
+        where = f"{str(error.filename)[:200]}: " if error.filename else ""
+        _echo_err(f"Error: {where}{error.strerror or error}")
+        sys.exit(ExitStatus.ERROR)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
-        click.echo(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)", err=True)
+        _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
         sys.exit(ExitStatus.ERROR)
     sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
+
+
+def _echo_err(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(text, err=True)
 
 
 __all__ = ["cli", "main", "TimekeeperError"]

@@ -18,7 +18,15 @@ class ExitStatus(IntEnum):
     MISSING_TOOL = 7
     INVALID_LOG_ENTRY = 8
     LOG_DATABASE = 9
+    OUTPUT = 10
     INTERRUPTED = 130
+    PIPE_CLOSED = 141
+    TERMINATED = 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP: the terminal closed) arrived: raised in the main thread so every `finally` (temporary files, ffmpeg, the
+    sound device, the terminal) is cleaned up as for Ctrl-C; the process exits 143."""
 
 
 class TimekeeperError(click.ClickException):
@@ -49,6 +57,13 @@ class PlaybackError(TimekeeperError):
     """Live playback failed: no sound device, or the device went away."""
 
     exit_code = ExitStatus.PLAYBACK
+
+
+class OutputError(TimekeeperError):
+    """An output cannot be written: no such folder, read-only, disk full, or a target that must not
+    be replaced (a device, a pipe, a folder, or the command's own input)."""
+
+    exit_code = ExitStatus.OUTPUT
 
 
 class MissingToolError(TimekeeperError):

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import IO, Callable
 
 from timekeeper.atomicfile import replacing
-from timekeeper.errors import MissingToolError, RenderError
+from timekeeper.errors import MissingToolError, OutputError, RenderError
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
+from timekeeper.outputpath import check_output_path
 from timekeeper.script import Timeline
 from timekeeper.voice.phrases import phrase_book
 
@@ -29,6 +31,8 @@ FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 Progress = Callable[[int, int], None]
+_WRITE_FAILURES = ("No space left on device", "File too large", "Disk quota exceeded", "Read-only file system",
+                   "Input/output error")  # ffmpeg messages that mean the output could not be written
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,7 @@ def render(
 ) -> RenderResult:
     """Render `scenario` to `out` (format from its extension); OUT is replaced only on success."""
     container, codec = output_format(out)
+    check_output_path(out, what="soundtrack")
     ffmpeg = find_ffmpeg()
     mix = prepare_mix(scenario, settings, prepare_progress)
     encode(mix, out, ffmpeg, container, codec, tags(scenario, source or scenario.title, settings), encode_progress)
@@ -102,9 +107,6 @@ def encode(
     progress: Progress | None = None,
 ) -> None:
     """Stream the mix into ffmpeg writing a temp file beside `out`, then move it over `out`."""
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise RenderError(f"{out}: folder {folder} does not exist")
     command = [ffmpeg, "-hide_banner", "-nostdin", "-loglevel", "error", "-y"]
     command += ["-f", "s16le", "-ar", str(mix.sample_rate), "-ac", str(mix.channels), "-i", "pipe:0"]
     command += list(codec)
@@ -115,30 +117,50 @@ def encode(
     try:
         with replacing(out) as temp, tempfile.TemporaryFile() as errors:
             command += ["-f", container, str(temp)]
-            process = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors)
+            started: list[subprocess.Popen[bytes]] = []
             try:
+                process = _start_quietly(command, errors, started)
                 assert process.stdin is not None
-                for done, chunk in enumerate(mix.pcm(chunk_ms=chunk_ms), start=1):
-                    process.stdin.write(chunk)
-                    if progress is not None:
-                        progress(done, total)
-                process.stdin.close()
-            except BrokenPipeError:
-                pass  # ffmpeg stopped early; its exit status and message tell why
-            except BaseException:
-                process.kill()
-                process.wait()
+                try:
+                    for done, chunk in enumerate(mix.pcm(chunk_ms=chunk_ms), start=1):
+                        process.stdin.write(chunk)
+                        if progress is not None:
+                            progress(done, total)
+                    process.stdin.close()
+                except BrokenPipeError:
+                    pass  # ffmpeg stopped early; its exit status and message tell why
+                status = process.wait()
+            except BaseException:  # Ctrl-C, SIGTERM, a failed mix: ffmpeg goes before its file does
+                for process in started:
+                    process.kill()
+                    process.wait()
                 raise
-            status = process.wait()
             if status != 0:
                 errors.seek(0)
                 message = errors.read().decode("utf-8", "replace").strip().splitlines()
                 detail = message[-1] if message else f"exit status {status}"
+                if any(reason in detail for reason in _WRITE_FAILURES):  # the disk, not the encoding
+                    raise OutputError(f"{out}: cannot write: {detail}")
                 raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
             if container == "mp3":
                 _comment_frame(temp, metadata.get("comment", ""))
     except OSError as error:
-        raise RenderError(f"{out}: cannot write: {error.strerror or error}") from error
+        raise OutputError(f"{out}: cannot write: {error.strerror or error}") from error
+
+
+def _start_quietly(command: list[str], errors: IO[bytes], started: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start ffmpeg and add it to `started` with Ctrl-C, SIGTERM and SIGHUP held back meanwhile, so
+    an interruption always finds the process to stop (else it could write its file after the
+    temporary file was removed). Held signals are delivered right after."""
+    held = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
+    blocking = hasattr(signal, "pthread_sigmask")
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if blocking else None
+    try:
+        started.append(subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors))
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return started[0]
 
 
 def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:

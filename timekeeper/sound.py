@@ -154,6 +154,9 @@ def ship_computer(clip: Clip) -> Clip:
     return (out * (source_peak / peak) if peak > 0 else out).astype(np.float32)
 
 
+MUSIC_IN_MEMORY_SAMPLES = 30 * SAMPLE_RATE  # shorter music files are decoded once and looped in memory
+
+
 class Music:
     """A user's music file as a looping bed, decoded in small pieces as the mix streams."""
 
@@ -172,6 +175,9 @@ class Music:
     def _stream(self, start_sample: int) -> Iterator[np.ndarray]:
         import miniaudio
 
+        if self.n_samples <= MUSIC_IN_MEMORY_SAMPLES:
+            yield from self._looped(start_sample)
+            return
         offset = start_sample % self.n_samples
         while True:
             stream = miniaudio.stream_file(
@@ -189,6 +195,25 @@ class Music:
             if not produced:
                 raise RenderError(f"{self.path}: the music file holds no audio")
             offset = 0
+
+    def _looped(self, start_sample: int) -> Iterator[np.ndarray]:
+        """A short file (even one sample long) decoded once and repeated in half-second pieces, so
+        looping it costs no more than playing a long one."""
+        import miniaudio
+
+        try:
+            decoded = miniaudio.decode_file(str(self.path), output_format=miniaudio.SampleFormat.FLOAT32,
+                                            nchannels=1, sample_rate=SAMPLE_RATE)
+        except (miniaudio.MiniaudioError, OSError, ValueError) as error:
+            raise RenderError(f"{self.path}: not a readable music file (wav, mp3, ogg or flac): {error}") from error
+        loop = np.asarray(decoded.samples, dtype=np.float32)
+        if len(loop) == 0:
+            raise RenderError(f"{self.path}: the music file holds no audio")
+        piece = np.tile(loop, -(-(SAMPLE_RATE // 2) // len(loop)) + 1)
+        offset = start_sample % len(loop)
+        while True:
+            yield piece[offset : offset + len(piece) - len(loop)]
+            offset = (offset + len(piece) - len(loop)) % len(loop)
 
     def chunks(self, start_sample: int) -> "MusicReader":
         return MusicReader(self._stream(start_sample))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-_CLOCK = re.compile(r"^\s*(\d{1,3}):(\d{1,2})(?:\.(\d{1,3}))?\s*$")
-_SECONDS = re.compile(r"^\s*(\d{1,5})(?:\.(\d{1,3}))?\s*s?\s*$")
+_CLOCK = re.compile(r"^\s*(\d{1,3}):(\d{1,2})(?:\.(\d{1,3}))?\s*$", re.ASCII)
+_SECONDS = re.compile(r"^\s*(\d{1,5})(?:\.(\d{1,3}))?\s*s?\s*$", re.ASCII)
 
 
 def parse_time_ms(text: str) -> int:
@@ -39,3 +39,35 @@ def format_time(ms: int, *, precise: bool = False) -> str:
     if precise and millis:
         text += f".{millis:03d}"
     return text
+
+
+_UNIT = re.compile(
+    r"^\s*(?:(?P<minutes>\d{1,3})\s*(?:m|min)\s*)?(?:(?P<seconds>\d{1,5}(?:\.\d{1,3})?)\s*(?:s|sec)\s*)?$",
+    re.ASCII | re.IGNORECASE,
+)
+
+
+def parse_clock_option(text: str) -> int:
+    """Milliseconds from a command-line mission time: `m:ss` (`4:30`, `4:30.5`) or a number with an
+    explicit unit (`270s`, `4m30s`, `4m`, `4min`).
+
+    A bare number is refused as ambiguous (`430` is 4:30 in FlashPlayerCode but 430 s elsewhere;
+    `4.30` looks like 4:30 but would be 4.3 s): ValueError says how to write it.
+    """
+    stripped = text.strip()
+    if ":" in stripped:
+        return parse_time_ms(stripped)
+    match = _UNIT.match(stripped)
+    if stripped and match and (match["minutes"] or match["seconds"]):
+        minutes = int(match["minutes"] or 0)
+        whole, _, fraction = (match["seconds"] or "0").partition(".")
+        if match["minutes"] and int(whole) >= 60:
+            raise ValueError(f"seconds must be below 60 in {stripped!r}")
+        return (minutes * 60 + int(whole)) * 1000 + _fraction_ms(fraction or None)
+    if re.fullmatch(r"0+", stripped):
+        return 0  # the start, however it is read
+    if re.fullmatch(r"\d{1,5}(\.\d+)?", stripped, re.ASCII):
+        clock = stripped.replace(".", ":") if "." in stripped else f"{stripped[:-2] or 0}:{stripped[-2:]:0>2}"
+        raise ValueError(f"{stripped!r} is ambiguous: write minutes and seconds as {clock}, or seconds with a unit as {stripped}s")
+    raise ValueError(f"malformed time {stripped!r} (expected m:ss such as 4:30, or a number with a unit such as 270s)")
+

@@ -7,10 +7,13 @@ quarter of an A4 sheet is.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from timekeeper.atomicfile import write_atomic
 from timekeeper.cards.pdf_card import FONT, Box, CardPainter, CardText, Layout, card_text
@@ -71,6 +74,7 @@ class PrintedCards:
     data: bytes
     cards: int
     pages: int
+    missing_glyphs: tuple[str, ...] = ()  # characters the card font cannot draw (left out)
 
 
 def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per_page: int = 4,
@@ -109,10 +113,32 @@ def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per
 
 def write_cards_pdf(path: str | Path, scenarios: Iterable[Scenario], language: str | None = None, *,
                     per_page: int = 4, paper: str = "a4") -> PrintedCards:
-    """Write the cards of `scenarios` to `path` atomically."""
-    printed = cards_pdf(scenarios, language, per_page=per_page, paper=paper)
-    write_atomic(path, printed.data, RenderError)
-    return printed
+    """Write the cards of `scenarios` to `path` atomically. Characters the card font lacks (emoji,
+    CJK) are left out, and `missing_glyphs` names them (fpdf2's own log lines are kept quiet)."""
+    with _glyph_log() as missing:
+        printed = cards_pdf(scenarios, language, per_page=per_page, paper=paper)
+    write_atomic(path, printed.data)
+    return PrintedCards(printed.data, printed.cards, printed.pages, tuple(sorted(missing)))
+
+
+@contextlib.contextmanager
+def _glyph_log() -> Iterator[set[str]]:
+    """Collect the characters fpdf2 reports as missing from a font, instead of its log lines."""
+    missing: set[str] = set()
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            missing.update(re.findall(r"'(.)' \(", record.getMessage()))
+
+    logger = logging.getLogger("fpdf")
+    handler, propagate = Collect(logging.WARNING), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield missing
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _parts(painter: CardPainter, card: CardText, box: Box, scale: float) -> list[tuple[list[CardRow], Layout]]:

@@ -58,7 +58,7 @@ def card_rows(scenario: Scenario, phrases: PhraseBook | None = None) -> list[Car
     """Every event and phase end of `scenario` in time order, worded in `phrases`' language."""
     phrases = phrases or phrase_book(scenario.language or "en")
     spoken = _spoken_by_event(scenario, phrases)
-    rows = [_event_row(event, phrases, spoken.get(id(event), "")) for event in scenario.events]
+    rows = [event_row(event, phrases, spoken.get(id(event), "")) for event in scenario.events]
     last = len(scenario.phase_ends_ms)
     for number, end_ms in enumerate(scenario.phase_ends_ms, start=1):
         what = phrases.word("mission_end") if number == last else phrases.word("phase_end", n=number)
@@ -81,7 +81,8 @@ def _spoken_by_event(scenario: Scenario, phrases: PhraseBook) -> dict[int, str]:
     return texts
 
 
-def _event_row(event: Event, phrases: PhraseBook, spoken: str) -> CardRow:
+def event_row(event: Event, phrases: PhraseBook, spoken: str) -> CardRow:
+    """The card row of one event (also the live screen's compact form of its announcement)."""
     time = format_time(event.at_ms)
     if isinstance(event, Threat):
         key = ("serious_" if event.serious else "") + ("internal_threat" if event.internal else "threat")

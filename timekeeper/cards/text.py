@@ -11,15 +11,18 @@ from timekeeper.voice.phrases import phrase_book
 SPOKEN_WIDTH = 60
 
 
-def text_card(scenario: Scenario, language: str | None = None, *, spoken: bool = True) -> str:
-    """The card of `scenario` as an aligned table; with `spoken`, the words of each announcement."""
+def text_card(scenario: Scenario, language: str | None = None, *, spoken: bool = True, notes: bool = True,
+              width: int | None = None) -> str:
+    """The card of `scenario` as an aligned table; with `spoken`, the words of each announcement;
+    with `notes`, the scenario's notes (transcription remarks: not for the table). With `width`,
+    no line is longer: long lines wrap at word boundaries, indented under their start."""
     phrases = phrase_book(language or scenario.language or "en")
     header = card_header(scenario, phrases)
     rows = card_rows(scenario, phrases)
     lines = [header.title, "=" * len(header.title)]
     lines.append("  ·  ".join([header.kind, *header.facts]))
     lines.append(f"{phrases.word('phase')}: " + " / ".join(header.phase_ends))
-    if header.notes:
+    if header.notes and notes:
         lines += textwrap.wrap(header.notes, 88)
     lines.append("")
     unconfirmed = phrases.word("unconfirmed")
@@ -35,4 +38,15 @@ def text_card(scenario: Scenario, language: str | None = None, *, spoken: bool =
         lines.append(f"{head.ljust(sum(widths) + 8)}  {words[0]}".rstrip())
         indent = " " * (sum(widths) + 10)
         lines += [indent + more for more in words[1:]]
+    if width is not None:
+        lines[1] = lines[1][:width]
+        lines = [piece for line in lines for piece in _fit_width(line, width)]
     return "\n".join(lines) + "\n"
+
+
+def _fit_width(line: str, width: int) -> list[str]:
+    """`line` in pieces of at most `width` columns, broken between words where possible."""
+    if len(line) <= width:
+        return [line]
+    indent = " " * min(len(line) - len(line.lstrip()) + 2, width // 3)
+    return textwrap.wrap(line, width, subsequent_indent=indent, drop_whitespace=True) or [line[:width]]

@@ -120,7 +120,7 @@ def end_command(ctx: click.Context, campaign: str) -> None:
 
 
 @campaign_group.command("show")
-@click.argument("campaign_id", required=False, type=int, metavar="[N]")
+@click.argument("campaign_id", required=False, type=click.IntRange(1, 2**63 - 1), metavar="[N]")
 @click.pass_context
 def show_command(ctx: click.Context, campaign_id: int | None) -> None:
     """Show a campaign (default: the open one, else every campaign).

@@ -11,15 +11,30 @@ from timekeeper.commands.options import language_option
 FORMAT_BY_SUFFIX = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
 
 
+def card_format(output: Path | None, format_name: str | None) -> str:
+    """The format to write: --format, else the -o suffix, else pdf. A suffix that does not match
+    the format (`-o cards.png`, `--format pdf -o cards.txt`) is a usage error, so no file is
+    written under a name that lies about its contents."""
+    suffix = output.suffix.lower() if output else ""
+    by_suffix = FORMAT_BY_SUFFIX.get(suffix)
+    if suffix and by_suffix is None:
+        raise click.BadParameter(f"{output}: cards are written as .pdf, .md or .txt, not {suffix!r}", param_hint="-o/--output")
+    if format_name and by_suffix and by_suffix != format_name:
+        raise click.BadParameter(f"{output}: a {suffix} file for --format {format_name}; name it "
+                                 f"{output.with_suffix(next(k for k, v in FORMAT_BY_SUFFIX.items() if v == format_name)).name}",  # type: ignore[union-attr]
+                                 param_hint="-o/--output")
+    return format_name or by_suffix or "pdf"
+
+
 @click.command("card")
 @click.argument("scenarios", nargs=-1)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="File to write (needed for pdf; text and markdown print without it).")
 @language_option
-@click.option("--per-page", type=click.Choice(["4", "2", "1"]), default="4", show_default=True,
+@click.option("--per-page", type=click.Choice(["4", "2", "1"], case_sensitive=False), default="4", show_default=True,
               help="Cards per sheet: 4 (A6 cards with cut marks), 2 (A5-like), 1 (one big card).")
-@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
-@click.option("--format", "format_name", type=click.Choice(["pdf", "text", "markdown"]), default=None,
+@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
+@click.option("--format", "format_name", type=click.Choice(["pdf", "text", "markdown"], case_sensitive=False), default=None,
               help="Default: from the -o suffix (.pdf, .md, .txt), else pdf.")
 @click.option("--all-official", is_flag=True, help="Add the 34 official tracks, in their natural order.")
 def card_command(scenarios: tuple[str, ...], output: Path | None, language: str | None, per_page: str,
@@ -36,6 +51,8 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
       timekeeper card mission-4 --format markdown
     """
     from timekeeper.atomicfile import write_atomic
+    from timekeeper.commands.options import scenario_inputs
+    from timekeeper.outputpath import check_output_path
     from timekeeper.scenario.catalog import builtin_paths, load_scenario
 
     names = list(scenarios)
@@ -43,14 +60,19 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
         names += [name for name, path in builtin_paths().items() if path.parent.name == "official"]
     if not names:
         raise click.UsageError("name at least one scenario, or use --all-official")
-    chosen = format_name or FORMAT_BY_SUFFIX.get(output.suffix.lower() if output else "", "pdf")
+    chosen = card_format(output, format_name)
     loaded = [load_scenario(name) for name in names]
+    if output is not None:
+        check_output_path(output, scenario_inputs(*names), what="card")
     if chosen == "pdf":
         if output is None:
             raise click.UsageError("a PDF needs -o FILE (or use --format text / markdown to print)")
         from timekeeper.cards.pdf import write_cards_pdf
 
         printed = write_cards_pdf(output, loaded, language, per_page=int(per_page), paper=paper)
+        if printed.missing_glyphs:
+            click.echo(f"Warning: the card font has no {' '.join(printed.missing_glyphs)}; "
+                       "they are left out of the PDF", err=True)
         click.echo(f"Wrote {output}: {printed.cards} card(s) on {printed.pages} page(s).", err=True)
         return
     text = _cards_text(loaded, language, chosen)

@@ -40,16 +40,16 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode, repair_flashcode
 
     source = _code_file(code_or_file)
-    folder = output is not None and (Path(output).is_dir() or output.endswith(("/", "\\")))
+    folder = output is not None and (output.endswith(("/", "\\")) or _is_folder(output))
     if source is None:
-        default_title = Path(output).stem if output and not folder else DEFAULT_TITLE
+        default_title = Path(output).stem[:MAX_DEFAULT_TITLE] if output and not folder else DEFAULT_TITLE
         if repair:
             scenario, repairs = repair_flashcode(code_or_file, title or default_title)
             for message in repairs:
                 click.echo(f"Warning: {message}", err=True)
         else:
             scenario = parse_flashcode(code_or_file, title or default_title)
-        text = flashfile.scenario_yaml(scenario, code_or_file.strip())
+        text = flashfile.scenario_yaml(scenario, code_or_file.strip(), output or "<imported track>")
         if output is None:
             click.echo(text, nl=False)
             return
@@ -75,28 +75,45 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
                + (f"; skipped {batch.bad_lines} invalid line(s)." if batch.bad_lines else "."), err=True)
 
 
+MAX_CODE_FILE_BYTES = 2_000_000  # about 20,000 lines of codes
+MAX_DEFAULT_TITLE = 100  # a title taken from the -o file name is cut to this length
+
+
+def _is_folder(name: str) -> bool:
+    try:
+        return Path(name).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def _code_file(argument: str) -> tuple[str, str] | None:
     """(display name, text) when `argument` names a file of codes (or `-`), else None."""
     from timekeeper.errors import ScenarioError
+    from timekeeper.userfiles import path_exists, read_user_file, read_user_stream
 
+    what = "a file of FlashPlayerCodes"
     if argument == "-":
-        return "<stdin>", sys.stdin.read()
-    path = Path(argument)
-    if "," in argument and not path.exists():
-        return None
-    if not path.is_file():
-        if path.exists() or "/" in argument or argument.endswith((".txt", ".csv", ".tsv")):
-            raise ScenarioError(f"{argument}: no such file of codes")
-        return None
+        display = "<stdin>"
+        raw = read_user_stream(sys.stdin.buffer, MAX_CODE_FILE_BYTES, what=what, error=ScenarioError)
+    else:
+        path = Path(argument)
+        if not path_exists(path):
+            if "," not in argument and ("/" in argument or argument.endswith((".txt", ".csv", ".tsv"))):
+                raise ScenarioError(f"{argument}: no such file of codes")
+            return None
+        display = argument
+        raw = read_user_file(path, MAX_CODE_FILE_BYTES, what=what, error=ScenarioError)
+    if b"\x00" in raw:
+        raise ScenarioError(f"{display}: is a binary file, expected text with one FlashPlayerCode per line")
     try:
-        return argument, path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScenarioError(f"{argument}: cannot read: {error}") from error
+        return display, raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"{display}: is not UTF-8 text (byte {error.start})") from error
 
 
 @click.command("export")
 @click.argument("scenario")
-@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"]), default="flashcode",
+@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"], case_sensitive=False), default="flashcode",
               show_default=True, help="flashcode: the FlashPlayerCode string; yaml: the scenario file.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="File to write (default: print).")
@@ -114,11 +131,19 @@ def export_command(scenario: str, format_name: str, output: Path | None) -> None
     """
     from timekeeper.atomicfile import write_atomic
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.scenario.dump import dump_scenario
-    from timekeeper.scenario.flashcode import format_flashcode
+    from timekeeper.commands.options import scenario_inputs
+    from timekeeper.outputpath import check_output_path
+    from timekeeper.scenario.dump import dump_checked
+    from timekeeper.scenario.flashcode import format_flashcode, parse_flashcode
 
     loaded = load_scenario(scenario)
-    text = format_flashcode(loaded) + "\n" if format_name == "flashcode" else dump_scenario(loaded)
+    if output is not None:
+        check_output_path(output, scenario_inputs(scenario), what="export")
+    if format_name == "flashcode":
+        text = format_flashcode(loaded) + "\n"
+        parse_flashcode(text.strip(), loaded.title)  # what is written reads back (ScenarioError otherwise)
+    else:
+        text = dump_checked(loaded, display=str(output or scenario))
     if output is None:
         click.echo(text, nl=False)
     else:

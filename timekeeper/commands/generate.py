@@ -35,7 +35,8 @@ def generator_options(function):
     for spec in reversed(OPTION_SPECS):
         help_text = f"{spec.help} Example: {spec.flag} {spec.example}"
         if spec.type == "choice":
-            option = click.option(spec.flag, spec.field, type=click.Choice(list(spec.choices)), default=str(spec.default),
+            option = click.option(spec.flag, spec.field, type=click.Choice(list(spec.choices), case_sensitive=False),
+                                  default=str(spec.default),
                                   show_default=True, help=help_text)
         else:
             option = click.option(spec.flag, spec.field, type=SpecType(spec), default=None, metavar=spec.metavar,
@@ -49,13 +50,18 @@ def _options(settings: dict):
     from timekeeper.generate import GenerateOptions, check_options
     from timekeeper.generate.options import OPTION_SPECS
 
+    from timekeeper.errors import ScenarioError
+
     values = {}
     for spec in OPTION_SPECS:
         value = settings.pop(spec.field)
         if spec.type == "choice":
             value = spec.parse(value)
         values[spec.field] = spec.default if value is None else value
-    return check_options(GenerateOptions(**values))
+    try:
+        return check_options(GenerateOptions(**values))
+    except ScenarioError as error:  # a combination it cannot use is a usage error (exit 2), as click's own
+        raise click.UsageError(error.message.removeprefix("generate: ")) from error
 
 
 @click.command("generate")
@@ -107,8 +113,13 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     several = count > 1 or campaign
     if several and output is None:
         raise click.UsageError("--count and --campaign need -o FOLDER/ to write the missions into")
+    if several and output is not None and output.endswith((".yaml", ".yml")) and not Path(output).is_dir():
+        count_shown = 3 if campaign else count
+        raise click.UsageError(f"{output}: {count_shown} missions need a folder; give -o {Path(output).stem}/")
     if render_to and several:
         raise click.UsageError("--render renders one mission; drop --count / --campaign")
+    if render_to:
+        _check_render_target(Path(render_to))
     missions = batch(seed, options, count=count, campaign=campaign, language=language)
     if output is None and not render_to:
         from timekeeper.scenario.dump import dump_scenario
@@ -121,6 +132,17 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
         click.echo(f"Wrote {shown} (seed {seed}{'...' + str(seed + len(paths) - 1) if len(paths) > 1 else ''}).", err=True)
     if render_to:
         _render(missions[0], Path(render_to), language)
+
+
+def _check_render_target(target: Path) -> None:
+    """Refuse a bad --render file before generating anything."""
+    from timekeeper.outputpath import check_output_path
+    from timekeeper.render import FORMATS
+
+    if target.suffix.lower() not in FORMATS:
+        raise click.BadParameter(f"{target}: unknown audio format {target.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",
+                                 param_hint="--render")
+    check_output_path(target, what="soundtrack")
 
 
 def _render(scenario, target: Path, language: str | None) -> None:
@@ -167,7 +189,9 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
     options = _options(settings)
     if plot:
         from timekeeper.generate.plot import require_matplotlib
+        from timekeeper.outputpath import check_output_path
 
+        check_output_path(plot, what="plot")
         require_matplotlib()  # fail before the work if matplotlib is missing
     with click.progressbar(length=count, label="Generating", file=click.get_text_stream("stderr")) as bar:
         def progress(seeds):

@@ -14,6 +14,7 @@ from timekeeper.commands.options import (
     solo_option,
     sound_options,
     voice_option,
+    warn_voice_language,
 )
 from timekeeper.errors import ExitStatus, PlaybackError
 
@@ -27,8 +28,8 @@ BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.ou
 @players_option
 @solo_option
 @sound_options
-@click.option("--backend", type=click.Choice(BACKENDS), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
-@click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption).")
+@click.option("--backend", type=click.Choice(BACKENDS, case_sensitive=False), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
+@click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption): m:ss such as 4:30, or with a unit such as 270s.")
 @click.pass_context
 def live_command(
     ctx: click.Context,
@@ -58,7 +59,6 @@ def live_command(
       timekeeper live my-mission.yaml --backend text # a person reads the words
       timekeeper live mission-1 --backend null | tee mission.log
     """
-    from timekeeper.cards.text import text_card
     from timekeeper.live.mission import LiveOptions, live_mission
     from timekeeper.live.session import Outcome
     from timekeeper.scenario.catalog import load_scenario
@@ -69,6 +69,7 @@ def live_command(
     settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice
     )
+    warn_voice_language(settings)
     preparing, mixing = ProgressBar("Preparing voice"), ProgressBar("Mixing")
     try:
         result = live_mission(
@@ -82,19 +83,32 @@ def live_command(
         resume = format_time(result.stopped_ms // 1000 * 1000)
         click.echo(f"Stopped at {resume}. To carry on: timekeeper live {scenario} --start-at {resume}", err=True)
     else:
-        click.echo("\n" + text_card(loaded, settings.language), nl=False)
+        if result.ended_at_ms is not None:
+            click.echo(f"Action round ended at {format_time(result.ended_at_ms)}.", err=True)
+        click.echo("\n" + end_card(loaded, settings.language), nl=False)
     if result.failure:
         raise PlaybackError(f"the sound device failed at {format_time(result.failure_ms or 0)}: {result.failure}")
     if result.outcome is Outcome.INTERRUPTED:
         ctx.exit(ExitStatus.INTERRUPTED)
 
 
+def end_card(scenario, language: str) -> str:
+    """The card printed when the mission ends, for the resolution round: what happened when,
+    without the spoken words or the transcription notes, fitted to the terminal's width."""
+    import shutil
+
+    from timekeeper.cards.text import text_card
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    return text_card(scenario, language, spoken=False, notes=False, width=max(20, width - 1))
+
+
 def _start_ms(text: str, duration_ms: int) -> int:
     """--start-at as mission ms, before the end of the mission (a usage error otherwise)."""
-    from timekeeper.times import format_time, parse_time_ms
+    from timekeeper.times import format_time, parse_clock_option
 
     try:
-        start_ms = parse_time_ms(text)
+        start_ms = parse_clock_option(text)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--start-at") from error
     if start_ms >= duration_ms:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 language_option = click.option(
     "--lang",
     "language",
-    type=click.Choice(LANGUAGES),
+    type=click.Choice(LANGUAGES, case_sensitive=False),
     default=None,
     help="Language of the words (default: the scenario's language, else en).",
 )
@@ -31,6 +31,16 @@ players_option = click.option(
 solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
 
 F = TypeVar("F", bound=Callable[..., object])
+MAX_MUSIC_BYTES = 500_000_000
+
+
+def warn_voice_language(settings: MixSettings) -> None:
+    """Print a warning when --voice names a TTS voice of another language than --lang."""
+    from timekeeper.voice.select import language_mismatch
+
+    warning = language_mismatch(settings.language, settings.voice)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
 
 
 def sound_options(command: F) -> F:
@@ -51,6 +61,12 @@ def mix_settings(
     """Command-line choices as MixSettings; the language defaults to the scenario's, else en."""
     from timekeeper.mix import MixSettings
 
+    music = extra.get("music")
+    if music is not None and extra.get("background", True):
+        from timekeeper.errors import RenderError
+        from timekeeper.userfiles import check_input_file
+
+        check_input_file(music, MAX_MUSIC_BYTES, what="a music file (wav, mp3, ogg or flac)", error=RenderError)  # type: ignore[arg-type]
     return MixSettings(
         language=language or scenario.language or "en",
         voice=voice,
@@ -58,6 +74,21 @@ def mix_settings(
         solo=solo,
         **extra,  # type: ignore[arg-type]
     )
+
+
+def scenario_inputs(*names: str) -> list[Path]:
+    """The files that scenario arguments `names` read (built-in names included), for
+    outputpath.check_output_path: no command may write its output over its own input."""
+    from timekeeper.errors import ScenarioError
+    from timekeeper.scenario.catalog import resolve
+
+    found = []
+    for name in names:
+        try:
+            found.append(resolve(name)[0])
+        except ScenarioError:
+            continue
+    return found
 
 
 class ProgressBar:

@@ -12,9 +12,11 @@ from timekeeper.commands.options import (
     language_option,
     mix_settings,
     players_option,
+    scenario_inputs,
     solo_option,
     sound_options,
     voice_option,
+    warn_voice_language,
 )
 from timekeeper.errors import ExitStatus
 
@@ -27,13 +29,16 @@ if TYPE_CHECKING:
 @voice_option
 @players_option
 @solo_option
-@click.option("--strict", is_flag=True, help="Exit with status 1 when cues overlap.")
-def plan_command(scenario: str, language: str | None, voice: str | None, players: int, solo: bool, strict: bool) -> None:
+@click.option("--strict", is_flag=True, help="Exit with status 3 when cues overlap (as validate --strict).")
+@click.pass_context
+def plan_command(ctx: click.Context, scenario: str, language: str | None, voice: str | None, players: int, solo: bool,
+                 strict: bool) -> None:
     """Print every announcement of SCENARIO with its start and end time, and mark overlaps.
 
     Times come from the default voice's measured phrase lengths, or, with --voice, from that
     voice's real clips. A cue that starts before the previous one has ended is marked
-    "!! OVERLAP" and counted at the end; --strict then exits with status 1.
+    "!! OVERLAP" and counted at the end; --strict then exits with status 3, as
+    `validate --strict` does for the same overlap.
 
     \b
     Examples:
@@ -46,13 +51,15 @@ def plan_command(scenario: str, language: str | None, voice: str | None, players
     from timekeeper.times import format_time
 
     loaded = load_scenario(scenario)
-    timeline = plan(loaded, mix_settings(loaded, language, voice, players, solo), ProgressBar("Preparing voice"))
+    settings = mix_settings(loaded, language, voice, players, solo)
+    warn_voice_language(settings)
+    timeline = plan(loaded, settings, ProgressBar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)
     for line in lines:
         click.echo(line)
     click.echo(f"{len(timeline.cues)} cues, track length {format_time(timeline.duration_ms)}, {overlaps} overlapping")
     if overlaps and strict:
-        raise SystemExit(ExitStatus.ERROR)
+        ctx.exit(ExitStatus.INVALID_SCENARIO)
 
 
 @click.command("render")
@@ -86,14 +93,20 @@ def render_command(
       timekeeper render my-mission.yaml --voice ~/packs/ship-ai --music space.ogg -o mine.ogg
       timekeeper render mission-5 --players 4 --no-background -o m5.wav
     """
-    from timekeeper.render import render
+    from timekeeper.outputpath import check_output_path
+    from timekeeper.render import FORMATS, render
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
 
+    if out.suffix.lower() not in FORMATS:
+        raise click.BadParameter(f"{out}: unknown audio format {out.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",
+                                 param_hint="-o/--output")
     loaded = load_scenario(scenario)
+    check_output_path(out, [*scenario_inputs(scenario), music], what="soundtrack")
     settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice
     )
+    warn_voice_language(settings)
     preparing, encoding = ProgressBar("Preparing voice"), ProgressBar("Rendering")
     try:
         result = render(loaded, out, settings, source=scenario, prepare_progress=preparing, encode_progress=encoding)

@@ -159,7 +159,7 @@ def list_command(ctx: click.Context, member: str | None, track: str | None, last
 
 
 @log_group.command("show")
-@click.argument("mission_id", type=int, metavar="ID")
+@click.argument("mission_id", type=click.IntRange(1, 2**63 - 1), metavar="ID")
 @click.pass_context
 def show_command(ctx: click.Context, mission_id: int) -> None:
     """Show one mission with its score worked out.
@@ -177,7 +177,7 @@ def show_command(ctx: click.Context, mission_id: int) -> None:
 
 
 @log_group.command("edit")
-@click.argument("mission_id", type=int, metavar="ID")
+@click.argument("mission_id", type=click.IntRange(1, 2**63 - 1), metavar="ID")
 @mission_options
 @click.pass_context
 def edit_command(ctx: click.Context, mission_id: int, **options: object) -> None:
@@ -207,7 +207,7 @@ def edit_command(ctx: click.Context, mission_id: int, **options: object) -> None
 
 
 @log_group.command("remove")
-@click.argument("mission_id", type=int, metavar="ID")
+@click.argument("mission_id", type=click.IntRange(1, 2**63 - 1), metavar="ID")
 @click.pass_context
 def remove_command(ctx: click.Context, mission_id: int) -> None:
     """Remove a mission recorded by mistake (not one of a campaign).

@@ -52,9 +52,9 @@ def voice_group() -> None:
 
 @voice_group.command("export")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--lang", "language", type=click.Choice(LANGUAGES), default="en", show_default=True, help="Language of the pack.")
+@click.option("--lang", "language", type=click.Choice(LANGUAGES, case_sensitive=False), default="en", show_default=True, help="Language of the pack.")
 @click.option("--voice", default=None, help="TTS voice to export (default: the language's built-in voice).")
-@click.option("--format", "fmt", type=click.Choice(("wav", "mp3")), default="wav", show_default=True, help="Clip file format.")
+@click.option("--format", "fmt", type=click.Choice(("wav", "mp3"), case_sensitive=False), default="wav", show_default=True, help="Clip file format.")
 def export_command(folder: Path, language: str, voice: str | None, fmt: str) -> None:
     """Write a complete voice pack (one clip per community name) from the synthesized voice.
 
@@ -67,6 +67,10 @@ def export_command(folder: Path, language: str, voice: str | None, fmt: str) -> 
       timekeeper render mission-1 --lang de --voice my-pack -o mission-1-de.mp3
     """
     from timekeeper.voice.export import export_pack
+    from timekeeper.voice.select import language_mismatch
 
+    warning = language_mismatch(language, voice)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
     written = export_pack(language, folder, fmt, voice)
     click.echo(f"Wrote {len(written)} files to {folder}")

@@ -67,7 +67,9 @@ def write_batch(missions: list[Scenario], output: str) -> list[Path]:
         for mission, target in zip(missions, targets):
             write_atomic(target, dump_scenario(mission, header=_header(mission)))
     except OSError as error:
-        raise ScenarioError(f"{error.filename or output}: cannot write: {error.strerror or error}") from error
+        from timekeeper.errors import OutputError
+
+        raise OutputError(f"{error.filename or output}: cannot write: {error.strerror or error}") from error
     return targets
 
 

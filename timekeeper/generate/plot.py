@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.atomicfile import replacing
-from timekeeper.errors import MissingToolError, TimekeeperError
+from timekeeper.errors import MissingToolError, OutputError
 
 if TYPE_CHECKING:
     from timekeeper.generate.stats import Comparison, Report
@@ -67,6 +67,6 @@ def draw(report: Report, path: Path) -> None:
         with replacing(path, suffix=".png") as temporary:
             figure.savefig(temporary, dpi=90)
     except OSError as error:
-        raise TimekeeperError(f"{path}: cannot write the plot: {error.strerror or error}") from error
+        raise OutputError(f"{path}: cannot write the plot: {error.strerror or error}") from error
     finally:
         pyplot.close(figure)

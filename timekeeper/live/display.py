@@ -5,12 +5,16 @@ Only what has already happened is shown (plus, in prompter mode, the next words 
 
 from __future__ import annotations
 
+import os
+import select
 import shutil
+import stat
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from timekeeper.script import Cue, CueKind, Timeline
+from timekeeper.script import Cue, CueKind, Sound, Speech, Timeline
 from timekeeper.times import format_time
 
 PROMPT_LEAD_MS = 5000  # the prompter shows an announcement this long before it is due
@@ -31,6 +35,7 @@ class LiveState:
     paused: bool = False
     asking_quit: bool = False
     failure: str | None = None
+    ended_at_ms: int | None = None  # the real mission time when `e` ended the action round
 
     def phase(self) -> tuple[int, float]:
         """(1-based phase, ms left in it) at `now_ms`."""
@@ -74,6 +79,7 @@ class LineDisplay:
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self._prompted: set[int] = set()
+        self._poll = _pipe_poll(self.out)
 
     def __enter__(self) -> LineDisplay:
         return self
@@ -91,12 +97,21 @@ class LineDisplay:
         print(f"Error at {format_time(round(state.now_ms))}: {text}", file=self.err, flush=True)
 
     def refresh(self, state: LiveState) -> None:
+        if self._reader_gone():
+            raise BrokenPipeError("the reader of the output went away")
         cue = state.upcoming
         if state.prompter and cue is not None and id(cue) not in self._prompted:
             if cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
                 self._prompted.add(id(cue))
                 lead_s = max(0, round((cue.at_ms - state.now_ms) / 1000))
-                self._write(f"{format_time(round(state.now_ms))} next at {format_time(cue.at_ms)} (in {lead_s} s): {cue.text}")
+                self._write(f"{format_time(round(state.now_ms))} next at {format_time(cue.at_ms)} (in {lead_s} s): {prompt_text(cue)}")
+
+    def _reader_gone(self) -> bool:
+        """True when stdout is a pipe whose reader has closed it (`live ... | head -1`): seen at once,
+        not only at the next line, which may be minutes away."""
+        if self._poll is None:
+            return False
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in self._poll.poll(0))
 
     def _write(self, line: str) -> None:
         if self.out is None:
@@ -104,17 +119,38 @@ class LineDisplay:
         try:
             self.out.write(line + "\n")
             self.out.flush()
-        except BrokenPipeError:  # the reader went away; the mission (and the sound) carry on
+        except BrokenPipeError:  # the reader went away (`| head -1`): stop the mission, quietly
             self.out = None  # type: ignore[assignment]
+            raise
+
+
+def _pipe_poll(out: IO[str]) -> Any:
+    """A poll object watching `out` if it is a pipe (where a closed reader shows as POLLERR), else None."""
+    try:
+        fd = out.fileno()
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode) or not hasattr(select, "poll"):
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    poll = select.poll()
+    poll.register(fd, select.POLLERR | select.POLLHUP)
+    return poll
 
 
 class TerminalDisplay:
-    """A full-screen view redrawn a few times a second on the alternate screen."""
+    """A full-screen view redrawn a few times a second on the alternate screen.
 
-    def __init__(self, out: IO[str] | None = None) -> None:
+    It fits any terminal: announcements wrap (the newest in full, older ones in a compact
+    "T+8 Threat BLUE ?" form when space is short), the clock is drawn in large digits when there is
+    room, status notes ("Paused.", "Carrying on.") fade after NOTE_SECONDS, and the key hints
+    show only when keys can be typed (stdin is a terminal).
+    """
+
+    def __init__(self, out: IO[str] | None = None, *, key_hints: bool | None = None) -> None:
         self.out = out or sys.stdout
         self._last: Any = None
-        self._notes: list[str] = []
+        self._notes: list[tuple[str, float]] = []  # (text, monotonic time it fades)
+        self.key_hints = _stdin_is_terminal() if key_hints is None else key_hints
 
     def __enter__(self) -> TerminalDisplay:
         self.out.write("\x1b[?1049h\x1b[?25l")
@@ -129,59 +165,189 @@ class TerminalDisplay:
         self.refresh(state, force=True)
 
     def note(self, text: str, state: LiveState) -> None:
-        self._notes = (self._notes + [f"{format_time(round(state.now_ms))} {text}"])[-3:]
+        at_ms = state.ended_at_ms if state.ended_at_ms is not None else round(state.now_ms)
+        line = f"{format_time(at_ms)} {text}"
+        self._notes = (self._notes + [(line, time.monotonic() + NOTE_SECONDS)])[-2:]
         self.refresh(state, force=True)
 
     def error(self, text: str, state: LiveState) -> None:
         self.note(f"ERROR: {text}", state)
 
     def refresh(self, state: LiveState, force: bool = False) -> None:
-        key = (int(state.now_ms // REDRAW_MS), len(state.made), state.paused, state.asking_quit, state.failure)
+        now = time.monotonic()
+        self._notes = [(text, fades) for text, fades in self._notes if fades > now]
+        width, height = self._size()
+        key = (int(state.now_ms // REDRAW_MS), len(state.made), state.paused, state.asking_quit, state.failure,
+               len(self._notes), width, height, state.ended_at_ms)
         if key == self._last and not force:
             return
         self._last = key
-        width, height = shutil.get_terminal_size((80, 24))
-        lines = [line[: width - 1] for line in self.lines(state, height)]
-        self.out.write("\x1b[H" + "".join(line + "\x1b[K\n" for line in lines) + "\x1b[J")
+        lines = [_fit(line, width) for line in self.lines(state, height, width)][:height]
+        self.out.write("\x1b[H" + "\x1b[K\n".join(lines) + "\x1b[K\x1b[J")  # no newline after the last: no scrolling
         self.out.flush()
 
-    def lines(self, state: LiveState, height: int) -> list[str]:
-        phase, left_ms = state.phase()
-        phases = len(state.timeline.phase_ends_ms)
-        top = [
-            f" {state.title}   [{state.backend}]",
-            "",
-            f"   MISSION TIME  {format_time(int(state.now_ms))}"
-            f"      PHASE {phase} of {phases}  ·  {format_time(int(-(-left_ms // 1000)) * 1000)} left",
-            "",
-        ]
+    def _size(self) -> tuple[int, int]:
+        """The terminal's real size (not $COLUMNS/$LINES, which go stale when a window is resized)."""
+        try:
+            size = os.get_terminal_size(self.out.fileno())
+            return max(20, size.columns), max(5, size.lines)
+        except (AttributeError, OSError, ValueError):
+            return shutil.get_terminal_size((80, 24))
+
+    def lines(self, state: LiveState, height: int, width: int = 80) -> list[str]:
+        """The screen, top to bottom: at most `height` lines of at most `width` columns."""
+        top = [f" {state.title}   [{state.backend}]"] + self._clock(state, height, width)
         if state.paused:
-            top += ["   ‖ PAUSED — press space to continue", ""]
+            top.append("   ‖ PAUSED — press space to continue")
         if state.comms_down():
-            top += ["   ###  COMMUNICATIONS DOWN — no talking  ###", ""]
-        bottom = self._prompter(state) if state.prompter else []
-        bottom += [""] + self._notes
+            top.append("   ###  COMMUNICATIONS DOWN — no talking  ###")
+        bottom = self._prompter(state, width) if state.prompter else []
+        bottom += [f" {text}" for text, _ in self._notes]
         if state.failure:
             bottom.append(f" ! {state.failure}")
         if state.asking_quit:
             bottom.append(" Quit the mission? y = quit, any other key = carry on")
-        else:
+        elif self.key_hints:
             keys = " space pause/resume · q quit"
             bottom.append(keys + (" · e end the mission now" if state.can_end_early else ""))
-        room = max(1, height - len(top) - len(bottom) - 2)
-        log = [f"   {format_time(cue.at_ms)}  {shown_text(cue, state.timeline.language)}" for cue in state.made[-room:]]
-        return top + [" Announcements:"] + log + [""] * (room - len(log)) + bottom
+        room = height - len(top) - len(bottom) - 1
+        if room < 2:  # a tiny terminal: the clock and the newest announcement come first
+            top, bottom = top[:2], bottom[-1:] if state.asking_quit else []
+            room = max(1, height - len(top) - len(bottom) - 1)
+        log = announcement_lines(state, room - 1, width) if room > 1 else announcement_lines(state, room, width)
+        header = [" Announcements:"] if room > 1 else []
+        return top + header + log + [""] * (room - len(header) - len(log)) + bottom
 
-    def _prompter(self, state: LiveState) -> list[str]:
+    def _clock(self, state: LiveState, height: int, width: int) -> list[str]:
+        phase, left_ms = state.phase()
+        phases = len(state.timeline.phase_ends_ms)
+        shown_ms = state.ended_at_ms if state.ended_at_ms is not None else int(state.now_ms)
+        clock = format_time(shown_ms)
+        left = format_time(int(-(-left_ms // 1000)) * 1000)
+        status = "ACTION ROUND ENDED" if state.ended_at_ms is not None else f"PHASE {phase} of {phases}  ·  {left} left"
+        line = f"   MISSION TIME  {clock}      {status}"
+        if len(line) > width:
+            short = "ENDED" if state.ended_at_ms is not None else f"P{phase}/{phases} {left} left"
+            line = f" MISSION TIME {clock} · {short}"
+            if len(line) > width:  # a very narrow terminal: the times matter, the words less
+                line = f" {clock}  {short}"
+        scale = big_clock_scale(height, width)
+        if scale == 0:
+            return ["", line, ""] if height >= 20 else [line]
+        big = big_digits(clock, scale)
+        pad = " " * max(0, (width - len(big[0])) // 2)
+        return [""] + [pad + row for row in big] + ["", line, ""]
+
+    def _prompter(self, state: LiveState, width: int) -> list[str]:
         lines = []
         current = state.made[-1] if state.made else None
         if current is not None and current.at_ms <= state.now_ms < current.end_ms:
             lines.append(" READ NOW:")
-            for part in current.speech:
+            for part in current.parts:
+                if isinstance(part, Sound) and part.key not in PROMPT_SOUNDS:
+                    continue
                 mark = ">>" if part.at_ms <= state.now_ms < part.end_ms else "  "
-                lines.append(f"  {mark} {format_time(part.at_ms)}  {part.text}")
+                words = part.text if isinstance(part, Speech) else PROMPT_SOUNDS[part.key]
+                lines += _wrapped(f"  {mark} {format_time(part.at_ms)}  ", words, width)
         cue = state.upcoming
         if cue is not None and cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
             wait_s = max(0, -(-int(cue.at_ms - state.now_ms) // 1000))
-            lines += [f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:", f"     {cue.text}"]
+            lines.append(f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:")
+            lines += _wrapped("     ", prompt_text(cue), width)
         return lines
+
+
+NOTE_SECONDS = 4.0  # how long a status note ("Paused.", "Carrying on.") stays on the screen
+PROMPT_SOUNDS = {"alert": "[KLAXON]", "beep": "[TRANSFER BEEP]"}  # sounds the prompter marks for the reader
+
+
+def prompt_text(cue: Cue) -> str:
+    """The words of `cue` with its klaxon and transfer beep marked where they sound."""
+    pieces = []
+    for part in cue.parts:
+        if isinstance(part, Sound):
+            if part.key in PROMPT_SOUNDS:
+                pieces.append(PROMPT_SOUNDS[part.key])
+        else:
+            pieces.append(part.text)
+    return " ".join(pieces)
+
+
+def announcement_lines(state: LiveState, room: int, width: int) -> list[str]:
+    """The announcements made so far that fit in `room` lines: the newest wrapped in full, older
+    ones wrapped while there is space, else in their compact form, oldest dropped first."""
+    picked: list[list[str]] = []
+    left = room
+    for cue in reversed(state.made):
+        if left <= 0:
+            break
+        full = _wrapped(f"   {format_time(cue.at_ms)}  ", shown_text(cue, state.timeline.language), width)
+        chosen = full if len(full) <= left and (not picked or len(full) <= max(1, left - 1)) else None
+        if chosen is None:
+            chosen = [_fit(f"   {format_time(cue.at_ms)}  {compact_text(cue, state.timeline.language)}", width)]
+        picked.append(chosen)
+        left -= len(chosen)
+    return [line for block in reversed(picked) for line in block]
+
+
+def compact_text(cue: Cue, language: str = "en") -> str:
+    """A short form of `cue` that keeps what players need: "T+8 Threat BLUE ?",
+    "Communications down until 4:20", or the first words of anything else."""
+    from timekeeper.cards.rows import event_row
+    from timekeeper.voice.phrases import phrase_book
+
+    if cue.event is not None and cue.kind in (CueKind.THREAT, CueKind.INCOMING_DATA, CueKind.DATA_TRANSFER,
+                                               CueKind.COMMS_DOWN):
+        row = event_row(cue.event, phrase_book(language), "")
+        pieces = [row.turn, row.what, row.zone_name.upper(), row.detail, "?" if row.unconfirmed else ""]
+        return " ".join(piece for piece in pieces if piece)
+    return cue.text
+
+
+def big_clock_scale(height: int, width: int) -> int:
+    """0 (one text line), 1 (digits 5 rows high) or 2 (10 rows, twice as wide) for this terminal."""
+    if height >= 40 and width >= 90:
+        return 2
+    if height >= 26 and width >= 50:
+        return 1
+    return 0
+
+
+_GLYPHS = {
+    "0": ("###", "# #", "# #", "# #", "###"), "1": ("  #", "  #", "  #", "  #", "  #"),
+    "2": ("###", "  #", "###", "#  ", "###"), "3": ("###", "  #", "###", "  #", "###"),
+    "4": ("# #", "# #", "###", "  #", "  #"), "5": ("###", "#  ", "###", "  #", "###"),
+    "6": ("###", "#  ", "###", "# #", "###"), "7": ("###", "  #", "  #", "  #", "  #"),
+    "8": ("###", "# #", "###", "# #", "###"), "9": ("###", "# #", "###", "  #", "###"),
+    ":": (" ", "#", " ", "#", " "), "-": ("   ", "   ", "###", "   ", "   "),
+}
+
+
+def big_digits(text: str, scale: int = 1) -> list[str]:
+    """`text` (digits and colons) in block letters, 5 * scale rows high."""
+    rows = []
+    for row in range(5):
+        line = "  ".join(_GLYPHS.get(char, _GLYPHS["-"])[row] for char in text)
+        line = "".join(("█" if char == "#" else " ") * (2 * scale) for char in line)
+        rows += [line.rstrip()] * scale
+    return rows
+
+
+def _wrapped(lead: str, text: str, width: int) -> list[str]:
+    """`text` wrapped after `lead`, continuation lines indented to match; at least one line."""
+    import textwrap
+
+    room = max(10, width - len(lead) - 1)
+    pieces = textwrap.wrap(text, room) or [""]
+    return [lead + pieces[0]] + [" " * len(lead) + piece for piece in pieces[1:]]
+
+
+def _fit(line: str, width: int) -> str:
+    return line if len(line) < width else line[: max(0, width - 2)] + "…"
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterator, Protocol, Union
 
+from timekeeper.errors import Terminated
 from timekeeper.live import keys as keynames
 from timekeeper.live.clock import Clock
 from timekeeper.live.display import LineDisplay, LiveState, TerminalDisplay
 from timekeeper.live.keys import Keys
 from timekeeper.live.outputs import AudioOutput
 from timekeeper.script import Cue, CueKind, Speech, Timeline
+from timekeeper.times import format_time
 
 IDLE_WAKE_MS = 50.0  # the loop looks at keys, the device and the screen at least this often
 
@@ -44,6 +46,7 @@ class LiveResult:
     stopped_ms: int  # mission time when the session stopped
     failure: str | None = None  # the device error, if the device failed on the way
     failure_ms: int | None = None
+    ended_at_ms: int | None = None  # the real mission time when `e` ended the action round
 
 
 def run_live(
@@ -60,6 +63,8 @@ def run_live(
     session = _Session(mix, output, display, keys, start_ms, title, clock or Clock(start_ms))
     try:
         return session.run()
+    except Terminated:
+        raise  # SIGTERM: the process ends (exit 143) after the `finally` below
     except KeyboardInterrupt:
         return session.result(Outcome.INTERRUPTED)
     finally:
@@ -155,6 +160,7 @@ class _Session:
             self.display.note("The mission can be ended only after the second phase has ended.", state)
             return
         closing = _closing_speech(self.mix.timeline)
+        state.ended_at_ms = round(state.now_ms)
         self.output.stop()
         self.clock.jump(closing.at_ms)
         self.output.play(self.mix.pcm(closing.at_ms), closing.at_ms, self.clock)
@@ -162,11 +168,11 @@ class _Session:
             self.pending.popleft()
         state.now_ms = closing.at_ms
         self.outcome = Outcome.ENDED_EARLY
-        self.display.note(f"Action round ended early. {closing.text}", state)
+        self.display.note(f"Action round ended at {format_time(state.ended_at_ms)}. {closing.text}", state)
 
     def result(self, outcome: Outcome) -> LiveResult:
         stopped_ms = round(self.clock.now_ms())
-        return LiveResult(outcome, stopped_ms, self.state.failure, self.failure_ms)
+        return LiveResult(outcome, stopped_ms, self.state.failure, self.failure_ms, self.state.ended_at_ms)
 
 
 def _closing_speech(timeline: Timeline) -> Speech:

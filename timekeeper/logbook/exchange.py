@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import LogEntryError
+
+MAX_CSV_BYTES = 20_000_000  # a log export of about 100,000 missions
 from timekeeper.logbook.campaign import Campaign, Status
 from timekeeper.logbook.form import parse_mission, record_values, resolve_track, text
 from timekeeper.logbook.record import Entry, MissionRecord, Track
@@ -96,10 +98,13 @@ class ImportResult:
 
 def import_csv(log: ShipLog, path: Path) -> ImportResult:
     """Add the missions and campaigns of an exported CSV; all or nothing (LogEntryError names file:line)."""
+    from timekeeper.userfiles import read_user_file
+
+    raw = read_user_file(path, MAX_CSV_BYTES, what="a ship's log CSV", error=LogEntryError)  # no FIFO, no /dev/zero
     try:
-        content = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LogEntryError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from error
+        content = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise LogEntryError(f"{path}: cannot read: {error}") from error
     reader = csv.DictReader(io.StringIO(content))
     columns = reader.fieldnames or []
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]

@@ -32,8 +32,10 @@ def builtin_paths() -> dict[str, Path]:
 
 def resolve(name_or_path: str) -> tuple[Path, str]:
     """(file, display name) for a path or a built-in name; ScenarioError if neither."""
+    from timekeeper.userfiles import path_exists
+
     path = Path(name_or_path)
-    if path.exists() or name_or_path.endswith((".yaml", ".yml")) or "/" in name_or_path:
+    if path_exists(path) or name_or_path.endswith((".yaml", ".yml")) or "/" in name_or_path:
         return path, name_or_path
     builtins = builtin_paths()
     if name_or_path in builtins:
@@ -42,13 +44,14 @@ def resolve(name_or_path: str) -> tuple[Path, str]:
 
     hint = difflib.get_close_matches(name_or_path, builtins, n=1)
     suggestion = f"; did you mean {hint[0]!r}?" if hint else "; see 'timekeeper list'"
-    raise ScenarioError(f"{name_or_path}: no such file or built-in scenario{suggestion}")
+    shown = name_or_path if len(name_or_path) <= 120 else name_or_path[:120] + "…"
+    raise ScenarioError(f"{shown}: no such file or built-in scenario{suggestion}")
 
 
 def load_scenario(name_or_path: str) -> Scenario:
     """Load a valid scenario (warnings are ignored) or raise ScenarioError listing every error."""
     path, display = resolve(name_or_path)
-    result = load_file(path, display if display != name_or_path or path.exists() else str(path))
+    result = load_file(path, display)
     problems = errors(result.problems)
     if problems or result.scenario is None:
         raise ScenarioError("\n".join(str(p) for p in problems) or f"{display}: not a valid scenario")

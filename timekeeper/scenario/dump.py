@@ -31,6 +31,20 @@ def dump_scenario(scenario: Scenario, header: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
+def dump_checked(scenario: Scenario, header: str = "", display: str = "<scenario>") -> str:
+    """`dump_scenario`, read back by the loader: ScenarioError (naming `display`) unless the text is
+    a scenario `timekeeper validate` accepts, so no command writes a file validate would reject."""
+    from timekeeper.errors import ScenarioError
+    from timekeeper.scenario.load import load_text
+    from timekeeper.scenario.problems import errors
+
+    text = dump_scenario(scenario, header)
+    problems = errors(load_text(text, display, spacing=False).problems)  # spacing only ever warns
+    if problems:
+        raise ScenarioError(f"{display}: would not be a valid scenario, not written:\n" + "\n".join(str(p) for p in problems[:10]))
+    return text
+
+
 def _event_fields(event: Event) -> str:
     fields = [f"at: {_quote(format_time(event.at_ms, precise=True))}", f"type: {event_type_name(event)}"]
     if isinstance(event, Threat):

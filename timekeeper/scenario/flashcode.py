@@ -25,11 +25,13 @@ from timekeeper.model import (
     Threat,
     Zone,
 )
+from timekeeper.scenario.load import MAX_EVENTS
 from timekeeper.scenario.problems import Severity
 from timekeeper.scenario.rules import check_scenario
 from timekeeper.times import format_time
 
 DEFAULT_TITLE = "Imported track"
+MAX_TOKENS = MAX_EVENTS + MAX_PHASES
 
 _TOKEN = re.compile(
     r"(?P<time>\d{1,5})(?:"
@@ -37,7 +39,8 @@ _TOKEN = re.compile(
     r"|(?P<simple>ID|DT)"
     r"|CS(?P<outage>\d{1,4})"
     r"|PE(?P<phase>\d)"
-    r")"
+    r")",
+    re.ASCII,
 )
 _CODE_START = re.compile(r"\d*([A-Z]*)")
 _ZONES = {"R": Zone.RED, "W": Zone.WHITE, "B": Zone.BLUE}
@@ -80,6 +83,8 @@ def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scen
     tokens = split_tokens(code, first_column)
     if not tokens:
         raise ScenarioError("empty FlashPlayerCode (expected tokens such as 010AL1TW,050ID,340PE1)")
+    if len(tokens) > MAX_TOKENS:
+        raise ScenarioError(f"{len(tokens):,} tokens; a track holds at most {MAX_EVENTS} events and {MAX_PHASES} phase ends")
     problems: list[str] = []
     events: list[tuple[Event, Token]] = []
     phase_ends: dict[int, tuple[int, Token]] = {}

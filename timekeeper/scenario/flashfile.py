@@ -8,12 +8,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
-from timekeeper.errors import ScenarioError, TimekeeperError
+from timekeeper.errors import OutputError, ScenarioError
 from timekeeper.model import Scenario
-from timekeeper.scenario.dump import dump_scenario
+from timekeeper.scenario.dump import dump_checked
 from timekeeper.scenario.flashcode import parse_flashcode, repair_flashcode
 
 MAX_NAME_CHARS = 80
+MAX_CODES = 5000  # codes per file (about 4 s of work); split larger collections
 MAX_SHOWN_PROBLEMS = 20
 
 
@@ -32,6 +33,7 @@ class ImportedTrack:
     file_name: str
     scenario: Scenario
     code: str
+    text: str = ""  # the checked YAML file
 
 
 @dataclass
@@ -64,8 +66,11 @@ def import_code_file(text: str, display: str, *, repair: bool = False) -> Import
     """
     stem = safe_file_name(Path(display).stem) or "track"
     batch = ImportBatch([], [])
-    used: set[str] = set()
-    for line in read_code_lines(text):
+    used: dict[str, int] = {}
+    lines = read_code_lines(text)
+    if len(lines) > MAX_CODES:
+        raise ScenarioError(f"{display}: {len(lines):,} codes; a file may hold at most {MAX_CODES:,} (split it)")
+    for line in lines:
         title = line.name or f"{Path(display).stem} line {line.line}"
         try:
             if repair:
@@ -73,12 +78,13 @@ def import_code_file(text: str, display: str, *, repair: bool = False) -> Import
                 batch.repairs += [f"{display}:{line.line}: {message}" for message in repairs]
             else:
                 scenario = parse_flashcode(line.code, title, first_column=line.column)
+            yaml_text = scenario_yaml(scenario, line.code, f"{display}:{line.line}")
         except ScenarioError as error:
             batch.bad_lines += 1
             batch.problems += [f"{display}:{line.line}: {message}" for message in error.message.splitlines()]
             continue
         base = safe_file_name(line.name) or f"{stem}-{line.line}"
-        batch.tracks.append(ImportedTrack(_unique(base, used) + ".yaml", scenario, line.code))
+        batch.tracks.append(ImportedTrack(_unique(base, used) + ".yaml", scenario, line.code, yaml_text))
     if not batch.tracks and not batch.problems:
         batch.problems.append(f"{display}: no FlashPlayerCode lines found")
     return batch
@@ -94,33 +100,37 @@ def safe_file_name(name: str) -> str:
     return "" if text in ("", ".", "..") else text
 
 
-def _unique(base: str, used: set[str]) -> str:
-    name, counter = base, 2
+def _unique(base: str, used: dict[str, int]) -> str:
+    """`base`, or `base-2`, `base-3` ... if taken; `used` remembers each base's next number, so a
+    file of many lines with one name stays linear."""
+    name, counter = base, used.get(base.lower() + "\0", 2)
     while name.lower() in used:
         name = f"{base}-{counter}"
         counter += 1
-    used.add(name.lower())
+    used[base.lower() + "\0"] = counter
+    used[name.lower()] = 1
     return name
 
 
-def scenario_yaml(scenario: Scenario, code: str) -> str:
-    """The YAML file of an imported track; its header records the code it came from."""
-    return dump_scenario(scenario, header=f"Imported from FlashPlayerCode:\n{code}")
+def scenario_yaml(scenario: Scenario, code: str, display: str = "<imported track>") -> str:
+    """The YAML file of an imported track; its header records the code it came from.
+    ScenarioError if the file would not pass `timekeeper validate` (see dump_checked)."""
+    return dump_checked(scenario, header=f"Imported from FlashPlayerCode:\n{code}", display=display)
 
 
 def write_batch(batch: ImportBatch, folder: Path) -> list[Path]:
     """Write every track of `batch` into `folder` (created if needed), each file atomically."""
     if folder.exists() and not folder.is_dir():
-        raise ScenarioError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
+        raise OutputError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
     make_folder(folder)
-    return [write_atomic(folder / track.file_name, scenario_yaml(track.scenario, track.code)) for track in batch.tracks]
+    return [write_atomic(folder / track.file_name, track.text or scenario_yaml(track.scenario, track.code)) for track in batch.tracks]
 
 
 def make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise TimekeeperError(f"{folder}: cannot create the folder: {error.strerror or error}") from error
+        raise OutputError(f"{folder}: cannot create the folder: {error.strerror or error}") from error
 
 
 def problems_message(problems: list[str]) -> str:

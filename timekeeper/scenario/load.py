@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,12 @@ from timekeeper.scenario.rules import Finding, check_scenario
 from timekeeper.times import format_time, parse_time_ms
 
 MAX_EVENTS = 500
+MAX_CHARS = {"title": 200, "notes": 5000, "text": 300}  # longest title, notes and announcement text
+MAX_DIGITS = 19  # a seed is below 2**63
+MAX_PROBLEMS = 100  # problems reported per file; the rest are counted
+MULTILINE_FIELDS = ("notes",)
+_FORBIDDEN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufffe\uffff]")
+_FORBIDDEN_MULTILINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 TOP_KEYS = (
     "title", "kind", "notes", "language", "players", "seed", "double_threats", "phase_ends", "events", "generator",
@@ -67,15 +74,18 @@ def load_file(path: str | Path, display: str | None = None) -> LoadResult:
         return LoadResult(display, None, [Problem(display, 0, 0, _strip_where(error.message, display))])
 
 
-def load_text(text: str, display: str = "<scenario>") -> LoadResult:
-    """Check scenario YAML `text`; `display` names it in messages."""
+def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True) -> LoadResult:
+    """Check scenario YAML `text`; `display` names it in messages. Without `spacing`, the warnings
+    about packed announcements (which need the announcement timeline) are skipped."""
     try:
         root = yamlnodes.compose(text, display)
     except ScenarioError as error:
         line, column, message = _split_where(error.message, display)
         return LoadResult(display, None, [Problem(display, line, column, message)])
-    builder = _Builder(display)
+    builder = _Builder(display, spacing)
     scenario = builder.scenario(root)
+    if builder.hidden:
+        builder.problems.append(Problem(display, 0, 0, f"... and {builder.hidden:,} more problems (fix these first)"))
     return LoadResult(display, scenario, builder.problems)
 
 
@@ -94,13 +104,18 @@ def _strip_where(message: str, display: str) -> str:
 class _Builder:
     """Walks the node tree, converting values and collecting problems instead of stopping."""
 
-    def __init__(self, display: str) -> None:
+    def __init__(self, display: str, spacing: bool = True) -> None:
         self.display = display
+        self.spacing = spacing
+        self.hidden = 0  # problems beyond MAX_PROBLEMS
         self.problems: list[Problem] = []
         self.event_nodes: list[yaml.MappingNode] = []
 
     # -- reporting ---------------------------------------------------------------------------
     def error(self, node: yaml.Node | None, message: str, severity: Severity = Severity.ERROR) -> None:
+        if len(self.problems) >= MAX_PROBLEMS:
+            self.hidden += 1
+            return
         line, column = yamlnodes.position(node) if node is not None else (0, 0)
         self.problems.append(Problem(self.display, line, column, message, severity))
 
@@ -141,7 +156,7 @@ class _Builder:
         )
         nodes = [self.event_nodes[i] for i in order]
         structural_errors = bool(errors(self.problems))
-        for finding in check_scenario(scenario, check_spacing=not structural_errors):
+        for finding in check_scenario(scenario, check_spacing=self.spacing and not structural_errors):
             self.report(finding, fields, nodes)
         return None if errors(self.problems) else scenario
 
@@ -166,7 +181,7 @@ class _Builder:
             if key in allowed:
                 found[key] = value_node
                 continue
-            hint = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = difflib.get_close_matches(str(key), allowed, n=1) if len(self.problems) < MAX_PROBLEMS else []
             suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (expected one of {', '.join(allowed)})"
             self.error(key_node, f"unknown {what} {key!r}{suggestion}")
         return found
@@ -180,7 +195,25 @@ class _Builder:
         return node.value
 
     def string(self, node: yaml.Node | None, name: str) -> str | None:
-        return self.scalar(node, name)
+        """A text field: printable characters only (no control characters, NUL or lone surrogates,
+        which no output can write), one line unless it is `notes`, at most MAX_CHARS long."""
+        value = self.scalar(node, name)
+        if value is None:
+            return None
+        limit = MAX_CHARS.get(name, MAX_CHARS["text"])
+        if len(value) > limit:
+            self.error(node, f"{name}: {len(value):,} characters; at most {limit:,} are allowed")
+            return None
+        forbidden = (_FORBIDDEN_MULTILINE if name in MULTILINE_FIELDS else _FORBIDDEN_LINE).search(value)
+        if forbidden:
+            code = f"U+{ord(forbidden.group()):04X}"
+            what = "a line break" if forbidden.group() in "\n\r\u2028\u2029" else f"the control character {code}"
+            if 0xD800 <= ord(forbidden.group()) <= 0xDFFF:
+                what = f"a lone surrogate {code}"
+            self.error(node, f"{name}: contains {what} at character {forbidden.start() + 1} (expected printable text"
+                       + ("" if name in MULTILINE_FIELDS else " on one line") + ")")
+            return None
+        return value
 
     def choice(self, node: yaml.Node | None, options: list[str], name: str) -> str | None:
         value = self.scalar(node, name)
@@ -200,8 +233,9 @@ class _Builder:
         text = value.strip()
         if name == "t" and text.upper().startswith("T+"):
             text = text[2:]
-        if not text.isdigit():
-            self.error(node, f"{name}: expected a whole number from {low} to {high}, found {value!r}")
+        if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > MAX_DIGITS:
+            shown = value if len(value) <= 40 else value[:40] + "..."
+            self.error(node, f"{name}: expected a whole number from {low} to {high}, found {shown!r}")
             return None
         number = int(text)
         if not low <= number <= high:
@@ -291,7 +325,8 @@ class _Builder:
             return self.comms_down(node, at_ms, fields)
         text = self.string(fields.get("text"), "text")
         if not text:
-            self.error(node, "announce: missing 'text' (the words to announce)")
+            if text is not None or "text" not in fields:  # a bad text was reported already
+                self.error(node, "announce: missing 'text' (the words to announce)")
             return None
         return Announcement(at_ms, text)
 

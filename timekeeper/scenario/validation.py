@@ -39,6 +39,11 @@ def validate_paths(names: tuple[str, ...] | list[str], *, strict: bool = False) 
             report.problems.append(Problem(name, 0, 0, error.message.split(": ", 1)[-1]))
             continue
         result = load_file(path, display)
-        found = sorted(result.problems, key=lambda p: (p.line, p.column, p.severity is Severity.WARNING))
+        found = sorted(result.problems, key=lambda p: (_is_count(p), p.line, p.column, p.severity is Severity.WARNING))
         report.problems.extend(found)
     return report
+
+
+def _is_count(problem: Problem) -> bool:
+    """The "... and N more problems" line of a very noisy file: printed last."""
+    return problem.line == 0 and problem.message.startswith("... and ")

@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from timekeeper.errors import ScenarioError
+from timekeeper.userfiles import read_user_file
 
 MAX_FILE_BYTES = 1_000_000
 MAX_DEPTH = 12
@@ -22,22 +23,7 @@ _STANDARD_TAGS = {
 
 def read_text(path: Path, display: str) -> str:
     """The file's text; ScenarioError (one line, naming the file) if it cannot be used."""
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ScenarioError(f"{display}: no such file") from None
-    except OSError as error:
-        raise ScenarioError(f"{display}: cannot read: {error.strerror}") from error
-    if path.is_dir():
-        raise ScenarioError(f"{display}: is a folder, expected a scenario file (.yaml)")
-    if size > MAX_FILE_BYTES:
-        raise ScenarioError(
-            f"{display}: file is {size:,} bytes; scenario files are limited to {MAX_FILE_BYTES:,} bytes"
-        )
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ScenarioError(f"{display}: cannot read: {error.strerror}") from error
+    raw = read_user_file(path, MAX_FILE_BYTES, what="a scenario file (.yaml)", display=display, error=ScenarioError)
     if b"\x00" in raw:
         raise ScenarioError(f"{display}: is a binary file, expected a YAML scenario (text)")
     try:
@@ -49,9 +35,15 @@ def read_text(path: Path, display: str) -> str:
 
 
 def compose(text: str, display: str) -> yaml.Node | None:
-    """The document's root node (None for an empty document), checked for tags and depth."""
+    """The document's root node (None for an empty document), checked for tags and depth.
+
+    Uses libyaml when PyYAML has it (about 10x faster): its events are read first to refuse deep
+    nesting before the (recursive, C-stack) composer could overflow on it.
+    """
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if _LOADER is not yaml.SafeLoader:
+            _check_depth(text, display)
+        root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         where = f"{display}:{mark.line + 1}:{mark.column + 1}" if mark else display
@@ -63,6 +55,22 @@ def compose(text: str, display: str) -> yaml.Node | None:
     if root is not None:
         _check_tree(root, display, depth=1, visited=set())
     return root
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _check_depth(text: str, display: str) -> None:
+    """ScenarioError at the first collection nested deeper than MAX_DEPTH (read as events: flat)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_LOADER):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                raise ScenarioError(f"{display}:{mark.line + 1}:{mark.column + 1}: YAML is nested too deeply (at most {MAX_DEPTH} levels)")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
 
 
 def _check_tree(node: yaml.Node, display: str, depth: int, visited: set[int]) -> None:

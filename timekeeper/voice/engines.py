@@ -61,6 +61,9 @@ class Engine(ABC):
             for voice in voices:
                 if match(voice):
                     return voice.id
+        problem = getattr(self, "listing_problem", "")
+        if problem:  # the engine itself failed: say so, not "unknown voice"
+            raise VoiceError(f"{self.name} could not list its voices ({problem}), so voice {wanted!r} was not found")
         raise VoiceError(f"unknown TTS voice {wanted!r}; 'timekeeper voices' lists the installed ones")
 
 
@@ -73,7 +76,10 @@ class EspeakCli(Engine):
         self.name = f"espeak-ng-{version[3] if len(version) > 3 else '?'}"
 
     def voices(self) -> list[InstalledVoice]:
-        listing = subprocess.run([self.program, "--voices"], capture_output=True, text=True).stdout
+        done = subprocess.run([self.program, "--voices"], capture_output=True, text=True)
+        listing = done.stdout
+        self.listing_problem = (done.stderr.strip().splitlines() or [""])[-1] or (
+            f"exit status {done.returncode}" if done.returncode else "")
         found = []
         for line in listing.splitlines()[1:]:
             fields = line.split()

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper.atomicfile import replacing
-from timekeeper.errors import VoiceError
+import yaml
+
+from timekeeper.atomicfile import replacing, write_atomic
+from timekeeper.errors import OutputError, VoiceError
 from timekeeper.model import DataTransfer, Scenario
 from timekeeper.script import GAP_MS, build_timeline
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress
@@ -79,27 +81,38 @@ def export_pack(
     if fmt not in EXPORT_FORMATS:
         raise VoiceError(f"unknown clip format {fmt!r} (expected {', '.join(EXPORT_FORMATS)})")
     if folder.exists() and not folder.is_dir():
-        raise VoiceError(f"{folder}: exists and is not a folder")
-    folder.mkdir(parents=True, exist_ok=True)
+        raise OutputError(f"{folder}: exists and is not a folder")
+    if voice is not None:
+        from timekeeper.voice.engines import get_engine
+
+        get_engine().resolve(voice)  # an unknown voice fails before the folder is made
+    try:
+        folder.mkdir(parents=True, exist_ok=True)  # before the work: an impossible folder fails at once
+    except OSError as error:
+        raise OutputError(f"{folder}: cannot create the voice pack folder: {error.strerror or error}") from error
     clips = pack_clips(language, voice, progress)
-    written = []
-    for name, clip in sorted(clips.items()):
-        path = folder / f"{name}.{fmt}"
-        if fmt == "wav":
-            write_wav(path, clip)
-        else:
-            _write_mp3(path, clip)
-        written.append(path)
-    manifest = folder / MANIFEST
     tts = TtsVoice(language, voice)
-    manifest.write_text(
-        f"# A timekeeper voice pack: replace any clip with your own recording (same name).\n"
-        f"# Written by `timekeeper voice export` from {tts.name}, rate {tts.settings.rate_wpm} wpm.\n"
-        f"name: {folder.name}\nlanguage: {language}\n",
-        encoding="utf-8",
-    )
-    written.append(manifest)
+    written = []
+    try:
+        for name, clip in sorted(clips.items()):
+            path = folder / f"{name}.{fmt}"
+            if fmt == "wav":
+                write_wav(path, clip)
+            else:
+                _write_mp3(path, clip)
+            written.append(path)
+        written.append(write_atomic(folder / MANIFEST, manifest_text(folder.name, language, tts)))
+    except OSError as error:
+        raise OutputError(f"{error.filename or folder}: cannot write the voice pack: {error.strerror or error}") from error
     return written
+
+
+def manifest_text(name: str, language: str, tts: TtsVoice) -> str:
+    """pack.yaml, written by the YAML library so any pack name (`my pack: v2`) reads back as written."""
+    header = (f"# A timekeeper voice pack: replace any clip with your own recording (same name).\n"
+              f"# Written by `timekeeper voice export` from {tts.name}, rate {tts.settings.rate_wpm} wpm.\n")
+    body = yaml.safe_dump({"name": name, "language": language}, allow_unicode=True, sort_keys=False)
+    return header + body
 
 
 def _write_mp3(path: Path, clip: Clip) -> None:

@@ -24,6 +24,8 @@ from timekeeper.voice.base import Clip, Placement, Progress, Voice, clip_ms
 from timekeeper.voice.tts import decode_file
 
 MANIFEST = "pack.yaml"
+MAX_MANIFEST_BYTES = 100_000
+MAX_CLIP_BYTES = 50_000_000
 AUDIO_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac")
 COUNT_KEYS = tuple(f"count_{n}" for n in range(5, 0, -1))
 BUNDLES: dict[str, tuple[str, ...]] = {  # bundle clip -> the phrases it replaces
@@ -159,28 +161,68 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() in AUDIO_SUFFIXES and path.is_file():
             files[path.stem] = _inside(folder, path, path.name)
-    manifest: dict = {}
     manifest_path = folder / MANIFEST
-    if manifest_path.is_file():
-        try:
-            manifest = yaml.safe_load(manifest_path.read_text(encoding="utf-8")) or {}
-        except (yaml.YAMLError, UnicodeDecodeError) as error:
-            raise VoiceError(f"{manifest_path}: not valid YAML ({error})") from error
-        if not isinstance(manifest, dict):
-            raise VoiceError(f"{manifest_path}: expected a mapping with name, language and clips")
+    manifest = read_manifest(manifest_path) if manifest_path.exists() else {}
+    if manifest:
         clips = manifest.get("clips") or {}
         if not isinstance(clips, dict):
             raise VoiceError(f"{manifest_path}: 'clips' must map clip names to files in the pack")
         for name, relative in clips.items():
             path = _inside(folder, folder / str(relative), f"{MANIFEST}: clips: {name}: {relative}")
-            if not path.is_file():
+            if not path.is_file() or not str(name):
                 raise VoiceError(f"{manifest_path}: clips: {name}: no such file {relative!r} in the pack")
             files[str(name)] = path
     return files, manifest
 
 
+def read_manifest(path: Path) -> dict:
+    """pack.yaml as a plain dict of strings (name, language, clips: {clip: file}).
+
+    Read like a scenario file: bounded (MAX_MANIFEST_BYTES, regular files only), composed safely
+    with nesting limited and aliases never expanded (no alias bombs), then converted by hand.
+    """
+    from timekeeper.errors import ScenarioError
+    from timekeeper.scenario import yamlnodes
+    from timekeeper.userfiles import read_user_file
+
+    raw = read_user_file(path, MAX_MANIFEST_BYTES, what="a voice pack manifest", error=VoiceError)
+    try:
+        root = yamlnodes.compose(raw.decode("utf-8-sig"), str(path))
+    except UnicodeDecodeError as error:
+        raise VoiceError(f"{path}: is not UTF-8 text (byte {error.start})") from error
+    except ScenarioError as error:
+        raise VoiceError(error.message) from error
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        raise VoiceError(f"{path}: expected a mapping with name, language and clips")
+    manifest: dict = {}
+    for key, value in root.value:
+        if not isinstance(key, yaml.ScalarNode):
+            raise VoiceError(f"{yamlnodes.where(str(path), key)}: expected a plain key")
+        if key.value == "clips" and isinstance(value, yaml.MappingNode):
+            manifest["clips"] = {_scalar(path, k): _scalar(path, v) for k, v in value.value}
+        elif key.value == "clips" and not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
+            raise VoiceError(f"{path}: 'clips' must map clip names to files in the pack")
+        elif isinstance(value, yaml.ScalarNode) and not value.tag.endswith(":null"):
+            manifest[key.value] = value.value
+    return manifest
+
+
+def _scalar(path: Path, node: yaml.Node) -> str:
+    if not isinstance(node, yaml.ScalarNode) or len(node.value) > 255:
+        raise VoiceError(f"{path}:{node.start_mark.line + 1}: clips: expected a clip name and a file name")
+    return node.value
+
+
 def _inside(folder: Path, path: Path, label: str) -> Path:
+    """`path` resolved, if it stays inside the pack; a clip must be a regular file of at most
+    MAX_CLIP_BYTES (a link to /dev/zero or a 4 GB file would never finish decoding)."""
+    from timekeeper.userfiles import check_input_file
+
     resolved = path.resolve()
     if not resolved.is_relative_to(folder):
         raise VoiceError(f"{folder}: {label} points outside the voice pack (refused)")
+    if resolved.exists():
+        check_input_file(resolved, MAX_CLIP_BYTES, what="a voice clip", error=VoiceError)
     return resolved

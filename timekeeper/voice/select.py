@@ -36,3 +36,28 @@ def open_voice(language: str, spec: str | None = None) -> Voice:
 
         raise VoiceError(f"{spec}: no such voice pack folder")
     return TtsVoice(language, voice=spec)
+
+
+def language_mismatch(language: str, spec: str | None) -> str | None:
+    """A warning when TTS voice `spec` does not speak `language` (German words read by an English
+    voice), else None. Packs check their own language; unknown voices fail later with their own error."""
+    if spec is None:
+        return None
+    folder = Path(spec).expanduser()
+    if folder.is_dir() or os.sep in spec or (packs_dir() / spec).is_dir():
+        return None
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.engines import get_engine
+
+    try:
+        engine = get_engine()
+        voice_id = engine.resolve(spec)
+        languages = next((v.languages for v in engine.voices() if v.id == voice_id), ())
+    except TimekeeperError:
+        return None
+    bases = {tag.lower().replace("_", "-").split("-")[0] for tag in languages}
+    if not bases or language in bases:
+        return None
+    spoken = ", ".join(sorted(bases))
+    return (f"voice {spec!r} speaks {spoken}, not {language}: the {language} words will be read with "
+            f"{spoken} pronunciation (choose a {language} voice from `timekeeper voices`, or --lang {sorted(bases)[0]})")

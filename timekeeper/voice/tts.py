@@ -10,8 +10,8 @@ import contextlib
 import hashlib
 import json
 import os
+import struct
 import tempfile
-import wave
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -19,12 +19,12 @@ from typing import Iterable
 import numpy as np
 
 from timekeeper.atomicfile import replacing
-from timekeeper.errors import VoiceError
+from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
 from timekeeper.voice.engines import get_engine
 from timekeeper.voice.phrases import phrase_book
 
-CACHE_FORMAT = 2  # bump when trimming or storage changes, so old clips are not reused
+CACHE_FORMAT = 3  # bump when trimming or storage changes, so old clips are not reused
 SILENCE_LEVEL = 0.01  # |sample| below this (about -40 dBFS) counts as silence when trimming
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
@@ -56,22 +56,55 @@ class TtsSettings:
         )
 
 
+class DamagedClip(ValueError):
+    """A cached clip that is not exactly what write_wav wrote (truncated, re-encoded, edited)."""
+
+
 def read_wav(path: Path) -> Clip:
-    """A cached 16-bit mono WAV at SAMPLE_RATE as float32."""
-    with wave.open(str(path), "rb") as handle:
-        frames = handle.readframes(handle.getnframes())
-    return np.frombuffer(frames, dtype="<i2").astype(np.float32) / 32768.0
+    """A cached clip written by write_wav, verified: 16-bit mono PCM at SAMPLE_RATE, at least one
+    frame, sizes that add up, and the checksum chunk matching the samples. DamagedClip otherwise,
+    so a truncated, empty, 8-bit or stereo file is never played as if it were right."""
+    data = path.read_bytes()
+    if len(data) > MAX_CACHED_CLIP_BYTES:
+        raise DamagedClip("too large")
+    if len(data) < _HEADER.size or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise DamagedClip("not a RIFF WAVE file")
+    (_riff, riff_size, _wave, fmt_id, fmt_size, audio_format, channels, rate, _byte_rate, _align, bits,
+     data_id, data_size) = _HEADER.unpack_from(data)
+    if (fmt_id, fmt_size, audio_format, channels, rate, bits) != (b"fmt ", 16, 1, 1, SAMPLE_RATE, 16):
+        raise DamagedClip("not 16-bit mono PCM at the cache's sample rate")
+    end = _HEADER.size + data_size
+    if data_id != b"data" or data_size == 0 or data_size % 2 or riff_size != len(data) - 8:
+        raise DamagedClip("sizes do not add up")
+    if data[end : end + 8] != _CHECK_ID + _CHECK_SIZE or len(data) != end + 8 + _DIGEST_BYTES:
+        raise DamagedClip("no checksum")
+    samples = data[_HEADER.size : end]
+    if hashlib.sha256(samples).digest()[:_DIGEST_BYTES] != data[end + 8 :]:
+        raise DamagedClip("checksum does not match")
+    return np.frombuffer(samples, dtype="<i2").astype(np.float32) / 32768.0
 
 
 def write_wav(path: Path, clip: Clip) -> None:
-    """Write `clip` as 16-bit mono WAV at SAMPLE_RATE, atomically."""
+    """Write `clip` as 16-bit mono WAV at SAMPLE_RATE, atomically, with a checksum chunk after the
+    samples (players skip it; read_wav checks it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2")
-    with replacing(path) as temp, wave.open(str(temp), "wb") as handle:
-        handle.setnchannels(1)
-        handle.setsampwidth(2)
-        handle.setframerate(SAMPLE_RATE)
-        handle.writeframes(samples.tobytes())
+    samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    check = _CHECK_ID + _CHECK_SIZE + hashlib.sha256(samples).digest()[:_DIGEST_BYTES]
+    header = _HEADER.pack(b"RIFF", _HEADER.size - 8 + len(samples) + len(check), b"WAVE", b"fmt ", 16, 1, 1,
+                          SAMPLE_RATE, SAMPLE_RATE * 2, 2, 16, b"data", len(samples))
+    with replacing(path) as temp:
+        temp.write_bytes(header + samples + check)
+
+
+def _as_stored(clip: Clip) -> Clip:
+    return (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").astype(np.float32) / 32768.0
+
+
+_HEADER = struct.Struct("<4sI4s4sIHHIIHH4sI")  # RIFF, size, WAVE, fmt chunk (16 bytes), data chunk header
+_CHECK_ID = b"tkck"  # a private chunk: the first bytes of the samples' sha256
+_DIGEST_BYTES = 16
+_CHECK_SIZE = struct.pack("<I", _DIGEST_BYTES)
+MAX_CACHED_CLIP_BYTES = 50_000_000
 
 
 def decode_file(path: Path) -> Clip:
@@ -103,6 +136,7 @@ class TtsVoice(Voice):
     def __init__(
         self, language: str, voice: str | None = None, folder: Path | None = None, engine: str | None = None
     ) -> None:
+        self.warnings: list[str] = []
         self.language = language
         self.settings = TtsSettings.default(language, voice)
         self.name = f"tts:{self.settings.voice}"
@@ -110,6 +144,7 @@ class TtsVoice(Voice):
         self.engine_choice = engine
         self._voice_id: str | None = None
         self._clips: dict[str, Clip] = {}
+        self._cache_problem: str | None = None
 
     def cache_path(self, text: str) -> Path:
         key = json.dumps(
@@ -130,31 +165,56 @@ class TtsVoice(Voice):
     def clip(self, key: str, text: str) -> Clip:
         if text not in self._clips:
             path = self.cache_path(text)
-            if not path.is_file():
+            if path.is_file():
+                try:
+                    self._clips[text] = read_wav(path)
+                except (DamagedClip, OSError):
+                    with contextlib.suppress(OSError):
+                        path.unlink()  # damaged: made again below
+            if text not in self._clips:
                 self._synthesize(text)
-            try:
-                self._clips[text] = read_wav(path)
-            except (wave.Error, EOFError, OSError) as error:
-                path.unlink(missing_ok=True)
-                raise VoiceError(f"{path}: damaged cached clip (removed; run again)") from error
         return self._clips[text]
 
     def _synthesize(self, text: str) -> None:
-        """Speak `text` into a temp file, trim and resample it, and store it in the cache."""
+        """Speak `text` into a temp file, trim and resample it, and store it in the cache (kept in
+        memory only, with one warning, when the cache folder cannot be written)."""
         engine = get_engine(self.engine_choice)
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
         path = self.cache_path(text)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, raw = tempfile.mkstemp(dir=path.parent, suffix=".raw.wav")
+        scratch = path.parent if self._cache_writable(path.parent) else Path(tempfile.gettempdir())
+        fd, raw = tempfile.mkstemp(dir=scratch, suffix=".raw.wav")
         os.close(fd)
         try:
             engine.synthesize(text, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
             clip = trim(decode_file(Path(raw)))
             if len(clip) == 0:
                 raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
-            write_wav(path, clip)
-            self._clips[text] = clip
+            self._clips[text] = _as_stored(clip)  # the same samples a later run reads from the cache
+            if scratch == path.parent:
+                try:
+                    write_wav(path, clip)
+                except (OSError, TimekeeperError) as error:
+                    self._cache_failed(path.parent, error)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(raw)
+
+    def _cache_writable(self, folder: Path) -> bool:
+        if self._cache_problem is not None:
+            return False
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = tempfile.NamedTemporaryFile(dir=folder, suffix=".probe")
+            probe.close()
+        except OSError as error:
+            self._cache_failed(folder, error)
+            return False
+        return True
+
+    def _cache_failed(self, folder: Path, error: BaseException) -> None:
+        if self._cache_problem is None:
+            reason = getattr(error, "strerror", None) or str(error)
+            self._cache_problem = reason
+            self.warnings.append(f"cannot write the clip cache {self.folder} ({reason}); phrases are synthesized "
+                                 "again next time (set TIMEKEEPER_CACHE to a writable folder)")

@@ -1,0 +1,198 @@
+"""Faults a careless user or a broken disk causes: damaged caches, unwritable folders, odd names,
+mismatched languages. Each runs the real command line and checks that nothing is lost or wrong."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from timekeeper.times import parse_clock_option
+from timekeeper.userfiles import read_user_file
+from timekeeper.voice.tts import DamagedClip, TtsVoice, read_wav, write_wav
+
+SHORT = str(Path(__file__).parent / "data" / "render" / "short.yaml")
+LIVE_TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")
+
+
+def run(*args: str, env: dict[str, str] | None = None, **options) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
+    return subprocess.run([sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=120, env={**os.environ, **(env or {})}, **options)
+
+
+# -- the clip cache --------------------------------------------------------------------------------
+
+def _damage(path: Path, how: str) -> None:
+    data = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "odd-length":
+        path.write_bytes(data[:-17])
+    elif how == "empty-framed":
+        with wave.open(str(path), "wb") as handle:
+            handle.setnchannels(1)
+            handle.setsampwidth(2)
+            handle.setframerate(44100)
+    elif how == "8-bit":
+        with wave.open(str(path), "wb") as handle:
+            handle.setnchannels(1)
+            handle.setsampwidth(1)
+            handle.setframerate(44100)
+            handle.writeframes(bytes(range(256)) * 40)
+    elif how == "stereo":
+        with wave.open(str(path), "wb") as handle:
+            handle.setnchannels(2)
+            handle.setsampwidth(2)
+            handle.setframerate(44100)
+            handle.writeframes(data[44:-24])
+    elif how == "one-sample-flipped":  # same size and header, different samples: only the checksum sees it
+        flipped = bytearray(data)
+        flipped[100] ^= 0x40
+        path.write_bytes(bytes(flipped))
+
+
+DAMAGE = ("truncated", "odd-length", "empty-framed", "8-bit", "stereo", "one-sample-flipped")
+
+
+@pytest.mark.parametrize("how", DAMAGE)
+def test_a_damaged_cached_clip_is_detected(tmp_path: Path, how: str) -> None:
+    path = tmp_path / "clip.wav"
+    write_wav(path, np.sin(np.linspace(0, 400, 20_000)).astype(np.float32) * 0.5)
+    read_wav(path)  # intact
+    _damage(path, how)
+    with pytest.raises(DamagedClip):
+        read_wav(path)
+
+
+def test_renders_with_a_damaged_cache_equal_a_clean_render(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    clean = tmp_path / "clean.wav"
+    assert run("render", SHORT, "-o", str(clean), env={"TIMEKEEPER_CACHE": str(cache)}).returncode == 0
+    clips = sorted((cache / "tts").rglob("*.wav"))
+    assert len(clips) >= len(DAMAGE)
+    for clip, how in zip(clips, DAMAGE):
+        _damage(clip, how)
+    again = tmp_path / "again.wav"
+    done = run("render", SHORT, "-o", str(again), env={"TIMEKEEPER_CACHE": str(cache)})
+    assert done.returncode == 0, done.stderr
+    assert again.read_bytes() == clean.read_bytes()  # the damaged clips were made again, not played
+    for clip in clips[: len(DAMAGE)]:
+        read_wav(clip)  # and the cache is healed
+
+
+def test_an_unwritable_cache_warns_and_still_renders(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    out = tmp_path / "out.wav"
+    done = run("render", SHORT, "-o", str(out), env={"TIMEKEEPER_CACHE": str(blocker)})
+    assert done.returncode == 0, done.stderr
+    assert "cannot write the clip cache" in done.stderr and "TIMEKEEPER_CACHE" in done.stderr
+    assert out.stat().st_size > 1_000_000
+    assert blocker.read_text() == "a file where the cache folder should be"
+
+
+def test_clips_in_memory_equal_clips_from_the_cache(tmp_path: Path) -> None:
+    fresh = TtsVoice("en", folder=tmp_path).clip("threat", "Threat.")
+    cached = TtsVoice("en", folder=tmp_path).clip("threat", "Threat.")
+    assert np.array_equal(fresh, cached)
+
+
+# -- voice packs -----------------------------------------------------------------------------------
+
+def test_voice_export_writes_a_manifest_that_reads_back_for_any_name(tmp_path: Path) -> None:
+    folder = tmp_path / "my pack: v2 # 'quoted' [x]"
+    done = run("voice", "export", str(folder))
+    assert done.returncode == 0, done.stderr
+    manifest = yaml.safe_load((folder / "pack.yaml").read_text(encoding="utf-8"))
+    assert manifest == {"name": folder.name, "language": "en"}
+    assert not [p for p in folder.iterdir() if p.name.endswith((".part", ".tmp"))]
+    listed = run("voices", env={"TIMEKEEPER_VOICES": str(tmp_path)})
+    assert f"{folder.name}  en  " in listed.stdout
+
+
+def test_a_german_text_with_an_english_voice_warns(tmp_path: Path) -> None:
+    done = run("plan", SHORT, "--lang", "de", "--voice", "en-gb")
+    assert done.returncode == 0, done.stderr
+    assert "Warning: voice 'en-gb' speaks en, not de" in done.stderr
+    quiet = run("plan", SHORT, "--lang", "DE", "--voice", "de")
+    assert quiet.returncode == 0 and "Warning" not in quiet.stderr
+
+
+# -- command-line traps ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, ms", [("4:30", 270_000), ("4:30.5", 270_500), ("270s", 270_000), ("4m30s", 270_000),
+                                      ("4m", 240_000), ("4 min", 240_000), ("0", 0), ("1.5s", 1_500)])
+def test_start_at_takes_minutes_and_seconds_or_a_unit(text: str, ms: int) -> None:
+    assert parse_clock_option(text) == ms
+
+
+@pytest.mark.parametrize("text", ["430", "4.30", "270", "4m75s", "-1", "٤:٣٠", "4:30:00", "fourish"])
+def test_start_at_refuses_the_ambiguous_and_the_malformed(text: str) -> None:
+    with pytest.raises(ValueError):
+        parse_clock_option(text)
+
+
+def test_live_starts_where_a_unit_says(tmp_path: Path) -> None:
+    done = run("live", LIVE_TRACK, "--backend", "null", "--start-at", "201s")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("3:2") and "Operation ends in five" in done.stdout.splitlines()[0]  # 201 s = 3:21
+
+
+def test_card_warns_about_characters_its_font_cannot_draw(tmp_path: Path) -> None:
+    scenario = tmp_path / "emoji.yaml"
+    scenario.write_text('title: "Rocket 🚀"\nphase_ends: ["3:00", "6:00"]\nevents: []\n', encoding="utf-8")
+    done = run("card", str(scenario), "-o", str(tmp_path / "c.pdf"))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0] == "Warning: the card font has no 🚀; they are left out of the PDF"
+    assert "missing the following glyphs" not in done.stderr
+
+
+# -- the shared guards -----------------------------------------------------------------------------
+
+def test_read_user_file_refuses_pipes_devices_and_oversized_files(tmp_path: Path) -> None:
+    from timekeeper.errors import TimekeeperError
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(TimekeeperError, match="named pipe"):
+        read_user_file(fifo, 1000)
+    with pytest.raises(TimekeeperError, match="character device"):
+        read_user_file("/dev/zero", 1000)
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * 1001)
+    with pytest.raises(TimekeeperError, match="limited to 1,000 bytes"):
+        read_user_file(big, 1000)
+    assert read_user_file(big, 1001) == b"x" * 1001
+
+
+def test_check_output_path_keeps_links_and_refuses_what_must_not_be_replaced(tmp_path: Path) -> None:
+    from timekeeper.errors import OutputError
+    from timekeeper.outputpath import check_output_path
+
+    real = tmp_path / "real.wav"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.wav"
+    link.symlink_to(real)
+    assert check_output_path(link) == real  # written through the link, which stays a link
+    with pytest.raises(OutputError, match="character device"):
+        check_output_path("/dev/null")
+    with pytest.raises(OutputError, match="is also the input"):
+        check_output_path(link, [real])
+    with pytest.raises(OutputError, match="does not exist"):
+        check_output_path(tmp_path / "missing" / "x.wav")
+
+
+def test_a_file_with_thousands_of_problems_reports_a_hundred_and_counts_the_rest(tmp_path: Path) -> None:
+    noisy = tmp_path / "noisy.yaml"
+    fields = ", ".join(f"k{i}: {i}" for i in range(5_000))
+    noisy.write_text(f'title: x\nphase_ends: ["3:00", "6:00"]\nevents:\n  - {{at: "1:00", type: data_transfer, {fields}}}\n')
+    done = run("validate", str(noisy))
+    assert done.returncode == 3
+    lines = done.stdout.splitlines()
+    assert len(lines) == 101 and lines[-1] == f"{noisy}: ... and 4,900 more problems (fix these first)"
