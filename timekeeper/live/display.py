@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from timekeeper.script import Cue, CueKind, Timeline
 from timekeeper.times import format_time
+from timekeeper.voice.phrases import phrase_book
 
 PROMPT_LEAD_MS = 5000  # the prompter shows an announcement this long before it is due
 REDRAW_MS = 100
@@ -158,7 +159,8 @@ class TerminalDisplay:
         if state.paused:
             top += ["   ‖ PAUSED — press space to continue", ""]
         if state.comms_down():
-            top += ["   ###  COMMUNICATIONS DOWN — no talking  ###", ""]
+            words = phrase_book(state.timeline.language)
+            top += [f"   ###  {words.word('comms_down').upper()} — {words.word('no_talking')}  ###", ""]
         bottom = self._prompter(state) if state.prompter else []
         bottom += [""] + self._notes
         if state.failure:

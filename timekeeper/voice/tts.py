@@ -1,7 +1,9 @@
 """The synthesized voice (espeak-ng, or pyttsx3: see engines.py) with an on-disk clip cache.
 
-Each phrase is synthesized once per (text, voice, rate, volume, engine) and kept as a trimmed
-16-bit WAV at SAMPLE_RATE under the cache folder, so a second render synthesizes nothing.
+Each phrase is synthesized once per (text, voice, rate, volume, engine), one sentence at a
+time: the sentences are trimmed and joined with the grammar's sentence gap (pydub, audio.py),
+normalized to the speech loudness (BS.1770, loudness.py) and kept as a 16-bit WAV at
+SAMPLE_RATE under the cache folder, so a second render synthesizes and measures nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 import wave
 from dataclasses import dataclass
@@ -21,13 +24,14 @@ import numpy as np
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import VoiceError
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
-from timekeeper.voice.engines import get_engine
+from timekeeper.voice.engines import Engine, get_engine
 from timekeeper.voice.phrases import phrase_book
 
-CACHE_FORMAT = 2  # bump when trimming or storage changes, so old clips are not reused
-SILENCE_LEVEL = 0.01  # |sample| below this (about -40 dBFS) counts as silence when trimming
+CACHE_FORMAT = 4  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
+EDGE_FADE_MS = 5
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def cache_dir() -> Path:
@@ -87,14 +91,22 @@ def decode_file(path: Path) -> Clip:
     return np.asarray(decoded.samples, dtype=np.float32)
 
 
-def trim(clip: Clip) -> Clip:
-    """`clip` without the silence the engine leaves before and after the words."""
-    loud = np.flatnonzero(np.abs(clip) > SILENCE_LEVEL)
-    if len(loud) == 0:
-        return clip[:0]
-    start = max(0, loud[0] - LEAD_PAD_MS * SAMPLE_RATE // 1000)
-    end = min(len(clip), loud[-1] + 1 + TAIL_PAD_MS * SAMPLE_RATE // 1000)
-    return clip[start:end]
+def sentences(text: str) -> list[str]:
+    """`text` cut after each full stop, question or exclamation mark."""
+    return [part for part in SENTENCE_END.split(text.strip()) if part]
+
+
+def finish_phrase(sentences_audio: list[Clip]) -> Clip:
+    """Trimmed sentences joined with the sentence gap, faded at the edges, at the speech level."""
+    from timekeeper import audio
+    from timekeeper.loudness import SPEECH_LUFS, normalized
+    from timekeeper.script import GAP_MS
+
+    parts = [audio.trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS) for clip in sentences_audio]
+    parts = [part for part in parts if len(part)]
+    if not parts:
+        return np.zeros(0, dtype=np.float32)
+    return normalized(audio.faded(audio.joined(parts, GAP_MS), EDGE_FADE_MS, EDGE_FADE_MS), SPEECH_LUFS, compress=True)
 
 
 class TtsVoice(Voice):
@@ -140,21 +152,32 @@ class TtsVoice(Voice):
         return self._clips[text]
 
     def _synthesize(self, text: str) -> None:
-        """Speak `text` into a temp file, trim and resample it, and store it in the cache."""
+        """Speak `text` sentence by sentence, make the phrase (finish_phrase) and cache it."""
         engine = get_engine(self.engine_choice)
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
         path = self.cache_path(text)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, raw = tempfile.mkstemp(dir=path.parent, suffix=".raw.wav")
+        spoken = [self._speak(engine, sentence, path.parent) for sentence in sentences(text)]
+        clip = finish_phrase(spoken)
+        if len(clip) == 0:
+            raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
+        write_wav(path, clip)
+        self._clips[text] = clip
+
+    def _speak(self, engine: Engine, sentence: str, folder: Path) -> Clip:
+        """One sentence as the engine says it (untrimmed), via a temp file in `folder`."""
+        from timekeeper import audio
+
+        assert self._voice_id is not None
+        fd, raw = tempfile.mkstemp(dir=folder, suffix=".raw.wav")
         os.close(fd)
         try:
-            engine.synthesize(text, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
-            clip = trim(decode_file(Path(raw)))
-            if len(clip) == 0:
-                raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
-            write_wav(path, clip)
-            self._clips[text] = clip
+            engine.synthesize(sentence, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
+            try:
+                return audio.read_wav(Path(raw))
+            except Exception:  # not a plain WAV (some system voices write other formats)
+                return decode_file(Path(raw))
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(raw)
