@@ -57,13 +57,22 @@ def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
 
 
 def tags(scenario: Scenario, source: str, settings: MixSettings) -> dict[str, str]:
-    """The metadata written into the file: title, album, genre (track kind), comment."""
+    """The metadata written into the file: title (with the language unless English, so the
+    languages of one track can share a playlist), album, genre (track kind), comment, and the
+    track number of an official track in the official order."""
+    from timekeeper.scenario.catalog import official_track_number
+
     kind = phrase_book(settings.language).word(f"kind_{scenario.kind.value}")
     comment = f"scenario: {source}"
     if scenario.seed is not None:
         comment += f"; seed: {scenario.seed}"
     comment += f"; language: {settings.language}; players: {'solo' if settings.solo else settings.players}"
-    return {"title": scenario.title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
+    title = scenario.title if settings.language == "en" else f"{scenario.title} ({settings.language})"
+    found = {"title": title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
+    number = official_track_number(source)
+    if number is not None:
+        found["track"] = str(number)
+    return found
 
 
 def render(

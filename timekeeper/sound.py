@@ -22,7 +22,7 @@ from timekeeper.errors import RenderError
 from timekeeper.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
 from timekeeper.voice.base import SAMPLE_RATE, Clip
 
-EFFECTS_VERSION = 2  # bump when an effect or its level changes, so cached effects are remade
+EFFECTS_VERSION = 3  # bump when an effect or its level changes, so cached effects are remade
 # Loudness of each effect over its own length, LUFS; the voice speaks at loudness.SPEECH_LUFS (-16).
 ALERT_LUFS = -18.0
 BEEP_LUFS = -18.0
@@ -149,7 +149,7 @@ def jump(duration_ms: int = JUMP_MS) -> Clip:
         t = np.linspace(0.0, 1.0, n)
         sweep = harmonics(120.0 * 12.0 ** (t**1.5), {1: 1.0, 2: 0.5, 3: 0.3, 4: 0.15})
         rush = band_noise(n, 200.0, 5000.0, seed=7) * 0.6
-        envelope = np.minimum(1.0, t / 0.55) ** 2 * np.minimum(1.0, (1 - t) / 0.4) ** 1.5
+        envelope = np.minimum(1.0, 0.3 + t / 0.4) * np.minimum(1.0, (1 - t) / 0.45) ** 1.5
         return _fade(((sweep + rush) * envelope).astype(np.float32), 20)
 
     return _cached_effect(f"jump-{duration_ms}", make, JUMP_LUFS)
