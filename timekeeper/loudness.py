@@ -18,7 +18,7 @@ from timekeeper.voice.base import SAMPLE_RATE, Clip
 
 SPEECH_LUFS = -12.0  # every phrase (evened out by a compressor first); with the pauses between
 # phrases and the bed between announcements a mission lands at -16 LUFS integrated
-CLIP_CEILING_DBTP = -2.0  # true-peak ceiling of every normalized clip (the mix stays under -1 dBTP)
+CLIP_CEILING_DBTP = -2.5  # true-peak ceiling of every normalized clip (the mix stays under -1 dBTP)
 MIN_MEASURE_S = 1.2  # shorter clips are looped to this length: BS.1770 gates 400 ms blocks
 OVERSAMPLE = 4  # true peak: the peak of the 4x oversampled signal (BS.1770 annex 2)
 LOOKAHEAD_MS = 3  # the limiter turns the gain down this long before a peak, and back up after it

@@ -127,7 +127,7 @@ class PreparedMix:
                 bed += music.read(n)
             speaking = self._near_speech(begin, end) if speaking is None else speaking
             out += bed * sound.duck_gain(begin, n, speaking)
-        return out
+        return sound.soft_clip(out)
 
     def _near_speech(self, begin: int, end: int) -> list[tuple[int, int]]:
         reach = _samples(sound.DUCK_RELEASE_MS + sound.DUCK_ATTACK_MS) + self._longest

@@ -22,21 +22,25 @@ from timekeeper.errors import RenderError
 from timekeeper.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
 from timekeeper.voice.base import SAMPLE_RATE, Clip
 
-EFFECTS_VERSION = 3  # bump when an effect or its level changes, so cached effects are remade
+EFFECTS_VERSION = 7  # bump when an effect or its level changes, so cached effects are remade
 # Loudness of each effect over its own length, LUFS; the voice speaks at loudness.SPEECH_LUFS (-16).
 ALERT_LUFS = -18.0
 BEEP_LUFS = -18.0
 JUMP_LUFS = -18.0
 STATIC_LUFS = -18.5
-BED_LUFS = (-19.5, -18.0, -16.5)  # alarm bed in phase 1, 2, 3 (and later), not ducked
+BED_LUFS = (-18.5, -17.0, -15.5)  # alarm bed in phase 1, 2, 3 (and later), not ducked
 EFFECT_LUFS = {"alert": ALERT_LUFS, "beep": BEEP_LUFS, "jump": JUMP_LUFS, "white_noise": STATIC_LUFS}
+EFFECT_CEILING_DBTP = -6.0  # effects peak well under the voice, so a bed and a sound together stay under -1 dBTP
+STATIC_CEILING_DBTP = -9.0  # radio static peaks lower still: it plays over the bed, and under words
+SAFETY_KNEE = 0.7  # the mix's samples above this bend softly towards SAFETY_CEILING (rare peaks
+SAFETY_CEILING = 0.8  # where the voice, a bed and static meet), so the track stays under -1 dBTP
 MUSIC_GAIN = 0.30
 DUCK_GAIN = 0.15  # the bed and music drop to this fraction (-16.5 dB) while the voice speaks
-STATIC_DUCK_GAIN = 0.5  # the static drops to this (-6 dB) under an announcement
+STATIC_DUCK_GAIN = 0.3  # the static drops to this (-10.5 dB) under an announcement
 DUCK_ATTACK_MS = 120
 DUCK_RELEASE_MS = 400
 FADE_MS = 8
-STATIC_FADE_MS = 40  # the static fades in and out, like a radio losing its carrier
+STATIC_FADE_MS = 60  # the static fades in and out, like a radio losing its carrier
 BED_FADE_IN_MS = LEAD_IN_MS
 BED_FADE_OUT_MS = 2500  # the bed fades out after the mission's end
 BAND_LIMIT_HZ = 7000.0  # no tone of an effect has partials above this
@@ -90,7 +94,9 @@ def band_noise(n_samples: int, low_hz: float, high_hz: float, seed: int, order: 
 _EFFECTS: dict[str, Clip] = {}
 
 
-def _cached_effect(name: str, make: Callable[[], Clip], target_lufs: float) -> Clip:
+def _cached_effect(
+    name: str, make: Callable[[], Clip], target_lufs: float, ceiling_dbtp: float = EFFECT_CEILING_DBTP
+) -> Clip:
     """Effect `name` from the clip cache, or made, normalized to `target_lufs` and cached."""
     if name in _EFFECTS:
         return _EFFECTS[name]
@@ -106,7 +112,7 @@ def _cached_effect(name: str, make: Callable[[], Clip], target_lufs: float) -> C
     if clip is None or len(clip) == 0:
         from timekeeper.loudness import normalized
 
-        clip = normalized(make(), target_lufs)
+        clip = normalized(make(), target_lufs, ceiling_dbtp)
         try:
             write_wav(path, clip)
         except OSError:
@@ -148,7 +154,7 @@ def jump(duration_ms: int = JUMP_MS) -> Clip:
         n = _samples(duration_ms)
         t = np.linspace(0.0, 1.0, n)
         sweep = harmonics(120.0 * 12.0 ** (t**1.5), {1: 1.0, 2: 0.5, 3: 0.3, 4: 0.15})
-        rush = band_noise(n, 200.0, 5000.0, seed=7) * 0.6
+        rush = band_noise(n, 150.0, 2500.0, seed=7, order=8) * 0.6
         envelope = np.minimum(1.0, 0.3 + t / 0.4) * np.minimum(1.0, (1 - t) / 0.45) ** 1.5
         return _fade(((sweep + rush) * envelope).astype(np.float32), 20)
 
@@ -169,7 +175,7 @@ def static_loop() -> Clip:
         crackle = np.fft.irfft(np.fft.rfft(clicks) * np.fft.rfft(band_noise(n, *STATIC_BAND_HZ, seed=3)) / n, n)
         return (hiss * flutter + crackle).astype(np.float32)
 
-    return _cached_effect("static", make, STATIC_LUFS)
+    return _cached_effect("static", make, STATIC_LUFS, STATIC_CEILING_DBTP)
 
 
 def outage_static(loop: Clip, span: tuple[int, int], start_sample: int, n_samples: int) -> Clip:
@@ -261,6 +267,17 @@ def duck_gain(
         depth_now = np.minimum(rise, fall).astype(np.float32)
         np.minimum(gain, 1.0 - (1.0 - depth) * depth_now, out=gain)
     return gain
+
+
+def soft_clip(samples: Clip) -> Clip:
+    """`samples` with every |sample| above SAFETY_KNEE bent smoothly towards SAFETY_CEILING, in
+    place (memoryless, so any chunk of the mix gives the same samples)."""
+    loud = np.abs(samples) > SAFETY_KNEE
+    if np.any(loud):
+        room = SAFETY_CEILING - SAFETY_KNEE
+        over = np.abs(samples[loud]) - SAFETY_KNEE
+        samples[loud] = np.sign(samples[loud]) * (SAFETY_KNEE + room * np.tanh(over / room))
+    return samples
 
 
 def ship_computer(clip: Clip) -> Clip:
