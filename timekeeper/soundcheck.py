@@ -19,7 +19,7 @@ import numpy as np
 from timekeeper import sound
 from timekeeper.loudness import integrated_lufs
 from timekeeper.mix import BED, EFFECTS, SPEECH, STATIC, PreparedMix
-from timekeeper.script import GAP_MS, Cue, Sound, Speech
+from timekeeper.script import GAP_MS, Cue, Sound, Speech, Timeline
 from timekeeper.voice.base import SAMPLE_RATE
 
 PHONE_LOW_HZ = 300.0  # a phone speaker plays little below this
@@ -181,14 +181,14 @@ def _parts(cue: Cue, kind: type) -> list:
     return [part for part in cue.parts if isinstance(part, kind)]
 
 
-def pacing(mix: PreparedMix) -> tuple[int, list[str], int]:
+def pacing(timeline: Timeline) -> tuple[int, list[str], int]:
     """(smallest gap between sentences in cues spoken at their natural pace, the squeezed cues,
     overlaps). Counts and the lead into them are timed by the grammar, not gaps."""
     from timekeeper.times import format_time
 
     smallest = 10**9
     squeezed = []
-    for cue in mix.timeline.cues:
+    for cue in timeline.cues:
         if not cue.pace.natural:
             squeezed.append(f"{format_time(cue.at_ms)} {cue.kind.value} (gap {cue.pace.gap_ms} ms, x{cue.pace.tempo})")
             continue
@@ -199,7 +199,7 @@ def pacing(mix: PreparedMix) -> tuple[int, list[str], int]:
                    for key in keys):
                 continue
             smallest = min(smallest, second.at_ms - first.end_ms)
-    return smallest, squeezed, len(mix.timeline.overlaps())
+    return smallest, squeezed, len(timeline.overlaps())
 
 
 def measure(mix: PreparedMix, rendered: Path, ffmpeg: str = "ffmpeg") -> SoundFigures:
@@ -243,5 +243,5 @@ def measure(mix: PreparedMix, rendered: Path, ffmpeg: str = "ffmpeg") -> SoundFi
     decoded = decode(rendered, ffmpeg)
     loud = np.flatnonzero(np.abs(decoded) > 10 ** (SILENCE_DBFS / 20))
     figures.tail_silence_ms = (len(decoded) - (int(loud[-1]) + 1 if len(loud) else 0)) * 1000 // SAMPLE_RATE
-    figures.min_sentence_gap_ms, figures.squeezed, figures.overlaps = pacing(mix)
+    figures.min_sentence_gap_ms, figures.squeezed, figures.overlaps = pacing(mix.timeline)
     return figures
