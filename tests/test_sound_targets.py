@@ -162,3 +162,15 @@ def test_pack_clips_are_levelled_to_the_speech_level(tmp_path: Path) -> None:
     assert loudness.integrated_lufs(spoken * 0.02) < loudness.SPEECH_LUFS - 20  # it was recorded quietly
     assert levels == pytest.approx([loudness.SPEECH_LUFS] * 2, abs=1.0)
     assert abs(levels[0] - levels[1]) < 0.5
+
+
+def test_music_is_levelled_to_the_bed(tmp_path: Path) -> None:
+    from timekeeper import sound
+
+    tone = 0.5 * np.sin(2 * np.pi * 440 * np.arange(44_100 * 2) / 44_100)
+    levels = []
+    for name, gain in (("quiet", 0.02), ("loud", 1.0)):
+        write_wav(tmp_path / f"{name}.wav", tone * gain)
+        music = sound.Music(tmp_path / f"{name}.wav")
+        levels.append(loudness.integrated_lufs(music.chunks(0).read(44_100 * 3)))
+    assert levels == pytest.approx([sound.MUSIC_LUFS] * 2, abs=0.5)

@@ -34,7 +34,8 @@ EFFECT_CEILING_DBTP = -6.0  # effects peak well under the voice, so a bed and a 
 STATIC_CEILING_DBTP = -9.0  # radio static peaks lower still: it plays over the bed, and under words
 SAFETY_KNEE = 0.7  # the mix's samples above this bend softly towards SAFETY_CEILING (rare peaks
 SAFETY_CEILING = 0.8  # where the voice, a bed and static meet), so the track stays under -1 dBTP
-MUSIC_GAIN = 0.30
+MUSIC_LUFS = -19.0  # a user's music is brought to the level of the phase-1 bed
+MUSIC_MEASURE_S = 30  # ... judged by its first 30 seconds
 DUCK_GAIN = 0.15  # the bed and music drop to this fraction (-16.5 dB) while the voice speaks
 STATIC_DUCK_GAIN = 0.3  # the static drops to this (-10.5 dB) under an announcement
 DUCK_ATTACK_MS = 120
@@ -307,6 +308,16 @@ class Music:
         self.n_samples = int(info.num_frames * SAMPLE_RATE / info.sample_rate) if info.sample_rate else 0
         if self.n_samples <= 0:
             raise RenderError(f"{path}: the music file holds no audio")
+        self.gain = self._gain()
+
+    def _gain(self) -> float:
+        """The gain that brings the music to MUSIC_LUFS (BS.1770 over its first seconds)."""
+        from timekeeper.loudness import integrated_lufs
+
+        reader = MusicReader(self._stream(0), 1.0)
+        opening = reader.read(min(self.n_samples, MUSIC_MEASURE_S * SAMPLE_RATE))
+        measured = integrated_lufs(opening)
+        return float(10 ** ((MUSIC_LUFS - measured) / 20)) if np.isfinite(measured) else 0.0
 
     def _stream(self, start_sample: int) -> Iterator[np.ndarray]:
         import miniaudio
@@ -330,14 +341,15 @@ class Music:
             offset = 0
 
     def chunks(self, start_sample: int) -> "MusicReader":
-        return MusicReader(self._stream(start_sample))
+        return MusicReader(self._stream(start_sample), self.gain)
 
 
 class MusicReader:
-    """Hands out exactly n samples at a time from a stream of pieces."""
+    """Hands out exactly n samples at a time from a stream of pieces, times `gain`."""
 
-    def __init__(self, pieces: Iterator[np.ndarray]) -> None:
+    def __init__(self, pieces: Iterator[np.ndarray], gain: float) -> None:
         self._pieces = pieces
+        self._gain = gain
         self._buffer = np.zeros(0, dtype=np.float32)
 
     def read(self, n_samples: int) -> Clip:
@@ -349,4 +361,4 @@ class MusicReader:
             have += len(piece)
         joined = np.concatenate(parts)
         self._buffer = joined[n_samples:]
-        return joined[:n_samples] * MUSIC_GAIN
+        return joined[:n_samples] * np.float32(self._gain)

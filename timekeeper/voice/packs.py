@@ -149,7 +149,8 @@ def _levelled(name: str, clip: Clip) -> Clip:
     from timekeeper import loudness, sound
 
     if name in sound.EFFECT_LUFS:
-        return loudness.normalized(clip, sound.EFFECT_LUFS[name])
+        ceiling = sound.STATIC_CEILING_DBTP if name == "white_noise" else sound.EFFECT_CEILING_DBTP
+        return loudness.normalized(clip, sound.EFFECT_LUFS[name], ceiling)
     return loudness.normalized(clip, loudness.SPEECH_LUFS, compress=True)
 
 
