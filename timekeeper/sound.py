@@ -189,11 +189,6 @@ def outage_static(loop: Clip, span: tuple[int, int], start_sample: int, n_sample
     return loop_slice(loop, start_sample - lo, n_samples) * envelope
 
 
-def static(start_sample: int, n_samples: int) -> Clip:
-    """Radio static for samples [start_sample, start_sample + n_samples) of the track (no fades)."""
-    return loop_slice(static_loop(), start_sample, n_samples)
-
-
 BED_TONES = (  # per phase: (base Hz, {partial: amplitude}, pulses per loop)
     (330.0, {1: 1.0, 2: 0.35, 3: 0.2}, 2),
     (392.0, {1: 1.0, 2: 0.45, 3: 0.3, 4: 0.15}, 3),
