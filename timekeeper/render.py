@@ -174,6 +174,8 @@ def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
         words = " ".join(part.text if isinstance(part, Speech) else f"[{part.key}]" for part in cue.parts)
         start, end = format_time(cue.at_ms, precise=True), format_time(cue.end_ms, precise=True)
         lines.append(f"{start:>9} - {end:>9}  {cue.kind.value:<15} {words}")
+        if not cue.pace.natural:
+            lines.append(f"{'':>21}  (squeezed to fit: {cue.pace.gap_ms} ms gaps, spoken {cue.pace.tempo:g}x)")
         if id(cue) in overlapping:
             overlap = overlapping[id(cue)]
             lines.append(
