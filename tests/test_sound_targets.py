@@ -19,6 +19,7 @@ from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.script import GAP_MS, NATURAL, CueKind, ScriptOptions, build_timeline
 from timekeeper.voice.durations import default_measure
 from timekeeper.voice.phrases import LANGUAGES, first_sentence, phrase_book
+from timekeeper.voice.tts import TtsVoice
 
 OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
 
@@ -148,7 +149,6 @@ def write_wav(path: Path, clip: np.ndarray) -> None:
 def test_pack_clips_are_levelled_to_the_speech_level(tmp_path: Path) -> None:
     """A pack recorded quietly and one recorded loudly give the mix the same clip level."""
     from timekeeper.voice.packs import PackVoice
-    from timekeeper.voice.tts import TtsVoice
 
     spoken = TtsVoice("en").clip("threat", "Threat.")
     levels = []
@@ -174,3 +174,18 @@ def test_music_is_levelled_to_the_bed(tmp_path: Path) -> None:
         music = sound.Music(tmp_path / f"{name}.wav")
         levels.append(loudness.integrated_lufs(music.chunks(0).read(44_100 * 3)))
     assert levels == pytest.approx([sound.MUSIC_LUFS] * 2, abs=0.5)
+
+
+def test_a_squeezed_cue_is_spoken_faster_to_its_planned_length() -> None:
+    mix = prepare_mix(load_scenario("mission-3"), MixSettings(language="es"))
+    (transfer,) = [cue for cue in mix.timeline.cues if not cue.pace.natural]
+    assert transfer.pace.tempo > 1.0  # Spanish needs more than shorter gaps here
+    voice_clips = {placement.at_ms: placement.clip for placement in mix.placements if placement.speech}
+    for part in transfer.speech:
+        clip = voice_clips[part.at_ms]
+        planned = part.duration_ms * 44_100 // 1000
+        assert abs(len(clip) - planned) <= 45, part.key  # within a millisecond of the plan
+        if part.tempo > 1.0:
+            natural = len(TtsVoice("es").clip(part.key, part.text))
+            assert len(clip) < natural  # faster, and
+            assert np.sqrt(np.mean(clip.astype(np.float64) ** 2)) > 0.05  # still speaking

@@ -48,6 +48,7 @@ class Voice(ABC):
 
     name: str
     language: str
+    _faster: dict[tuple[int, float], tuple[Clip, Clip]] | None = None  # (id, tempo) -> (clip, faster)
 
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         """Make every (key, text) in `phrases` ready (synthesize, load); reports progress(done, total)."""
@@ -83,8 +84,9 @@ class Voice(ABC):
             return clip
         from timekeeper.audio import sped_up
 
-        faster: dict[tuple[int, float], Clip] = self.__dict__.setdefault("_faster", {})
+        if self._faster is None:
+            self._faster = {}
         key = (id(clip), tempo)
-        if key not in faster:
-            faster[key] = sped_up(clip, tempo)
-        return faster[key]
+        if key not in self._faster:
+            self._faster[key] = (clip, sped_up(clip, tempo))  # the clip is kept so its id stays unique
+        return self._faster[key][1]
