@@ -24,7 +24,9 @@ OVERSAMPLE = 4  # true peak: the peak of the 4x oversampled signal (BS.1770 anne
 LOOKAHEAD_MS = 3  # the limiter turns the gain down this long before a peak, and back up after it
 COMPRESS_RATIO = 4.0  # levels above a clip's median level rise a quarter as fast
 COMPRESS_WINDOW_MS = 10  # the compressor's level window (its attack and release are this short)
-LEVEL_PASSES = 8  # gain + limit, repeated: limiting lowers the loudness a little each time
+LEVEL_TOLERANCE_LU = 0.15
+LEVEL_OVERSHOOT = 1.5
+LEVEL_PASSES = 5  # gain + limit, repeated: limiting lowers the loudness a little each time
 
 _METER = pyloudnorm.Meter(SAMPLE_RATE)
 
@@ -88,12 +90,14 @@ def normalized(
     """`clip` at `target_lufs` integrated loudness (within about 0.2 LU), true peaks limited to
     `ceiling_dbtp`; `compress` evens it out first (speech)."""
     out = compressed(clip) if compress else np.asarray(clip, dtype=np.float32)
-    for _ in range(LEVEL_PASSES):
+    for step in range(LEVEL_PASSES):
         measured = integrated_lufs(out)
-        if not np.isfinite(measured) or abs(measured - target_lufs) < 0.1:
+        if not np.isfinite(measured) or abs(measured - target_lufs) < LEVEL_TOLERANCE_LU:
             break
+        # after the first pass the limiter has shown how much it takes back: ask for a bit more
+        aim = target_lufs + (target_lufs - measured) * (LEVEL_OVERSHOOT - 1.0) if step else target_lufs
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "possible clipped samples": the limiter below handles them
-            louder = pyloudnorm.normalize.loudness(np.asarray(out, dtype=np.float64), measured, target_lufs)
+            louder = pyloudnorm.normalize.loudness(np.asarray(out, dtype=np.float64), measured, aim)
         out = limited(louder, ceiling_dbtp)
     return out
