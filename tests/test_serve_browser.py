@@ -175,7 +175,7 @@ def test_communications_down_banner_covers_the_outage(server, open_browsers):
     outage = next(c for c in game["timeline"]["cues"] if c["kind"] == "comms_down")
     command(server, game, type="seek", at_ms=outage["at_ms"] + 1000)
     wait_for(driver, "!document.getElementById('banner').hidden")
-    assert driver.find_element("id", "banner").text == "COMMUNICATIONS DOWN"
+    assert driver.find_element("id", "banner").text == "COMMUNICATION SYSTEM DOWN"  # the words the voice says
     command(server, game, type="seek", at_ms=outage["until_ms"] + 500)
     wait_for(driver, "document.getElementById('banner').hidden")
 
