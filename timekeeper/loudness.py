@@ -24,7 +24,7 @@ OVERSAMPLE = 4  # true peak: the peak of the 4x oversampled signal (BS.1770 anne
 LOOKAHEAD_MS = 3  # the limiter turns the gain down this long before a peak, and back up after it
 COMPRESS_RATIO = 4.0  # levels above a clip's median level rise a quarter as fast
 COMPRESS_WINDOW_MS = 10  # the compressor's level window (its attack and release are this short)
-LEVEL_TOLERANCE_LU = 0.15
+LEVEL_TOLERANCE_LU = 0.25
 LEVEL_OVERSHOOT = 1.5
 LEVEL_PASSES = 5  # gain + limit, repeated: limiting lowers the loudness a little each time
 

@@ -3,6 +3,10 @@
 A cue is one announcement (a threat, a data transfer, a phase-end warning ...): a run of spoken
 phrases and sound effects, each placed at an absolute time in milliseconds. Phrase lengths come
 from a `measure` function supplied by the voice, so the timeline is exact for that voice.
+
+Pacing: sentences are GAP_MS apart and the track opens with LEAD_IN_MS of lead-in. A cue that
+would run into the next one is laid out again at a tighter Pace (shorter gaps, then faster
+speech; never fewer words) until it fits (`_fit`); the last phase end closes with the jump.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 import tempfile
 import wave
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ import numpy as np
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import VoiceError
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
-from timekeeper.voice.engines import Engine, get_engine
+from timekeeper.voice.engines import Engine, EspeakCli, get_engine
 from timekeeper.voice.phrases import phrase_book
 
 CACHE_FORMAT = 6  # bump when trimming, levels or storage change, so old clips are not reused
@@ -134,10 +135,18 @@ class TtsVoice(Voice):
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()]
-        for done, text in enumerate(missing, start=1):
-            self._synthesize(text)
-            if progress is not None:
-                progress(done, len(missing))
+        if not missing:
+            return
+        engine = get_engine(self.engine_choice)
+        if self._voice_id is None:
+            self._voice_id = engine.resolve(self.settings.voice)
+        # The espeak-ng program runs as its own process per sentence, so phrases can be made side by
+        # side (one per core); other engines are driven from one thread.
+        workers = min(len(missing), os.cpu_count() or 1) if isinstance(engine, EspeakCli) else 1
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for done, _ in enumerate(pool.map(self._synthesize, missing), start=1):
+                if progress is not None:
+                    progress(done, len(missing))
 
     def clip(self, key: str, text: str) -> Clip:
         if text not in self._clips:
