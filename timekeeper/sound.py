@@ -240,10 +240,13 @@ def alarm_bed(start_sample: int, n_samples: int, phase_ends_ms: tuple[int, ...])
         stop = min(start_sample + n_samples, stop_sample, bounds[phase] if phase < len(bounds) else stop_sample)
         out[position - start_sample : stop - start_sample] = loop_slice(bed_loop(phase), position, stop - position)
         position = stop
-    index = np.arange(start_sample, start_sample + n_samples, dtype=np.float64)
-    fade_in = np.clip(index / max(1, _samples(BED_FADE_IN_MS)), 0.0, 1.0)
-    fade_out = np.clip((stop_sample - index) / max(1, _samples(BED_FADE_OUT_MS)), 0.0, 1.0)
-    return out * (fade_in * fade_out**2).astype(np.float32)
+    fade_in_end, fade_out_start = _samples(BED_FADE_IN_MS), bounds[-1]
+    if start_sample < fade_in_end or start_sample + n_samples > fade_out_start:  # only the edges fade
+        index = np.arange(start_sample, start_sample + n_samples, dtype=np.float64)
+        fade_in = np.clip(index / max(1, fade_in_end), 0.0, 1.0)
+        fade_out = np.clip((stop_sample - index) / max(1, _samples(BED_FADE_OUT_MS)), 0.0, 1.0)
+        out *= (fade_in * fade_out**2).astype(np.float32)
+    return out
 
 
 def duck_gain(
@@ -254,10 +257,12 @@ def duck_gain(
     gain = np.ones(n_samples, dtype=np.float32)
     attack = DUCK_ATTACK_MS * SAMPLE_RATE // 1000
     release = DUCK_RELEASE_MS * SAMPLE_RATE // 1000
-    index = np.arange(start_sample, start_sample + n_samples, dtype=np.float64)
+    index: np.ndarray | None = None
     for begin, end in speech_spans:
         if end + release < start_sample or begin - attack > start_sample + n_samples:
             continue
+        if index is None:
+            index = np.arange(start_sample, start_sample + n_samples, dtype=np.float64)
         rise = np.clip((index - (begin - attack)) / attack, 0.0, 1.0)
         fall = np.clip(((end + release) - index) / release, 0.0, 1.0)
         depth_now = np.minimum(rise, fall).astype(np.float32)
