@@ -28,7 +28,7 @@ from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
 from timekeeper.voice.engines import Engine, EspeakCli, get_engine
 from timekeeper.voice.phrases import phrase_book
 
-CACHE_FORMAT = 6  # bump when trimming, levels or storage change, so old clips are not reused
+CACHE_FORMAT = 7  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
 EDGE_FADE_MS = 5
