@@ -55,8 +55,8 @@ def main() -> int:
                       f" {'; '.join(figures.squeezed) or '-'}", flush=True)
                 missed += [f"{name} {language}: {failure}" for failure in figures.failures()]
 
-    def span(values: list[float]) -> str:
-        return f"{min(values):.1f} .. {max(values):.1f}"
+    def span(values: list[float], digits: int = 1) -> str:
+        return f"{min(values):.{digits}f} .. {max(values):.{digits}f}"
 
     print()
     print(f"renders: {len(rows)}")
@@ -67,7 +67,7 @@ def main() -> int:
     print(f"speech - bed under it {span([r.speech_lufs - r.bed_under_speech_lufs for r in rows])} LU     (target >= 15)")
     print(f"bed energy > 300 Hz   {span([min(r.bed_phase_high_share) * 100 for r in rows])} %      (target >= 50, every phase)")
     print(f"bed growth per phase  {span([min(b - a for a, b in zip(r.bed_phase_lufs, r.bed_phase_lufs[1:])) for r in rows])} LU     (target > 0)")
-    print(f"static energy > 8 kHz {span([r.static_high_share * 100 for r in rows])} %      (target < 1)")
+    print(f"static energy > 8 kHz {span([r.static_high_share * 100 for r in rows], 2)} %      (target < 1)")
     print(f"static fades          {span([min(r.static_fade_ms) for r in rows])} ms     (target >= 30)")
     print(f"effects above 7 kHz   {span([r.effects_alias_db for r in rows])} dB     (target < -50)")
     print(f"lead-in before Alert  {span([r.lead_in_ms for r in rows])} ms     (target >= 500)")
