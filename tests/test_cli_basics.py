@@ -54,7 +54,7 @@ def test_list_shows_every_builtin_track_in_natural_order() -> None:
 
 @pytest.mark.parametrize("language, words", [
     ("en", ["Serious threat", "White", "Time T plus two. Serious threat. Zone white."]),
-    ("de", ["Ernsthafte Bedrohung", "Weiß", "Zeit T plus zwei. Ernsthafte Bedrohung. Zone Weiß."]),
+    ("de", ["Ernsthafte Bedrohung", "Weiß", "Zeit T plus zwei. Ernsthafte Bedrohung in Zone Weiß."]),
     ("es", ["Amenaza grave", "Blanca", "Tiempo T más dos. Amenaza grave. Zona blanca."]),
 ])
 def test_show_prints_the_timeline_in_three_languages(language: str, words: list[str]) -> None:

@@ -13,7 +13,7 @@ import pytest
 from timekeeper.errors import ScenarioError
 from timekeeper.generate import GenerateOptions, batch, generate
 from timekeeper.generate.cues import cue_lengths
-from timekeeper.generate.options import KINDS
+from timekeeper.generate.options import GENERATOR_VERSION, KINDS
 from timekeeper.generate.rules import FAST_RULES, RULES, check_generated
 from timekeeper.generate.threats import plan_threats
 from timekeeper.model import CommsDown, DataTransfer, Threat, Zone
@@ -85,7 +85,7 @@ def test_seed_and_options_are_written_and_read_back() -> None:
     result = load_text(dump_scenario(mission), "generated.yaml")
     assert result.scenario == mission
     assert result.scenario.seed == 123
-    assert dict(result.scenario.generator) == {"version": "2", "kind": "double-action", "players": "4", "threat_level": "9"}
+    assert dict(result.scenario.generator) == {"version": GENERATOR_VERSION, "kind": "double-action", "players": "4", "threat_level": "9"}
     assert not any(t.unconfirmed for t in mission.threats)
 
 

@@ -102,7 +102,7 @@ def mission_time(screen: str) -> str:
 def test_screen_pause_resume_and_quit(tmux) -> None:  # type: ignore[no-untyped-def]
     session = tmux("--backend", "null", "--start-at", "2:45")
     screen = session.wait_for(r"MISSION TIME\s+2:4[56]")
-    assert "PHASE 3 of 3" in screen and "COMMUNICATIONS DOWN" in screen  # down from 2:35 to 2:50
+    assert "PHASE 3 of 3" in screen and "COMMUNICATION SYSTEM DOWN" in screen  # down from 2:35 to 2:50
     assert "Incoming data" in screen  # 2:25, already made
     assert "Data transfer" not in screen  # 2:55: the future is never shown
     session.keys("Space")

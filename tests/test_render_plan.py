@@ -69,8 +69,10 @@ def test_plan_prints_every_cue_with_start_and_end() -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     first = lines[0].split()
-    assert first[0] == "0:00" and first[1] == "-" and first[3] == "begin"
+    assert first[0] == "0:00.750" and first[1] == "-" and first[3] == "begin"  # the lead-in
     assert any("8:05" in line and "data_transfer" in line and "Datenübertragung" in line for line in lines)
+    squeezed = [index for index, line in enumerate(lines) if "squeezed to fit" in line]
+    assert len(squeezed) == 1 and "8:05" in lines[squeezed[0] - 1]  # only the tight transfer
     assert lines[-1].endswith("0 overlapping")
 
 

@@ -32,7 +32,9 @@ def test_streamed_sounds_do_not_depend_on_chunking(maker: str) -> None:
     ends = (3_000, 6_000, 9_000)
 
     def make(start: int, n: int) -> np.ndarray:
-        return sound.static(start, n) if maker == "static" else sound.alarm_bed(start, n, ends)
+        if maker == "static":
+            return sound.outage_static(sound.static_loop(), (RATE, 5 * RATE), start, n)
+        return sound.alarm_bed(start, n, ends)
 
     whole = make(1_000, 5 * RATE)
     pieces = np.concatenate([make(1_000, 12_345), make(13_345, 5 * RATE - 12_345)])

@@ -9,14 +9,16 @@ import pytest
 
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.voice import engines
-from timekeeper.voice.tts import TtsVoice, cache_dir, trim
+from timekeeper.audio import trimmed
+from timekeeper.voice.tts import LEAD_PAD_MS, TAIL_PAD_MS, TtsVoice, cache_dir
 
 
 def test_synthesizes_trimmed_speech_and_caches_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     voice = TtsVoice("en", folder=tmp_path)
     clip = voice.clip("threat", "Threat.")
     assert 200 < voice.measure("threat", "Threat.") < 1500
-    assert np.abs(clip[:200]).max() < 0.05 < np.abs(clip).max()  # starts at the word, not long before
+    assert np.argmax(np.abs(clip) > 0.05 * np.abs(clip).max()) < 0.03 * 44_100  # starts at the word, not before
+    assert len(clip) < 0.8 * 44_100  # trimmed: "Threat." alone
     assert len(list((tmp_path / "tts").rglob("*.wav"))) == 1
 
     def no_engine(*args: object) -> None:
@@ -84,5 +86,5 @@ def test_missing_engine_gives_the_install_hint(monkeypatch: pytest.MonkeyPatch) 
 def test_trim_keeps_a_short_pad() -> None:
     clip = np.zeros(44_100, dtype=np.float32)
     clip[20_000:21_000] = 0.5
-    trimmed = trim(clip)
-    assert 1_000 < len(trimmed) < 1_000 + 44_100 * 50 // 1000
+    kept = trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS)
+    assert 1_000 < len(kept) < 1_000 + 44_100 * 50 // 1000

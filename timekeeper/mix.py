@@ -23,6 +23,9 @@ from timekeeper.voice.phrases import phrase_book
 
 CHANNELS = 1
 SAMPLE_WIDTH = 2  # bytes: 16-bit signed little-endian PCM
+# The layers of the mix; mix_chunk(layers=...) gives any of them alone (a benchmark measures each).
+SPEECH, EFFECTS, STATIC, BED = "speech", "effects", "static", "bed"
+LAYERS = frozenset({SPEECH, EFFECTS, STATIC, BED})
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class PreparedMix:
         )
         self._speech_starts = [span[0] for span in self._speech]
         self._statics = sorted((_samples(bed.at_ms), _samples(bed.end_ms)) for bed in self.timeline.beds)
+        self._static_loop = self.static_clip if self.static_clip is not None or not self._statics else sound.static_loop()
         if self.settings.background and self.settings.music is not None and self._music is None:
             self._music = sound.Music(Path(self.settings.music))
 
@@ -92,30 +96,38 @@ class PreparedMix:
             chunk = self.mix_chunk(begin, n, music)
             yield (np.clip(chunk, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
 
-    def mix_chunk(self, begin: int, n: int, music: sound.MusicReader | None = None) -> Clip:
-        """Float samples [begin, begin + n) of the mix."""
+    def mix_chunk(
+        self, begin: int, n: int, music: sound.MusicReader | None = None, layers: frozenset[str] = LAYERS
+    ) -> Clip:
+        """Float samples [begin, begin + n) of the mix (of just `layers`, if given)."""
         out = np.zeros(n, dtype=np.float32)
         end = begin + n
         first = bisect.bisect_left(self._starts, begin - self._longest)
         last = bisect.bisect_left(self._starts, end)
         for index in range(first, last):
             start = self._starts[index]
-            clip = self.placements[index].clip
-            lo, hi = max(begin, start), min(end, start + len(clip))
+            placement = self.placements[index]
+            if (SPEECH if placement.speech else EFFECTS) not in layers:
+                continue
+            lo, hi = max(begin, start), min(end, start + len(placement.clip))
             if lo < hi:
-                out[lo - begin : hi - begin] += clip[lo - start : hi - start]
-        for lo_s, hi_s in self._statics:
-            lo, hi = max(begin, lo_s), min(end, hi_s)
-            if lo < hi and self.static_clip is not None:
-                out[lo - begin : hi - begin] += sound.loop_slice(self.static_clip, lo - lo_s, hi - lo)
-            elif lo < hi:
-                out[lo - begin : hi - begin] += sound.static(lo, hi - lo)
-        if self.settings.background:
+                out[lo - begin : hi - begin] += placement.clip[lo - start : hi - start]
+        speaking: list[tuple[int, int]] | None = None
+        if STATIC in layers:
+            for span in self._statics:
+                lo, hi = max(begin, span[0]), min(end, span[1])
+                if lo < hi:
+                    speaking = self._near_speech(begin, end) if speaking is None else speaking
+                    noise = sound.outage_static(self._static_loop, span, lo, hi - lo)
+                    ducked = sound.duck_gain(lo, hi - lo, speaking, sound.STATIC_DUCK_GAIN)
+                    out[lo - begin : hi - begin] += noise * ducked
+        if self.settings.background and BED in layers:
             bed = sound.alarm_bed(begin, n, self.timeline.phase_ends_ms)
             if music is not None:
                 bed += music.read(n)
-            out += bed * sound.duck_gain(begin, n, self._near_speech(begin, end))
-        return out
+            speaking = self._near_speech(begin, end) if speaking is None else speaking
+            out += bed * sound.duck_gain(begin, n, speaking)
+        return sound.soft_clip(out)
 
     def _near_speech(self, begin: int, end: int) -> list[tuple[int, int]]:
         reach = _samples(sound.DUCK_RELEASE_MS + sound.DUCK_ATTACK_MS) + self._longest
@@ -181,9 +193,11 @@ def effect_placements(timeline: Timeline, voice: Voice) -> list[Placement]:
     return placements
 
 
+SYNTHESIZED: dict[str, Callable[[int], Clip]] = {"alert": sound.alert, "beep": sound.beep, "jump": sound.jump}
+
+
 def _synthesize(part: Sound) -> Clip:
-    if part.key == "alert":
-        return sound.alert(part.duration_ms)
-    if part.key == "beep":
-        return sound.beep(part.duration_ms)
-    raise ValueError(f"no synthesized sound {part.key!r}")
+    try:
+        return SYNTHESIZED[part.key](part.duration_ms)
+    except KeyError:
+        raise ValueError(f"no synthesized sound {part.key!r}") from None

@@ -61,13 +61,22 @@ def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
 
 
 def tags(scenario: Scenario, source: str, settings: MixSettings) -> dict[str, str]:
-    """The metadata written into the file: title, album, genre (track kind), comment."""
+    """The metadata written into the file: title (with the language unless English, so the
+    languages of one track can share a playlist), album, genre (track kind), comment, and the
+    track number of an official track in the official order."""
+    from timekeeper.scenario.catalog import official_track_number
+
     kind = phrase_book(settings.language).word(f"kind_{scenario.kind.value}")
     comment = f"scenario: {source}"
     if scenario.seed is not None:
         comment += f"; seed: {scenario.seed}"
     comment += f"; language: {settings.language}; players: {'solo' if settings.solo else settings.players}"
-    return {"title": scenario.title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
+    title = scenario.title if settings.language == "en" else f"{scenario.title} ({settings.language})"
+    found = {"title": title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
+    number = official_track_number(source)
+    if number is not None:
+        found["track"] = str(number)
+    return found
 
 
 def render(
@@ -187,6 +196,8 @@ def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
         words = " ".join(part.text if isinstance(part, Speech) else f"[{part.key}]" for part in cue.parts)
         start, end = format_time(cue.at_ms, precise=True), format_time(cue.end_ms, precise=True)
         lines.append(f"{start:>9} - {end:>9}  {cue.kind.value:<15} {words}")
+        if not cue.pace.natural:
+            lines.append(f"{'':>21}  (squeezed to fit: {cue.pace.gap_ms} ms gaps, spoken {cue.pace.tempo:g}x)")
         if id(cue) in overlapping:
             overlap = overlapping[id(cue)]
             lines.append(

@@ -3,6 +3,10 @@
 A cue is one announcement (a threat, a data transfer, a phase-end warning ...): a run of spoken
 phrases and sound effects, each placed at an absolute time in milliseconds. Phrase lengths come
 from a `measure` function supplied by the voice, so the timeline is exact for that voice.
+
+Pacing: sentences are GAP_MS apart and the track opens with LEAD_IN_MS of lead-in. A cue that
+would run into the next one is laid out again at a tighter Pace (shorter gaps, then faster
+speech; never fewer words) until it fits (`_fit`); the last phase end closes with the jump.
 """
 
 from __future__ import annotations
@@ -30,11 +34,17 @@ ALERT_MS = 1400
 BEEP_MS = 400
 STATIC_KEY = "white_noise"
 
-GAP_MS = 200  # silence between two phrases of one cue
+JUMP_MS = 1600  # the hyperspace jump after "Mission complete. Jumping to hyperspace."
+JUMP_AFTER_MS = 250  # from the end of the last words to the jump
+
+LEAD_IN_MS = 750  # silence (and the bed fading in) before "Alert"
+GAP_MS = 500  # silence between two sentences of one cue (and before "Repeat")
+MIN_GAP_MS = 150  # the shortest gap a tight cue is squeezed to
+MAX_TEMPO = 1.3  # the fastest a tight cue is spoken (1.3 = 30 % faster, every word kept)
+FIT_MARGIN_MS = 150  # a squeezed cue ends at least this long before the next one starts
 COUNT_STEP_MS = 1000  # countdown numbers fall on whole seconds
-COUNT_LEAD_MS = 100  # from the end of "Data transfer in" to "five"
-AFTER_BEEP_MS = 100  # from the end of the transfer beep to "Data transfer complete"
-TAIL_MS = 2000  # silence after "Mission complete" before the track ends
+COUNT_LEAD_MS = 100  # from the end of "Data transfer in" / "... ends in" to "five"
+TAIL_MS = 1500  # silence after the jump (the bed has faded out) before the track ends
 
 ORDINALS = ("first", "second", "third")
 
@@ -52,13 +62,35 @@ class CueKind(str, Enum):
 
 
 @dataclass(frozen=True)
+class Pace:
+    """How a cue is spoken: `gap_ms` between its sentences, at `tempo` (1.0 = the voice's own)."""
+
+    gap_ms: int = GAP_MS
+    tempo: float = 1.0
+
+    @property
+    def natural(self) -> bool:
+        return self.gap_ms >= GAP_MS and self.tempo == 1.0
+
+
+NATURAL = Pace()
+# From natural to tightest: first shorter gaps, then (with the shortest gap) faster speech.
+PACES = (
+    *(Pace(gap, 1.0) for gap in range(GAP_MS, MIN_GAP_MS - 1, -50)),
+    *(Pace(MIN_GAP_MS, round(1.0 + step / 20, 2)) for step in range(1, round((MAX_TEMPO - 1.0) * 20) + 1)),
+)
+
+
+@dataclass(frozen=True)
 class Speech:
-    """Phrase `key` (its words `text`) spoken from `at_ms` for `duration_ms`."""
+    """Phrase `key` (its words `text`) spoken from `at_ms` for `duration_ms`, at `tempo` (1.0 =
+    the voice's own pace; a tight cue is sped up, never cut)."""
 
     key: str
     text: str
     at_ms: int
     duration_ms: int
+    tempo: float = 1.0
 
     @property
     def end_ms(self) -> int:
@@ -90,6 +122,7 @@ class Cue:
     event: Event | None = None
     phase: int = 1
     bundle: str | None = None
+    pace: Pace = NATURAL
 
     @property
     def at_ms(self) -> int:
@@ -179,17 +212,17 @@ def build_timeline(
 ) -> Timeline:
     """Lay out every announcement of `scenario` in `phrases`' language, timed by `measure`."""
     writer = _CueWriter(phrases, measure, scenario)
-    cues = [writer.begin()]
+    makers: list[Callable[[Pace], Cue]] = [writer.begin]
     beds: list[Sound] = []
     for event in scenario.events:
         if not options.keeps(event):
             continue
-        cues.extend(writer.event(event))
+        makers.extend(writer.event(event))
         if isinstance(event, CommsDown):
             beds.append(writer.static(event))
     for index, end_ms in enumerate(scenario.phase_ends_ms):
-        cues.extend(writer.phase_end(index, end_ms, last=index == len(scenario.phase_ends_ms) - 1))
-    cues.sort(key=lambda cue: cue.at_ms)
+        makers.extend(writer.phase_end(index, end_ms, last=index == len(scenario.phase_ends_ms) - 1))
+    cues = _fit([(maker(NATURAL), maker) for maker in makers])
     end_ms = max(cue.end_ms for cue in cues) + TAIL_MS
     return Timeline(
         cues=tuple(cues),
@@ -201,18 +234,43 @@ def build_timeline(
     )
 
 
-def threat_phrase_keys(threat: Threat) -> tuple[str, ...]:
-    """The phrases that name one threat once: [unconfirmed], time, kind, [zone]."""
+def _fit(drafts: list[tuple[Cue, Callable[[Pace], Cue]]]) -> list[Cue]:
+    """Cues in start order; a cue that would run into the next one is re-made at the first pace
+    of PACES that ends FIT_MARGIN_MS before it (or the tightest pace, whose overlap is reported)."""
+    drafts.sort(key=lambda draft: draft[0].at_ms)
+    cues = [cue for cue, _ in drafts]
+    for index in range(len(cues) - 1):
+        limit_ms = cues[index + 1].at_ms - FIT_MARGIN_MS
+        if cues[index].end_ms <= limit_ms:
+            continue
+        make = drafts[index][1]
+        for pace in PACES[1:]:
+            cues[index] = make(pace)
+            if cues[index].end_ms <= limit_ms:
+                break
+    return cues
+
+
+def threat_phrase_keys(threat: Threat, phrases: PhraseBook | None = None) -> tuple[str, ...]:
+    """The phrases that name one threat once: [unconfirmed], time, kind, [zone]. A language whose
+    rulebook says the kind and zone in one sentence ("Bedrohung in Zone Rot") has a combined
+    phrase `<kind>_zone_<zone>`, used in their place."""
     kind = ("serious_" if threat.serious else "") + ("internal_threat" if threat.internal else "threat")
     keys = ["unconfirmed_report"] if threat.unconfirmed else []
-    keys += [f"time_t_plus_{threat.turn}", kind]
-    if threat.zone is not None:
-        keys.append(f"zone_{threat.zone.value}")
+    keys.append(f"time_t_plus_{threat.turn}")
+    combined = f"{kind}_zone_{threat.zone.value}" if threat.zone is not None else ""
+    if combined and phrases is not None and combined in phrases.spoken:
+        keys.append(combined)
+    else:
+        keys.append(kind)
+        if threat.zone is not None:
+            keys.append(f"zone_{threat.zone.value}")
     return tuple(keys)
 
 
 class _CueWriter:
-    """Places phrases and sounds; one method per kind of announcement."""
+    """Places phrases and sounds; one method per kind of announcement. Each returns makers:
+    functions of a Pace that lay the cue out at that pace (see `_fit`)."""
 
     def __init__(self, phrases: PhraseBook, measure: Measure, scenario: Scenario) -> None:
         self.phrases = phrases
@@ -220,94 +278,97 @@ class _CueWriter:
         self.scenario = scenario
         self._lengths: dict[str, int] = {}
 
-    def speech(self, key: str, at_ms: int, text: str | None = None) -> Speech:
+    def speech(self, key: str, at_ms: int, text: str | None = None, tempo: float = 1.0) -> Speech:
         text = self.phrases.say(key) if text is None else text
         cache_key = key if key != "announce" else f"announce:{text}"
         if cache_key not in self._lengths:
             self._lengths[cache_key] = self.measure(key, text)
-        return Speech(key, text, at_ms, self._lengths[cache_key])
+        return Speech(key, text, at_ms, -(-self._lengths[cache_key] * 100 // round(tempo * 100)), tempo)
 
-    def sequence(self, keys: Iterable[str], at_ms: int) -> Iterator[Speech]:
-        """Phrases one after another with GAP_MS between them, the first at `at_ms`."""
+    def sequence(self, keys: Iterable[str], at_ms: int, pace: Pace) -> Iterator[Speech]:
+        """Phrases one after another with the pace's gap between them, the first at `at_ms`."""
         for key in keys:
-            part = self.speech(key, at_ms)
+            part = self.speech(key, at_ms, tempo=pace.tempo)
             yield part
-            at_ms = part.end_ms + GAP_MS
+            at_ms = part.end_ms + pace.gap_ms
 
     def countdown(self, first_ms: int) -> Iterator[Speech]:
         """"five" at `first_ms`, "four" one second later ... "one" four seconds later."""
         for step, number in enumerate(range(5, 0, -1)):
             yield self.speech(f"count_{number}", first_ms + step * COUNT_STEP_MS)
 
-    def begin(self) -> Cue:
-        return Cue(CueKind.BEGIN, (self.speech("begin_first_phase", 0),), phase=1)
+    def begin(self, pace: Pace) -> Cue:
+        return Cue(CueKind.BEGIN, (self.speech("begin_first_phase", LEAD_IN_MS, tempo=pace.tempo),), phase=1, pace=pace)
 
-    def event(self, event: Event) -> list[Cue]:
+    def event(self, event: Event) -> list[Callable[[Pace], Cue]]:
         phase = self.scenario.phase_of(event.at_ms)
         if isinstance(event, Threat):
-            return [self.threat(event, phase)]
+            return [lambda pace: self.threat(event, phase, pace)]
         if isinstance(event, IncomingData):
-            return [Cue(CueKind.INCOMING_DATA, (self.speech("incoming_data", event.at_ms),), event, phase)]
+            return [lambda pace: Cue(CueKind.INCOMING_DATA, (self.speech("incoming_data", event.at_ms, tempo=pace.tempo),),
+                                     event, phase, pace=pace)]
         if isinstance(event, DataTransfer):
-            return [self.data_transfer(event, phase)]
+            return [lambda pace: self.data_transfer(event, phase, pace)]
         if isinstance(event, CommsDown):
             return self.comms_down(event, phase)
         if isinstance(event, Announcement):
-            part = self.speech("announce", event.at_ms, text=event.text)
-            return [Cue(CueKind.ANNOUNCEMENT, (part,), event, phase)]
+            return [lambda pace: Cue(CueKind.ANNOUNCEMENT, (self.speech("announce", event.at_ms, event.text, pace.tempo),),
+                                     event, phase, pace=pace)]
         raise TypeError(f"unknown event {event!r}")
 
-    def threat(self, threat: Threat, phase: int) -> Cue:
-        once = threat_phrase_keys(threat)
+    def threat(self, threat: Threat, phase: int, pace: Pace) -> Cue:
+        once = threat_phrase_keys(threat, self.phrases)
         alert = Sound("alert", threat.at_ms, ALERT_MS)
-        spoken = tuple(self.sequence([*once, "repeat", *once], alert.end_ms + GAP_MS))
-        return Cue(CueKind.THREAT, (alert, *spoken), threat, phase)
+        spoken = tuple(self.sequence([*once, "repeat", *once], alert.end_ms + pace.gap_ms, pace))
+        return Cue(CueKind.THREAT, (alert, *spoken), threat, phase, pace=pace)
 
-    def data_transfer(self, transfer: DataTransfer, phase: int) -> Cue:
-        intro = list(self.sequence(["data_transfer", "data_transfer_repeat", "data_transfer_in"], transfer.at_ms))
+    def data_transfer(self, transfer: DataTransfer, phase: int, pace: Pace) -> Cue:
+        intro = list(self.sequence(["data_transfer", "data_transfer_repeat", "data_transfer_in"], transfer.at_ms, pace))
         # "five" follows "Data transfer in" at once; the beep (the transfer) comes a second after "one".
         first_ms = intro[-1].end_ms + COUNT_LEAD_MS
         count = list(self.countdown(first_ms))
         beep = Sound("beep", first_ms + 5 * COUNT_STEP_MS, BEEP_MS)
-        complete = self.speech("data_transfer_complete", beep.end_ms + AFTER_BEEP_MS)
-        return Cue(CueKind.DATA_TRANSFER, (*intro, *count, beep, complete), transfer, phase, bundle="data_transfer")
+        complete = self.speech("data_transfer_complete", beep.end_ms + pace.gap_ms, tempo=pace.tempo)
+        return Cue(CueKind.DATA_TRANSFER, (*intro, *count, beep, complete), transfer, phase, bundle="data_transfer",
+                   pace=pace)
 
-    def comms_down(self, outage: CommsDown, phase: int) -> list[Cue]:
-        down = Cue(CueKind.COMMS_DOWN, (self.speech("communications_down", outage.at_ms),), outage, phase)
+    def comms_down(self, outage: CommsDown, phase: int) -> list[Callable[[Pace], Cue]]:
         restored_phase = self.scenario.phase_of(outage.until_ms)
-        restored = Cue(
-            CueKind.COMMS_RESTORED,
-            (self.speech("communications_restored", outage.until_ms),),
-            outage,
-            restored_phase,
-        )
-        return [down, restored]
+        return [
+            lambda pace: Cue(CueKind.COMMS_DOWN, (self.speech("communications_down", outage.at_ms, tempo=pace.tempo),),
+                             outage, phase, pace=pace),
+            lambda pace: Cue(CueKind.COMMS_RESTORED,
+                             (self.speech("communications_restored", outage.until_ms, tempo=pace.tempo),),
+                             outage, restored_phase, pace=pace),
+        ]
 
     def static(self, outage: CommsDown) -> Sound:
         """Radio static for the whole outage, from the end of "communications down" on."""
         start_ms = self.speech("communications_down", outage.at_ms).end_ms
         return Sound(STATIC_KEY, start_ms, max(0, outage.until_ms - start_ms))
 
-    def phase_end(self, index: int, end_ms: int, *, last: bool) -> list[Cue]:
-        """The one-minute and twenty-second warnings, and the final count of phase `index`+1."""
+    def phase_end(self, index: int, end_ms: int, *, last: bool) -> list[Callable[[Pace], Cue]]:
+        """The one-minute and twenty-second warnings, and the final count of phase `index`+1
+        (after the last phase: the jump to hyperspace)."""
         phase = index + 1
         prefix = "operation" if last else f"{ORDINALS[index]}_phase"
-        warnings = [
-            Cue(CueKind.PHASE_WARNING, (self.speech(f"{prefix}_ends_in_1_minute", end_ms - 60_000),), phase=phase),
-            Cue(CueKind.PHASE_WARNING, (self.speech(f"{prefix}_ends_in_20_seconds", end_ms - 20_000),), phase=phase),
-        ]
-        count_ms = end_ms - 5 * COUNT_STEP_MS
-        lead_length = self.speech(f"{prefix}_ends_in", 0).duration_ms
-        lead = self.speech(f"{prefix}_ends_in", count_ms - GAP_MS - lead_length)
-        closing_key = "mission_complete" if last else f"{ORDINALS[index + 1]}_phase_begins"
-        closing = self.speech(closing_key, end_ms)
-        final = Cue(
-            CueKind.PHASE_END,
-            (lead, *self.countdown(count_ms), closing),
-            phase=phase,
-            bundle=f"{prefix}_ends",
-        )
-        return [*warnings, final]
+
+        def warning(key: str, at_ms: int) -> Callable[[Pace], Cue]:
+            return lambda pace: Cue(CueKind.PHASE_WARNING, (self.speech(key, at_ms, tempo=pace.tempo),), phase=phase,
+                                    pace=pace)
+
+        def final(pace: Pace) -> Cue:
+            count_ms = end_ms - 5 * COUNT_STEP_MS
+            lead_length = self.speech(f"{prefix}_ends_in", 0, tempo=pace.tempo).duration_ms
+            lead = self.speech(f"{prefix}_ends_in", count_ms - COUNT_LEAD_MS - lead_length, tempo=pace.tempo)
+            closing = self.speech("mission_complete" if last else f"{ORDINALS[index + 1]}_phase_begins", end_ms,
+                                  tempo=pace.tempo)
+            jump = (Sound("jump", closing.end_ms + JUMP_AFTER_MS, JUMP_MS),) if last else ()
+            return Cue(CueKind.PHASE_END, (lead, *self.countdown(count_ms), closing, *jump), phase=phase,
+                       bundle=f"{prefix}_ends", pace=pace)
+
+        return [warning(f"{prefix}_ends_in_1_minute", end_ms - 60_000),
+                warning(f"{prefix}_ends_in_20_seconds", end_ms - 20_000), final]
 
 
 def estimate_ms(key: str, text: str) -> int:

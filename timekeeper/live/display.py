@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from timekeeper.script import Cue, CueKind, Sound, Speech, Timeline
 from timekeeper.times import format_time
+from timekeeper.voice.phrases import phrase_book
 
 PROMPT_LEAD_MS = 5000  # the prompter shows an announcement this long before it is due
 REDRAW_MS = 100
@@ -200,7 +201,8 @@ class TerminalDisplay:
         if state.paused:
             top.append("   ‖ PAUSED — press space to continue")
         if state.comms_down():
-            top.append("   ###  COMMUNICATIONS DOWN — no talking  ###")
+            words = phrase_book(state.timeline.language)
+            top.append(f"   ###  {words.word('comms_down').upper()} — {words.word('no_talking')}  ###")
         bottom = self._prompter(state, width) if state.prompter else []
         bottom += [f" {text}" for text, _ in self._notes]
         if state.failure:

@@ -30,6 +30,13 @@ def builtin_paths() -> dict[str, Path]:
     return found
 
 
+def official_track_number(name: str) -> int | None:
+    """The place (1-34) of built-in official track `name` in the official order (test runs,
+    simulations, advanced simulations, missions 1-8, double action), or None."""
+    official = [stem for stem, path in builtin_paths().items() if path.parent.name == "official"]
+    return official.index(name) + 1 if name in official else None
+
+
 def resolve(name_or_path: str) -> tuple[Path, str]:
     """(file, display name) for a path or a built-in name; ScenarioError if neither."""
     from timekeeper.userfiles import path_exists

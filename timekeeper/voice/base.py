@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 if TYPE_CHECKING:
-    from timekeeper.script import Cue
+    from timekeeper.script import Cue, Speech
 
 SAMPLE_RATE = 44_100  # Hz; every clip, effect and the final mix use it
 Clip = np.ndarray  # mono float32 samples at SAMPLE_RATE
@@ -48,6 +48,7 @@ class Voice(ABC):
 
     name: str
     language: str
+    _faster: dict[tuple[int, float], tuple[Clip, Clip]] | None = None  # (id, tempo) -> (clip, faster)
 
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         """Make every (key, text) in `phrases` ready (synthesize, load); reports progress(done, total)."""
@@ -71,4 +72,21 @@ class Voice(ABC):
 
     def placements(self, cue: Cue) -> list[Placement]:
         """Where the speech of `cue` sounds: by default one clip per Speech part at its time."""
-        return [Placement(part.at_ms, self.clip(part.key, part.text)) for part in cue.speech]
+        return [Placement(part.at_ms, self.spoken(part)) for part in cue.speech]
+
+    def spoken(self, part: Speech) -> Clip:
+        """The clip of `part` at its tempo."""
+        return self.at_tempo(self.clip(part.key, part.text), part.tempo)
+
+    def at_tempo(self, clip: Clip, tempo: float) -> Clip:
+        """`clip` sped up to `tempo` (a tight cue; see script.PACES), made once per clip and tempo."""
+        if tempo == 1.0:
+            return clip
+        from timekeeper.audio import sped_up
+
+        if self._faster is None:
+            self._faster = {}
+        key = (id(clip), tempo)
+        if key not in self._faster:
+            self._faster[key] = (clip, sped_up(clip, tempo))  # the clip is kept so its id stays unique
+        return self._faster[key][1]

@@ -12,10 +12,11 @@ import yaml
 from timekeeper.atomicfile import replacing, write_atomic
 from timekeeper.errors import OutputError, VoiceError
 from timekeeper.model import DataTransfer, Scenario
-from timekeeper.script import GAP_MS, build_timeline
+from timekeeper.script import build_timeline
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress
 from timekeeper.voice.packs import (
     BUNDLES,
+    COMBINED,
     MANIFEST,
     NOT_PACK_NAMES,
     THREAT_KINDS,
@@ -26,7 +27,6 @@ from timekeeper.voice.tts import TtsVoice, write_wav
 
 EXPORT_FORMATS = ("wav", "mp3")
 STATIC_EXPORT_MS = 10_000
-COMBINED_LANGUAGES = ("de",)  # German packs use combined threat+zone clips
 
 
 def pack_clips(language: str, voice: str | None = None, progress: Progress | None = None) -> dict[str, Clip]:
@@ -37,16 +37,12 @@ def pack_clips(language: str, voice: str | None = None, progress: Progress | Non
     tts = TtsVoice(language, voice)
     tts.prepare(book.spoken.items(), progress)
     clips = {key: tts.clip(key, text) for key, text in book.spoken.items() if key not in NOT_PACK_NAMES}
-    if language in COMBINED_LANGUAGES:
-        gap = np.zeros(GAP_MS * SAMPLE_RATE // 1000, dtype=np.float32)
-        for kind in THREAT_KINDS:
-            for zone in ZONES:
-                clips[f"{kind}_{zone}"] = np.concatenate([clips[kind], gap, clips[zone]])
+    if all(name in clips for name in COMBINED):  # the language says kind and zone in one phrase (de)
         for key in (*THREAT_KINDS, *ZONES):
             del clips[key]
     clips.update(_bundles(language, tts))
     clips["alert"] = sound.alert()
-    clips["white_noise"] = sound.static(0, STATIC_EXPORT_MS * SAMPLE_RATE // 1000)
+    clips["white_noise"] = sound.loop_slice(sound.static_loop(), 0, STATIC_EXPORT_MS * SAMPLE_RATE // 1000)
     return clips
 
 

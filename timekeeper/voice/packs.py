@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 import yaml
 
 from timekeeper.errors import VoiceError
@@ -63,11 +64,13 @@ class PackVoice(Voice):
         return name in self.files
 
     def pack_clip(self, name: str) -> Clip:
+        """Clip `name` of the pack, at the level the mix expects (a pack recorded quietly or
+        loudly mixes the same): speech at SPEECH_LUFS, effects at their own targets."""
         if name not in self._clips:
             clip = decode_file(self.files[name])
-            if len(clip) == 0:
+            if len(clip) == 0 or not np.any(clip):
                 raise VoiceError(f"{self.files[name]}: the clip holds no audio")
-            self._clips[name] = clip
+            self._clips[name] = _levelled(name, clip)
         return self._clips[name]
 
     def _own(self, key: str) -> bool:
@@ -131,16 +134,26 @@ class PackVoice(Voice):
                 bundle = self.pack_clip(cue.bundle)
                 placed.append(Placement(max(0, anchor_ms - clip_ms(bundle)), bundle))
                 parts = [part for part in parts if part.at_ms > count_one.at_ms]
+        tempo = parts[0].tempo if parts else 1.0
         for index, part in enumerate(parts):
             if self._in_combined(part.key) and part.key in ZONES:
                 continue
             if self._in_combined(part.key):
                 zone = _next_zone(parts, index)
                 if zone is not None:
-                    placed.append(Placement(part.at_ms, self._combined_clip(part.key, zone)))
+                    placed.append(Placement(part.at_ms, self.at_tempo(self._combined_clip(part.key, zone), tempo)))
                     continue
-            placed.append(Placement(part.at_ms, self.clip(part.key, part.text)))
+            placed.append(Placement(part.at_ms, self.spoken(part)))
         return placed
+
+
+def _levelled(name: str, clip: Clip) -> Clip:
+    from timekeeper import loudness, sound
+
+    if name in sound.EFFECT_LUFS:
+        ceiling = sound.STATIC_CEILING_DBTP if name == "white_noise" else sound.EFFECT_CEILING_DBTP
+        return loudness.normalized(clip, sound.EFFECT_LUFS[name], ceiling)
+    return loudness.normalized(clip, loudness.SPEECH_LUFS, compress=True)
 
 
 def _next_zone(parts: list[Speech], index: int) -> str | None:

@@ -13,6 +13,19 @@ from timekeeper.errors import VoiceError
 from timekeeper.paths import voices_dir
 
 LANGUAGES = ("en", "de", "es")
+# Printed words that name what the voice says: cards and the live screen print the spoken
+# phrase's first sentence, so both always use the same words (one table per language).
+PRINTED_FROM_SPOKEN = {
+    "threat": "threat",
+    "serious_threat": "serious_threat",
+    "internal_threat": "internal_threat",
+    "serious_internal_threat": "serious_internal_threat",
+    "unconfirmed": "unconfirmed_report",
+    "incoming_data": "incoming_data",
+    "data_transfer": "data_transfer",
+    "comms_down": "communications_down",
+    "comms_restored": "communications_restored",
+}
 
 
 @dataclass(frozen=True)
@@ -32,11 +45,20 @@ class PhraseBook:
             raise VoiceError(f"voices/{self.language}.yaml: no spoken phrase {key!r}") from None
 
     def word(self, key: str, **values: object) -> str:
+        """The printed word `key` (formatted with `values`); words naming an announcement are
+        the first sentence of its spoken phrase (PRINTED_FROM_SPOKEN)."""
+        if key in PRINTED_FROM_SPOKEN:
+            return first_sentence(self.say(PRINTED_FROM_SPOKEN[key]))
         try:
             text = self.printed[key]
         except KeyError:
             raise VoiceError(f"voices/{self.language}.yaml: no printed word {key!r}") from None
         return text.format(**values) if values else text
+
+
+def first_sentence(text: str) -> str:
+    """"Incoming data. Repeat, incoming data." -> "Incoming data" (no closing full stop)."""
+    return text.split(". ")[0].rstrip(".:")
 
 
 @lru_cache(maxsize=None)

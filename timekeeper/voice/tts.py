@@ -1,7 +1,9 @@
 """The synthesized voice (espeak-ng, or pyttsx3: see engines.py) with an on-disk clip cache.
 
-Each phrase is synthesized once per (text, voice, rate, volume, engine) and kept as a trimmed
-16-bit WAV at SAMPLE_RATE under the cache folder, so a second render synthesizes nothing.
+Each phrase is synthesized once per (text, voice, rate, volume, engine), one sentence at a
+time: the sentences are trimmed and joined with the grammar's sentence gap (pydub, audio.py),
+normalized to the speech loudness (BS.1770, loudness.py) and kept as a 16-bit WAV at
+SAMPLE_RATE under the cache folder, so a second render synthesizes and measures nothing.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import struct
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -21,13 +25,14 @@ import numpy as np
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
-from timekeeper.voice.engines import get_engine
+from timekeeper.voice.engines import Engine, EspeakCli, get_engine
 from timekeeper.voice.phrases import phrase_book
 
-CACHE_FORMAT = 3  # bump when trimming or storage changes, so old clips are not reused
-SILENCE_LEVEL = 0.01  # |sample| below this (about -40 dBFS) counts as silence when trimming
+CACHE_FORMAT = 8  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
+EDGE_FADE_MS = 5
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def cache_dir() -> Path:
@@ -120,14 +125,22 @@ def decode_file(path: Path) -> Clip:
     return np.asarray(decoded.samples, dtype=np.float32)
 
 
-def trim(clip: Clip) -> Clip:
-    """`clip` without the silence the engine leaves before and after the words."""
-    loud = np.flatnonzero(np.abs(clip) > SILENCE_LEVEL)
-    if len(loud) == 0:
-        return clip[:0]
-    start = max(0, loud[0] - LEAD_PAD_MS * SAMPLE_RATE // 1000)
-    end = min(len(clip), loud[-1] + 1 + TAIL_PAD_MS * SAMPLE_RATE // 1000)
-    return clip[start:end]
+def sentences(text: str) -> list[str]:
+    """`text` cut after each full stop, question or exclamation mark."""
+    return [part for part in SENTENCE_END.split(text.strip()) if part]
+
+
+def finish_phrase(sentences_audio: list[Clip]) -> Clip:
+    """Trimmed sentences joined with the sentence gap, faded at the edges, at the speech level."""
+    from timekeeper import audio
+    from timekeeper.loudness import SPEECH_LUFS, normalized
+    from timekeeper.script import GAP_MS
+
+    parts = [audio.trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS) for clip in sentences_audio]
+    parts = [part for part in parts if len(part)]
+    if not parts:
+        return np.zeros(0, dtype=np.float32)
+    return normalized(audio.faded(audio.joined(parts, GAP_MS), EDGE_FADE_MS, EDGE_FADE_MS), SPEECH_LUFS, compress=True)
 
 
 class TtsVoice(Voice):
@@ -157,10 +170,18 @@ class TtsVoice(Voice):
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()]
-        for done, text in enumerate(missing, start=1):
-            self._synthesize(text)
-            if progress is not None:
-                progress(done, len(missing))
+        if not missing:
+            return
+        engine = get_engine(self.engine_choice)
+        if self._voice_id is None:
+            self._voice_id = engine.resolve(self.settings.voice)
+        # The espeak-ng program runs as its own process per sentence, so phrases can be made side by
+        # side (one per core); other engines are driven from one thread.
+        workers = min(len(missing), os.cpu_count() or 1) if isinstance(engine, EspeakCli) else 1
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for done, _ in enumerate(pool.map(self._synthesize, missing), start=1):
+                if progress is not None:
+                    progress(done, len(missing))
 
     def clip(self, key: str, text: str) -> Clip:
         if text not in self._clips:
@@ -176,26 +197,37 @@ class TtsVoice(Voice):
         return self._clips[text]
 
     def _synthesize(self, text: str) -> None:
-        """Speak `text` into a temp file, trim and resample it, and store it in the cache (kept in
-        memory only, with one warning, when the cache folder cannot be written)."""
+        """Speak `text` sentence by sentence, make the phrase (finish_phrase) and store it in the cache
+        (kept in memory only, with one warning, when the cache folder cannot be written)."""
         engine = get_engine(self.engine_choice)
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
         path = self.cache_path(text)
         scratch = path.parent if self._cache_writable(path.parent) else Path(tempfile.gettempdir())
-        fd, raw = tempfile.mkstemp(dir=scratch, suffix=".raw.wav")
+        spoken = [self._speak(engine, sentence, scratch) for sentence in sentences(text)]
+        clip = finish_phrase(spoken)
+        if len(clip) == 0:
+            raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
+        self._clips[text] = _as_stored(clip)  # the same samples a later run reads from the cache
+        if scratch == path.parent:
+            try:
+                write_wav(path, clip)
+            except (OSError, TimekeeperError) as error:
+                self._cache_failed(path.parent, error)
+
+    def _speak(self, engine: Engine, sentence: str, folder: Path) -> Clip:
+        """One sentence as the engine says it (untrimmed), via a temp file in `folder`."""
+        from timekeeper import audio
+
+        assert self._voice_id is not None
+        fd, raw = tempfile.mkstemp(dir=folder, suffix=".raw.wav")
         os.close(fd)
         try:
-            engine.synthesize(text, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
-            clip = trim(decode_file(Path(raw)))
-            if len(clip) == 0:
-                raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
-            self._clips[text] = _as_stored(clip)  # the same samples a later run reads from the cache
-            if scratch == path.parent:
-                try:
-                    write_wav(path, clip)
-                except (OSError, TimekeeperError) as error:
-                    self._cache_failed(path.parent, error)
+            engine.synthesize(sentence, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
+            try:
+                return audio.read_wav(Path(raw))
+            except Exception:  # not a plain WAV (some system voices write other formats)
+                return decode_file(Path(raw))
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(raw)
