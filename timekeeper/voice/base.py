@@ -32,11 +32,16 @@ def silence(duration_ms: int) -> Clip:
 
 @dataclass(frozen=True)
 class Placement:
-    """`clip` starts at `at_ms` in the track; `speech` marks spoken audio (the bed ducks under it)."""
+    """`clip` starts at `at_ms` in the track; `speech` marks spoken audio (the bed ducks under it).
+    `key` and `text` name the phrase (or the bundle, or the whole cue) the clip speaks, and `source`
+    where the clip comes from (a pack's file, a voice), for messages."""
 
     at_ms: int
     clip: Clip
     speech: bool = True
+    key: str = ""
+    text: str = ""
+    source: str = ""
 
     @property
     def end_ms(self) -> int:
@@ -71,4 +76,11 @@ class Voice(ABC):
 
     def placements(self, cue: Cue) -> list[Placement]:
         """Where the speech of `cue` sounds: by default one clip per Speech part at its time."""
-        return [Placement(part.at_ms, self.clip(part.key, part.text)) for part in cue.speech]
+        return [
+            Placement(part.at_ms, self.clip(part.key, part.text), key=part.key, text=part.text, source=self.name)
+            for part in cue.speech
+        ]
+
+    def keeps_sound(self, cue: Cue, key: str) -> bool:
+        """False when the voice's own recording of `cue` already holds sound effect `key` (alert, beep)."""
+        return True

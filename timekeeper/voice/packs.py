@@ -20,6 +20,7 @@ import yaml
 
 from timekeeper.errors import VoiceError
 from timekeeper.script import COUNT_STEP_MS, Cue, Speech
+from timekeeper.times import format_time
 from timekeeper.voice.base import Clip, Placement, Progress, Voice, clip_ms
 from timekeeper.voice.tts import decode_file
 
@@ -36,6 +37,8 @@ THREAT_KINDS = ("threat", "serious_threat")
 ZONES = ("zone_red", "zone_white", "zone_blue")
 COMBINED = tuple(f"{kind}_{zone}" for kind in THREAT_KINDS for zone in ZONES)
 EFFECTS = ("alert", "white_noise")
+LONGEST_CLIP_MS = 120_000  # no announcement has a longer slot (a phase-end warning comes every minute)
+LONGEST_EFFECT_MS = 900_000  # static for outages is looped; a long recording is fine up to a track's length
 NOT_PACK_NAMES = frozenset({"data_transfer"})  # the phrase "Data transfer." is never a pack file:
 # `data_transfer` is the community's bundle name
 
@@ -62,6 +65,7 @@ class PackVoice(Voice):
 
     def pack_clip(self, name: str) -> Clip:
         if name not in self._clips:
+            check_length(self.files[name], name)
             clip = decode_file(self.files[name])
             if len(clip) == 0:
                 raise VoiceError(f"{self.files[name]}: the clip holds no audio")
@@ -127,7 +131,8 @@ class PackVoice(Voice):
             if count_one is not None:
                 anchor_ms = count_one.at_ms + COUNT_STEP_MS  # the beep / the phase end
                 bundle = self.pack_clip(cue.bundle)
-                placed.append(Placement(max(0, anchor_ms - clip_ms(bundle)), bundle))
+                words = " ".join(part.text for part in parts if part.at_ms <= count_one.at_ms)
+                placed.append(self._placed(anchor_ms - clip_ms(bundle), cue.bundle, words))
                 parts = [part for part in parts if part.at_ms > count_one.at_ms]
         for index, part in enumerate(parts):
             if self._in_combined(part.key) and part.key in ZONES:
@@ -135,10 +140,37 @@ class PackVoice(Voice):
             if self._in_combined(part.key):
                 zone = _next_zone(parts, index)
                 if zone is not None:
-                    placed.append(Placement(part.at_ms, self._combined_clip(part.key, zone)))
+                    name = f"{part.key}_{zone}"
+                    clip = self._combined_clip(part.key, zone)
+                    text = f"{part.text} {parts[index + 1].text}"
+                    placed.append(Placement(part.at_ms, clip, key=name, text=text, source=self._source(name)))
                     continue
-            placed.append(Placement(part.at_ms, self.clip(part.key, part.text)))
+            clip = self.clip(part.key, part.text)
+            placed.append(Placement(part.at_ms, clip, key=part.key, text=part.text, source=self._source(part.key)))
         return placed
+
+    def _placed(self, at_ms: int, name: str, text: str) -> Placement:
+        return Placement(at_ms, self.pack_clip(name), key=name, text=text, source=self._source(name))
+
+    def _source(self, name: str) -> str:
+        return str(self.files[name]) if self._own(name) or name in BUNDLES and name in self.files else self.fallback.name
+
+
+def check_length(path: Path, name: str) -> None:
+    """VoiceError naming clip `name` if its file lasts longer than any slot of a mission (read from
+    the file's header, so a 2-hour file is refused without decoding it)."""
+    import miniaudio
+
+    limit_ms = LONGEST_EFFECT_MS if name in EFFECTS else LONGEST_CLIP_MS
+    try:
+        length_ms = round(miniaudio.get_file_info(str(path)).duration * 1000)
+    except (miniaudio.MiniaudioError, OSError, ValueError) as error:
+        raise VoiceError(f"{path}: not a readable audio clip ({error})") from error
+    if length_ms > limit_ms:
+        raise VoiceError(
+            f"{path}: clip {name!r} is {format_time(length_ms)} long, longer than any slot in a mission"
+            f" (at most {format_time(limit_ms)}); shorten it"
+        )
 
 
 def _next_zone(parts: list[Speech], index: int) -> str | None:
