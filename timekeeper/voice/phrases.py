@@ -12,7 +12,7 @@ import yaml
 from timekeeper.errors import VoiceError
 from timekeeper.paths import voices_dir
 
-LANGUAGES = ("en", "de", "es")
+from timekeeper.languages import LANGUAGES  # noqa: F401  (re-exported: the shipped languages)
 
 
 @dataclass(frozen=True)
