@@ -18,12 +18,19 @@ def packs_dir() -> Path:
 
 
 def open_voice(language: str, spec: str | None = None) -> Voice:
-    """The voice `spec` names for `language`: None = the default synthesized voice; an existing
-    folder (or a name in packs_dir()) = a prerecorded pack; anything else = a TTS voice name."""
+    """The voice `spec` names for `language`: None = the default synthesized voice; `piper:NAME`
+    or a `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
+    prerecorded pack; anything else = a TTS voice name."""
     from timekeeper.voice.tts import TtsVoice
 
     if spec is None:
         return TtsVoice(language)
+    from timekeeper.voice.neural import is_neural
+
+    if is_neural(spec):
+        from timekeeper.voice.neural import NeuralVoice, find_model
+
+        return NeuralVoice(language, find_model(spec))
     folder = Path(spec).expanduser()
     if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
         folder = packs_dir() / spec
