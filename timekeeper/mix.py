@@ -20,7 +20,6 @@ from timekeeper.model import Scenario
 from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Placement, Voice
 from timekeeper.voice.durations import default_measure
-from timekeeper.voice.phrases import phrase_book
 from timekeeper.voice.voicing import voice_timeline
 
 CHANNELS = 1
@@ -135,10 +134,10 @@ def prepare_mix(
     voice's real phrase lengths."""
     from timekeeper.voice.select import open_voice
 
-    book = phrase_book(settings.language)
     voice = open_voice(settings.language, settings.voice)
+    book = voice.phrases()
     draft = build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
-    phrases = [(part.key, part.text) for cue in draft.cues for part in cue.speech]
+    phrases = [(part.key, part.text) for cue in draft.cues if not voice.whole(cue) for part in cue.speech]
     voice.prepare(phrases, progress)
     timeline, spoken = voice_timeline(build_timeline(scenario, book, voice.measure, settings.script_options), voice)
     placements = with_voice_effect(spoken, settings.computer_voice)

@@ -14,7 +14,7 @@ from timekeeper.errors import MissingToolError, RenderError
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
 from timekeeper.script import Timeline
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook, phrase_book
 
 MP3_BITRATE = "128k"
 ALBUM = "timekeeper"
@@ -56,9 +56,9 @@ def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
         ) from None
 
 
-def tags(scenario: Scenario, source: str, settings: MixSettings) -> dict[str, str]:
-    """The metadata written into the file: title, album, genre (track kind), comment."""
-    kind = phrase_book(settings.language).word(f"kind_{scenario.kind.value}")
+def tags(scenario: Scenario, source: str, settings: MixSettings, words: PhraseBook | None = None) -> dict[str, str]:
+    """The metadata written into the file: title, album, genre (track kind in `words`), comment."""
+    kind = (words or phrase_book(settings.language)).word(f"kind_{scenario.kind.value}")
     comment = f"scenario: {source}"
     if scenario.seed is not None:
         comment += f"; seed: {scenario.seed}"
@@ -78,7 +78,8 @@ def render(
     container, codec = output_format(out)
     ffmpeg = find_ffmpeg()
     mix = prepare_mix(scenario, settings, prepare_progress)
-    encode(mix, out, ffmpeg, container, codec, tags(scenario, source or scenario.title, settings), encode_progress)
+    metadata = tags(scenario, source or scenario.title, settings, mix.timeline.phrases)
+    encode(mix, out, ffmpeg, container, codec, metadata, encode_progress)
     return RenderResult(out, mix.duration_ms, len(mix.timeline.cues), mix.voice_name, mix.warnings)
 
 
@@ -147,8 +148,8 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
     from timekeeper.script import build_timeline
     from timekeeper.voice.durations import default_measure
 
-    book = phrase_book(settings.language)
     if settings.voice is None:
+        book = phrase_book(settings.language)
         return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
     return prepare_mix(scenario, settings, progress).timeline
 

@@ -82,7 +82,10 @@ def live_command(
         resume = format_time(result.stopped_ms // 1000 * 1000)
         click.echo(f"Stopped at {resume}. To carry on: timekeeper live {scenario} --start-at {resume}", err=True)
     else:
-        click.echo("\n" + text_card(loaded, settings.language), nl=False)
+        from timekeeper.voice.select import open_voice
+
+        words = open_voice(settings.language, settings.voice).phrases()  # a pack may print its own words
+        click.echo("\n" + text_card(loaded, words), nl=False)
     if result.failure:
         raise PlaybackError(f"the sound device failed at {format_time(result.failure_ms or 0)}: {result.failure}")
     if result.outcome is Outcome.INTERRUPTED:

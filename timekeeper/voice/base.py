@@ -15,6 +15,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from timekeeper.script import Cue
+    from timekeeper.voice.phrases import PhraseBook
 
 SAMPLE_RATE = 44_100  # Hz; every clip, effect and the final mix use it
 Clip = np.ndarray  # mono float32 samples at SAMPLE_RATE
@@ -80,6 +81,16 @@ class Voice(ABC):
             Placement(part.at_ms, self.clip(part.key, part.text), key=part.key, text=part.text, source=self.name)
             for part in cue.speech
         ]
+
+    def phrases(self) -> PhraseBook:
+        """The words this voice speaks and outputs print (the language's shipped table by default)."""
+        from timekeeper.voice.phrases import phrase_book
+
+        return phrase_book(self.language)
+
+    def whole(self, cue: Cue) -> object | None:
+        """The voice's recording of the whole of `cue` (its phrases need no clips), or None."""
+        return None
 
     def keeps_sound(self, cue: Cue, key: str) -> bool:
         """False when the voice's own recording of `cue` already holds sound effect `key` (alert, beep)."""

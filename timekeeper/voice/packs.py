@@ -22,6 +22,8 @@ from timekeeper.errors import VoiceError
 from timekeeper.script import COUNT_STEP_MS, Cue, Speech
 from timekeeper.times import format_time
 from timekeeper.voice.base import Clip, Placement, Progress, Voice, clip_ms
+from timekeeper.voice.layouts import ANDROID_GRAMMAR, CueRecording, android_manifest, cue_moment_ms, cue_name, cue_recordings
+from timekeeper.voice.phrases import LANGUAGES, PhraseBook, pack_book
 from timekeeper.voice.tts import decode_file
 
 MANIFEST = "pack.yaml"
@@ -55,6 +57,8 @@ class PackVoice(Voice):
         pack_language = manifest.get("language")
         if pack_language and pack_language != language:
             raise VoiceError(f"{self.folder}: this voice pack speaks {pack_language!r}; use --lang {pack_language}")
+        self.words = _pack_words(self.folder, language, manifest)
+        self.cues = cue_recordings(self.folder, manifest, str(self.folder / MANIFEST), _inside)
         self.combined = any(name in self.files for name in COMBINED)
         self.warnings: list[str] = []
         self._clips: dict[str, Clip] = {}
@@ -80,8 +84,22 @@ class PackVoice(Voice):
         return any(key in parts and self.has(bundle) for bundle, parts in BUNDLES.items())
 
     # -- Voice --------------------------------------------------------------------------------
+    def phrases(self) -> PhraseBook:
+        return self.words
+
+    def whole(self, cue: Cue) -> CueRecording | None:
+        """The pack's recording of the whole of `cue`, if it has one."""
+        name = cue_name(cue) if self.cues else None
+        return self.cues.get(name) if name else None
+
+    def keeps_sound(self, cue: Cue, key: str) -> bool:
+        recording = self.whole(cue)
+        return recording is None or not recording.sounds
+
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(phrases))
+        for recording in self.cues.values():
+            self.cue_clip(recording)  # fail early, naming a damaged or overlong file
         needed = {name for name in self.files if name in BUNDLES or name in COMBINED or name in EFFECTS}
         needed |= {key for key, _ in items if self._own(key)}
         for name in sorted(needed):
@@ -92,8 +110,9 @@ class PackVoice(Voice):
         if self.combined:
             missing += [name for name in COMBINED if name not in self.files]
         if missing:
+            how = "" if self.fallback.language == self.language else f" (in {self.fallback.language}: no {self.language} voice)"
             self.warnings.append(
-                f"voice pack {self.folder} has no clip for {', '.join(missing)}; the synthesized voice speaks them"
+                f"voice pack {self.folder} has no clip for {', '.join(missing)}; the synthesized voice speaks them{how}"
             )
 
     def _in_combined(self, key: str) -> bool:
@@ -123,7 +142,24 @@ class PackVoice(Voice):
     def effect(self, key: str) -> Clip | None:
         return self.pack_clip(key) if key in EFFECTS and self.has(key) else None
 
+    def cue_clip(self, recording: CueRecording) -> Clip:
+        key = f"cue:{recording.name}"
+        if key not in self._clips:
+            check_length(recording.file, recording.name)
+            clip = decode_file(recording.file)
+            if recording.moment_ms > clip_ms(clip):
+                raise VoiceError(
+                    f"{self.folder / MANIFEST}: cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
+                    f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)"
+                )
+            self._clips[key] = clip
+        return self._clips[key]
+
     def placements(self, cue: Cue) -> list[Placement]:
+        recording = self.whole(cue)
+        if recording is not None:
+            at_ms = cue_moment_ms(cue, recording.sounds) - recording.moment_ms
+            return [Placement(at_ms, self.cue_clip(recording), key=recording.name, text=cue.text, source=str(recording.file))]
         parts = list(cue.speech)
         placed: list[Placement] = []
         if cue.bundle and self.has(cue.bundle):
@@ -208,7 +244,26 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
             if not path.is_file():
                 raise VoiceError(f"{manifest_path}: clips: {name}: no such file {relative!r} in the pack")
             files[str(name)] = path
+    if (folder / ANDROID_GRAMMAR).is_file():
+        manifest = android_manifest(folder, manifest)
     return files, manifest
+
+
+def _pack_words(folder: Path, language: str, manifest: dict) -> PhraseBook:
+    """The pack's words: its language's table (English where none is shipped), with the words
+    pack.yaml (or grammar.xml) gives under `printed:` and `spoken:`."""
+    where = str(folder / MANIFEST)
+    printed, spoken = manifest.get("printed") or {}, manifest.get("spoken") or {}
+    for label, given in (("printed", printed), ("spoken", spoken)):
+        if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
+            raise VoiceError(f"{where}: '{label}' must map phrase keys to words")
+    if language not in LANGUAGES:
+        printed = {**(manifest.get("android_printed") or {}), **printed}
+    android = manifest.get("android_spoken") or {}
+    if android:
+        known = pack_book("en", None, {}, {}, where).spoken
+        spoken = {**{key: text for key, text in android.items() if key in known}, **spoken}
+    return pack_book(language, manifest.get("name"), printed, spoken, where)
 
 
 def _inside(folder: Path, path: Path, label: str) -> Path:

@@ -43,7 +43,10 @@ class PhraseBook:
 def phrase_book(language: str) -> PhraseBook:
     """The shipped phrase table of `language` (one of LANGUAGES)."""
     if language not in LANGUAGES:
-        raise VoiceError(f"unknown language {language!r} (expected one of {', '.join(LANGUAGES)})")
+        raise VoiceError(
+            f"no phrase table for language {language!r} (shipped: {', '.join(LANGUAGES)});"
+            f" a voice pack whose pack.yaml says 'language: {language}' can still speak it (--voice DIR)"
+        )
     path = voices_dir() / f"{language}.yaml"
     with open(path, encoding="utf-8") as handle:
         data = yaml.safe_load(handle)
@@ -53,4 +56,30 @@ def phrase_book(language: str) -> PhraseBook:
         spoken=MappingProxyType(dict(data["spoken"])),
         printed=MappingProxyType(dict(data["printed"])),
         tts=MappingProxyType(dict(data.get("tts") or {})),
+    )
+
+
+def book_for(choice: str | PhraseBook | None, scenario_language: str | None = None) -> PhraseBook:
+    """The words an output prints: a given book, else the table of `choice`, of the scenario's
+    language, or English."""
+    if isinstance(choice, PhraseBook):
+        return choice
+    return phrase_book(choice or scenario_language or "en")
+
+
+def pack_book(language: str, name: str | None, printed: Mapping[str, str], spoken: Mapping[str, str], where: str) -> PhraseBook:
+    """The words of a voice pack in `language`: that language's table if shipped, else English
+    under the pack's language code; then the pack's own `printed` and `spoken` words on top.
+    Unknown keys are an error naming `where` (the manifest)."""
+    base = phrase_book(language if language in LANGUAGES else "en")
+    for label, given, known in (("printed", printed, base.printed), ("spoken", spoken, base.spoken)):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise VoiceError(f"{where}: {label}: unknown key(s) {', '.join(unknown)} (see voices/en.yaml for the keys)")
+    return PhraseBook(
+        language=language,
+        name=name or (base.name if language in LANGUAGES else language),
+        spoken=MappingProxyType({**base.spoken, **spoken}),
+        printed=MappingProxyType({**base.printed, **printed}),
+        tts=base.tts,
     )

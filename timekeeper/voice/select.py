@@ -36,10 +36,34 @@ def open_voice(language: str, spec: str | None = None) -> Voice:
         folder = packs_dir() / spec
     if folder.is_dir():
         from timekeeper.voice.packs import PackVoice
+        from timekeeper.voice.phrases import LANGUAGES
 
-        return PackVoice(folder, language, fallback=TtsVoice(language))
+        return PackVoice(folder, language, fallback=TtsVoice(language if language in LANGUAGES else "en"))
     if os.sep in spec or spec.startswith("."):
         from timekeeper.errors import VoiceError
 
         raise VoiceError(f"{spec}: no such voice pack folder")
     return TtsVoice(language, voice=spec)
+
+
+def voice_language(spec: str | None) -> str | None:
+    """The language the voice `spec` speaks, if it says (a pack's manifest, a Piper voice), else None."""
+    if spec is None:
+        return None
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.neural import find_model, is_neural
+
+    try:
+        if is_neural(spec):
+            return find_model(spec).language
+        folder = Path(spec).expanduser()
+        if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
+            folder = packs_dir() / spec
+        if folder.is_dir():
+            from timekeeper.voice.packs import index_pack
+
+            language = index_pack(folder)[1].get("language")
+            return str(language) if language else None
+    except TimekeeperError:
+        return None  # opening the voice reports the problem
+    return None
