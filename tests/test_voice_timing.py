@@ -137,3 +137,12 @@ def test_a_clip_running_past_the_mission_is_an_error_naming_it(long_pack: Path, 
     result = timekeeper("plan", str(SHORT), "--voice", str(pack))
     assert result.returncode == 4
     assert "mission_complete" in result.stderr and "after the mission ends" in result.stderr
+
+
+def test_validate_with_a_voice_times_announcements_with_its_clips(long_pack: Path, tmp_path: Path) -> None:
+    tight = tmp_path / "tight.yaml"
+    tight.write_text(SHORT.read_text().replace('at: "0:35", type: data_transfer', 'at: "0:17", type: data_transfer'))
+    assert timekeeper("validate", "--strict", str(tight)).returncode == 0  # fine for the built-in voice
+    slow = timekeeper("validate", "--strict", str(tight), "--voice", str(long_pack))
+    assert slow.returncode == 3
+    assert re.search(rf"{re.escape(str(tight))}: warning: with voice .*data_transfer at 0:1\d\.\d+ overlaps the threat", slow.stdout)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from timekeeper.commands.options import language_option, voice_option
 from timekeeper.errors import ExitStatus
 
 
@@ -11,27 +12,54 @@ from timekeeper.errors import ExitStatus
 @click.argument("files", nargs=-1, required=True)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("-q", "--quiet", is_flag=True, help="Print problems only, no summary.")
+@language_option
+@voice_option
 @click.pass_context
-def validate_command(ctx: click.Context, files: tuple[str, ...], strict: bool, quiet: bool) -> None:
+def validate_command(
+    ctx: click.Context, files: tuple[str, ...], strict: bool, quiet: bool, language: str | None, voice: str | None
+) -> None:
     """Check scenario files and report every problem as path:line:col: message.
 
     FILES are scenario files or built-in names. Exit status 0 when all are valid,
     3 when any has an error (or, with --strict, a warning).
 
     \b
+    Announcements are timed with the default voice of the scenario's language; with --voice
+    (a pack, a Piper voice, a TTS voice) also with that voice's real clips.
+
+    \b
     Examples:
       timekeeper validate my-mission.yaml
       timekeeper validate --strict scenarios/examples/*.yaml
+      timekeeper validate my-mission.yaml --voice piper:en_US-joe-medium
     """
     from timekeeper.scenario.validation import validate_paths
 
-    report = validate_paths(files, strict=strict)
+    spacing = _voice_spacing(language, voice) if voice is not None else None
+    report = validate_paths(files, strict=strict, spacing=spacing)
     for problem in report.problems:
         click.echo(str(problem), err=False)
     if not quiet:
         click.echo(report.summary(), err=True)
     if not report.ok:
         ctx.exit(ExitStatus.INVALID_SCENARIO)
+
+
+def _voice_spacing(language: str | None, voice: str):  # type: ignore[no-untyped-def]
+    """Overlaps of a scenario's announcements when `voice` speaks them (as `plan --voice` lays them out)."""
+    from timekeeper.commands.options import mix_settings
+    from timekeeper.render import plan
+    from timekeeper.times import format_time
+
+    def check(scenario):  # type: ignore[no-untyped-def]
+        timeline = plan(scenario, mix_settings(scenario, language, voice, 5, False))
+        return [
+            f"with voice {voice}: {o.second.kind.value} at {format_time(o.second.at_ms, precise=True)} overlaps the"
+            f" {o.first.kind.value} of {format_time(o.first.at_ms, precise=True)} by {o.overlap_ms / 1000:.1f} s"
+            for o in timeline.overlaps()
+        ]
+
+    return check
 
 
 @click.command("schema")
