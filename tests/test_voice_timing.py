@@ -146,3 +146,14 @@ def test_validate_with_a_voice_times_announcements_with_its_clips(long_pack: Pat
     slow = timekeeper("validate", "--strict", str(tight), "--voice", str(long_pack))
     assert slow.returncode == 3
     assert re.search(rf"{re.escape(str(tight))}: warning: with voice .*data_transfer at 0:1\d\.\d+ overlaps the threat", slow.stdout)
+
+
+def test_generate_with_a_voice_reports_what_validate_reports(long_pack: Path, tmp_path: Path) -> None:
+    out = tmp_path / "g.yaml"
+    generated = timekeeper("generate", "--seed", "31", "--voice", str(long_pack), "-o", str(out))
+    assert generated.returncode == 0, generated.stderr
+    warned = sorted(line.split(": ", 2)[2] for line in generated.stderr.splitlines() if line.startswith("Warning: seed 31"))
+    checked = timekeeper("validate", str(out), "--voice", str(long_pack))
+    found = sorted(line.split("warning: ", 1)[1] for line in checked.stdout.splitlines() if "with voice" in line)
+    assert warned == found
+    assert any("data_transfer" in message for message in found)  # the long bundles do collide somewhere

@@ -154,6 +154,17 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
     return prepare_mix(scenario, settings, progress).timeline
 
 
+def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
+    """The announcements of `scenario` that overlap when the voice of `settings` speaks them."""
+    from timekeeper.times import format_time
+
+    return [
+        f"with voice {settings.voice}: {o.second.kind.value} at {format_time(o.second.at_ms, precise=True)} overlaps"
+        f" the {o.first.kind.value} of {format_time(o.first.at_ms, precise=True)} by {o.overlap_ms / 1000:.1f} s"
+        for o in plan(scenario, settings).overlaps()
+    ]
+
+
 def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
     """One line per cue (start, end, kind, words; sounds in brackets), overlap markers, and the
     number of overlaps."""

@@ -36,6 +36,14 @@ language_option = click.option(
     " (default: the voice's language, else the scenario's, else en).",
 )
 
+shipped_language_option = click.option(
+    "--lang",
+    "language",
+    type=click.Choice(LANGUAGES),
+    default=None,
+    help="Language of the words (default: the scenario's language, else en).",
+)
+
 voice_option = click.option(
     "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
 )

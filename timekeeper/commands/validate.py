@@ -48,18 +48,9 @@ def validate_command(
 def _voice_spacing(language: str | None, voice: str):  # type: ignore[no-untyped-def]
     """Overlaps of a scenario's announcements when `voice` speaks them (as `plan --voice` lays them out)."""
     from timekeeper.commands.options import mix_settings
-    from timekeeper.render import plan
-    from timekeeper.times import format_time
+    from timekeeper.render import voice_overlaps
 
-    def check(scenario):  # type: ignore[no-untyped-def]
-        timeline = plan(scenario, mix_settings(scenario, language, voice, 5, False))
-        return [
-            f"with voice {voice}: {o.second.kind.value} at {format_time(o.second.at_ms, precise=True)} overlaps the"
-            f" {o.first.kind.value} of {format_time(o.first.at_ms, precise=True)} by {o.overlap_ms / 1000:.1f} s"
-            for o in timeline.overlaps()
-        ]
-
-    return check
+    return lambda scenario: voice_overlaps(scenario, mix_settings(scenario, language, voice, 5, False))
 
 
 @click.command("schema")
