@@ -86,7 +86,7 @@ def test_seed_and_options_are_written_and_read_back() -> None:
     result = load_text(dump_scenario(mission), "generated.yaml")
     assert result.scenario == mission
     assert result.scenario.seed == 123
-    assert dict(result.scenario.generator) == {"version": "2", "kind": "double-action", "players": "4", "threat_level": "9"}
+    assert dict(result.scenario.generator) == {"version": "3", "kind": "double-action", "players": "4", "threat_level": "9"}
     assert not any(t.unconfirmed for t in mission.threats)
 
 
