@@ -88,10 +88,12 @@ def test_german_combined_threat_zone_clips(tmp_path: Path) -> None:
     mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(language="de", voice=str(pack)))
     assert mix.warnings == ()
     threat = next(cue for cue in mix.timeline.cues if cue.kind is CueKind.THREAT)
-    placed = voice.placements(threat)
-    combined = voice.pack_clip("threat_zone_red")
-    assert sum(p.clip is combined for p in placed) == 2  # once, and again after "Wiederhole"
-    assert len(placed) == len(threat.speech)  # the German grammar speaks kind and zone as one phrase
+    keys = [part.key for part in threat.speech]  # the timeline speaks the combined clips
+    assert keys == ["time_t_plus_1", "threat_zone_red", "repeat", "time_t_plus_1", "threat_zone_red"]
+    combined = [p for p in mix.placements if p.key == "threat_zone_red"]
+    assert len(combined) == 2  # once, and again after "Wiederhole"
+    assert all(p.source == str(pack / "threat_zone_red.wav") for p in combined)
+    assert all(np.array_equal(p.clip, voice.pack_clip("threat_zone_red")) for p in combined)
 
 
 def test_clip_paths_may_not_leave_the_pack(english_pack: Path, tmp_path: Path) -> None:

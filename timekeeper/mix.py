@@ -8,6 +8,7 @@ that chunk. Memory stays flat however long the track is.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -19,7 +20,7 @@ from timekeeper.model import Scenario
 from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
 from timekeeper.voice.base import SAMPLE_RATE, Clip, Placement, Voice
 from timekeeper.voice.durations import default_measure
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.voicing import voice_timeline
 
 CHANNELS = 1
 SAMPLE_WIDTH = 2  # bytes: 16-bit signed little-endian PCM
@@ -145,13 +146,13 @@ def prepare_mix(
     voice's real phrase lengths."""
     from timekeeper.voice.select import open_voice
 
-    book = phrase_book(settings.language)
     voice = open_voice(settings.language, settings.voice)
+    book = voice.phrases()
     draft = build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
-    phrases = [(part.key, part.text) for cue in draft.cues for part in cue.speech]
+    phrases = [(part.key, part.text) for cue in draft.cues if not voice.whole(cue) for part in cue.speech]
     voice.prepare(phrases, progress)
-    timeline = build_timeline(scenario, book, voice.measure, settings.script_options)
-    placements = speech_placements(timeline, voice, settings.computer_voice)
+    timeline, spoken = voice_timeline(build_timeline(scenario, book, voice.measure, settings.script_options), voice)
+    placements = with_voice_effect(spoken, settings.computer_voice)
     placements += effect_placements(timeline, voice)
     return PreparedMix(
         timeline=timeline,
@@ -163,9 +164,8 @@ def prepare_mix(
     )
 
 
-def speech_placements(timeline: Timeline, voice: Voice, computer_voice: bool = False) -> list[Placement]:
-    """Every spoken clip of the timeline (each distinct clip processed once for the effect)."""
-    placements = [placement for cue in timeline.cues for placement in voice.placements(cue)]
+def with_voice_effect(placements: list[Placement], computer_voice: bool = False) -> list[Placement]:
+    """The spoken clips, with the "ship computer" effect when asked (each distinct clip processed once)."""
     if not computer_voice:
         return placements
     processed: dict[int, Clip] = {}
@@ -174,7 +174,7 @@ def speech_placements(timeline: Timeline, voice: Voice, computer_voice: bool = F
         key = id(placement.clip)
         if key not in processed:
             processed[key] = sound.ship_computer(placement.clip)
-        result.append(Placement(placement.at_ms, processed[key], placement.speech))
+        result.append(dataclasses.replace(placement, clip=processed[key]))
     return result
 
 

@@ -16,7 +16,7 @@ from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
 from timekeeper.outputpath import check_output_path
 from timekeeper.script import Timeline
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook, phrase_book
 
 MP3_BITRATE = "128k"
 ALBUM = "timekeeper"
@@ -60,13 +60,13 @@ def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
         ) from None
 
 
-def tags(scenario: Scenario, source: str, settings: MixSettings) -> dict[str, str]:
+def tags(scenario: Scenario, source: str, settings: MixSettings, words: PhraseBook | None = None) -> dict[str, str]:
     """The metadata written into the file: title (with the language unless English, so the
-    languages of one track can share a playlist), album, genre (track kind), comment, and the
-    track number of an official track in the official order."""
+    languages of one track can share a playlist), album, genre (track kind in `words`), comment,
+    and the track number of an official track in the official order."""
     from timekeeper.scenario.catalog import official_track_number
 
-    kind = phrase_book(settings.language).word(f"kind_{scenario.kind.value}")
+    kind = (words or phrase_book(settings.language)).word(f"kind_{scenario.kind.value}")
     comment = f"scenario: {source}"
     if scenario.seed is not None:
         comment += f"; seed: {scenario.seed}"
@@ -92,7 +92,8 @@ def render(
     check_output_path(out, what="soundtrack")
     ffmpeg = find_ffmpeg()
     mix = prepare_mix(scenario, settings, prepare_progress)
-    encode(mix, out, ffmpeg, container, codec, tags(scenario, source or scenario.title, settings), encode_progress)
+    metadata = tags(scenario, source or scenario.title, settings, mix.timeline.phrases)
+    encode(mix, out, ffmpeg, container, codec, metadata, encode_progress)
     return RenderResult(out, mix.duration_ms, len(mix.timeline.cues), mix.voice_name, mix.warnings)
 
 
@@ -178,10 +179,21 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
     from timekeeper.script import build_timeline
     from timekeeper.voice.durations import default_measure
 
-    book = phrase_book(settings.language)
     if settings.voice is None:
+        book = phrase_book(settings.language)
         return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
     return prepare_mix(scenario, settings, progress).timeline
+
+
+def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
+    """The announcements of `scenario` that overlap when the voice of `settings` speaks them."""
+    from timekeeper.times import format_time
+
+    return [
+        f"with voice {settings.voice}: {o.second.kind.value} at {format_time(o.second.at_ms, precise=True)} overlaps"
+        f" the {o.first.kind.value} of {format_time(o.first.at_ms, precise=True)} by {o.overlap_ms / 1000:.1f} s"
+        for o in plan(scenario, settings).overlaps()
+    ]
 
 
 def plan_lines(timeline: Timeline) -> tuple[list[str], int]:

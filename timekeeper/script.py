@@ -176,6 +176,7 @@ class Timeline:
     duration_ms: int
     language: str
     scenario: Scenario = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    phrases: PhraseBook = field(compare=False, repr=False, default=None)  # type: ignore[assignment]  # the words
 
     def overlaps(self) -> list[Overlap]:
         """Pairs of cues where the second starts before the first has finished."""
@@ -231,6 +232,7 @@ def build_timeline(
         duration_ms=max(end_ms, scenario.duration_ms + TAIL_MS),
         language=phrases.language,
         scenario=scenario,
+        phrases=phrases,
     )
 
 

@@ -6,13 +6,13 @@ from html import escape
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook, book_for
 
 
-def html_card(scenario: Scenario, language: str | None = None, players: int = 5) -> str:
+def html_card(scenario: Scenario, language: str | PhraseBook | None = None, players: int = 5) -> str:
     """The card of `scenario`: title, facts, phase ends, a table of every event, a legend.
     Unconfirmed reports are marked, and struck through when fewer than 5 play."""
-    phrases = phrase_book(language or scenario.language or "en")
+    phrases = book_for(language, scenario.language)
     header = card_header(scenario, phrases)
     facts = " · ".join(escape(fact) for fact in (header.kind, *header.facts))
     out = [

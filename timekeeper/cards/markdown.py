@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook, book_for
 
 ZONE_MARKS = {"red": "🟥", "white": "⬜", "blue": "🟦"}
 
 
-def markdown_card(scenario: Scenario, language: str | None = None) -> str:
+def markdown_card(scenario: Scenario, language: str | PhraseBook | None = None) -> str:
     """The card of `scenario`: a heading, the facts, a table of every event, and a legend."""
-    phrases = phrase_book(language or scenario.language or "en")
+    phrases = book_for(language, scenario.language)
     header = card_header(scenario, phrases)
     lines = [f"## {_cell(header.title)}", "", " · ".join(_cell(f) for f in [header.kind, *header.facts]), ""]
     lines.append(f"**{phrases.word('phase_ends')}:** " + " · ".join(header.phase_ends))

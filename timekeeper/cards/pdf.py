@@ -20,7 +20,7 @@ from timekeeper.cards.pdf_card import FONT, Box, CardPainter, CardText, Layout, 
 from timekeeper.cards.rows import CardRow, card_header, card_rows
 from timekeeper.errors import RenderError
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook, book_for
 
 FONTS_DIR = Path(__file__).resolve().parent.parent / "fonts"
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class PrintedCards:
     missing_glyphs: tuple[str, ...] = ()  # characters the card font cannot draw (left out)
 
 
-def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per_page: int = 4,
+def cards_pdf(scenarios: Iterable[Scenario], language: str | PhraseBook | None = None, *, per_page: int = 4,
               paper: str = "a4") -> PrintedCards:
     """A PDF with the card of every scenario, `per_page` cards to a sheet of `paper`."""
     from fpdf import FPDF
@@ -92,7 +92,7 @@ def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per
     painter = CardPainter(pdf)
     slot = 0
     for scenario in scenarios:
-        phrases = phrase_book(language or scenario.language or "en")
+        phrases = book_for(language, scenario.language)
         rows = card_rows(scenario, phrases)
         card = card_text(card_header(scenario, phrases), rows, phrases)
         box, scale = sheet.card_box(0)
@@ -111,7 +111,7 @@ def cards_pdf(scenarios: Iterable[Scenario], language: str | None = None, *, per
     return PrintedCards(bytes(pdf.output()), slot, pdf.page_no())
 
 
-def write_cards_pdf(path: str | Path, scenarios: Iterable[Scenario], language: str | None = None, *,
+def write_cards_pdf(path: str | Path, scenarios: Iterable[Scenario], language: str | PhraseBook | None = None, *,
                     per_page: int = 4, paper: str = "a4") -> PrintedCards:
     """Write the cards of `scenarios` to `path` atomically. Characters the card font lacks (emoji,
     CJK) are left out, and `missing_glyphs` names them (fpdf2's own log lines are kept quiet)."""

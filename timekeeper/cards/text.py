@@ -6,17 +6,17 @@ import textwrap
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook, book_for
 
 SPOKEN_WIDTH = 60
 
 
-def text_card(scenario: Scenario, language: str | None = None, *, spoken: bool = True, notes: bool = True,
-              width: int | None = None) -> str:
+def text_card(scenario: Scenario, language: str | PhraseBook | None = None, *, spoken: bool = True,
+              notes: bool = True, width: int | None = None) -> str:
     """The card of `scenario` as an aligned table; with `spoken`, the words of each announcement;
     with `notes`, the scenario's notes (transcription remarks: not for the table). With `width`,
     no line is longer: long lines wrap at word boundaries, indented under their start."""
-    phrases = phrase_book(language or scenario.language or "en")
+    phrases = book_for(language, scenario.language)
     header = card_header(scenario, phrases)
     rows = card_rows(scenario, phrases)
     lines = [header.title, "=" * len(header.title)]

@@ -37,8 +37,10 @@ def card_format(output: Path | None, format_name: str | None) -> str:
 @click.option("--format", "format_name", type=click.Choice(["pdf", "text", "markdown"], case_sensitive=False), default=None,
               help="Default: from the -o suffix (.pdf, .md, .txt), else pdf.")
 @click.option("--all-official", is_flag=True, help="Add the 34 official tracks, in their natural order.")
+@click.option("--voice", default=None, metavar="PACK",
+              help="Print the words of this voice pack (its language; printed words from its pack.yaml).")
 def card_command(scenarios: tuple[str, ...], output: Path | None, language: str | None, per_page: str,
-                 paper: str, format_name: str | None, all_official: bool) -> None:
+                 paper: str, format_name: str | None, all_official: bool, voice: str | None) -> None:
     """Print scenario cards: one card per scenario, for the timekeeper and the resolution round.
 
     SCENARIOS are scenario files or built-in names (see `timekeeper list`).
@@ -49,6 +51,7 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
       timekeeper card --all-official -o official-cards.pdf --lang de
       timekeeper card mission-4 --per-page 1 --paper letter -o big.pdf
       timekeeper card mission-4 --format markdown
+      timekeeper card mission-4 --voice ~/packs/greek -o cards-el.pdf
     """
     from timekeeper.atomicfile import write_atomic
     from timekeeper.commands.options import scenario_inputs
@@ -64,6 +67,10 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
     loaded = [load_scenario(name) for name in names]
     if output is not None:
         check_output_path(output, scenario_inputs(*names), what="card")
+    if voice is not None:
+        from timekeeper.voice.select import open_voice, voice_language
+
+        language = open_voice(language or voice_language(voice) or "en", voice).phrases()  # type: ignore[assignment]
     if chosen == "pdf":
         if output is None:
             raise click.UsageError("a PDF needs -o FILE (or use --format text / markdown to print)")

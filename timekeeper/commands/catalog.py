@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from timekeeper.commands.options import language_option
+from timekeeper.commands.options import shipped_language_option
 
 
 @click.command("list")
@@ -26,7 +26,7 @@ def list_command() -> None:
 
 @click.command("show")
 @click.argument("scenario")
-@language_option
+@shipped_language_option
 @click.option("--no-spoken", is_flag=True, help="Leave out the spoken words of each announcement.")
 def show_command(scenario: str, language: str | None, no_spoken: bool) -> None:
     """Print a scenario's timeline as a card-like table.

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from timekeeper.commands.options import language_option
-
+from timekeeper.commands.options import shipped_language_option, voice_option
 
 
 class SpecType(click.ParamType):
@@ -75,9 +74,10 @@ def _options(settings: dict):
               help="File to write (a folder with --count or --campaign). Default: print the YAML.")
 @click.option("--render", "render_to", type=click.Path(dir_okay=False), default=None, metavar="FILE.mp3",
               help="Also render the mission to this audio file right away.")
-@language_option
+@shipped_language_option
+@voice_option
 def generate_command(seed: int | None, count: int, campaign: bool, output: str | None, render_to: str | None,
-                     language: str | None, **settings) -> None:
+                     language: str | None, voice: str | None, **settings) -> None:
     """Generate new missions that play like the official ones.
 
     The same seed and options give the same mission on every machine. With
@@ -99,6 +99,10 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
       timekeeper generate --ambush-chance 50 --data-transfers 5 --incoming-data 2-4 -o busy.yaml
       timekeeper generate --count 20 -o missions/
       timekeeper generate --campaign --seed 7 -o campaign/
+      timekeeper generate --seed 4711 --voice piper:en_US-joe-medium --render my.mp3
+
+    With --voice, each mission is also timed with that voice's real clips (a pack, a Piper or TTS
+    voice) and any overlap it would cause is reported as a warning; --render uses that voice.
     """
     from timekeeper.generate import batch, write_batch
     from timekeeper.generate.options import relaxations
@@ -121,6 +125,8 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     if render_to:
         _check_render_target(Path(render_to))
     missions = batch(seed, options, count=count, campaign=campaign, language=language)
+    if voice is not None:
+        _check_voice(missions, language, voice)
     if output is None and not render_to:
         from timekeeper.scenario.dump import dump_scenario
 
@@ -131,7 +137,7 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
         shown = str(paths[0]) if len(paths) == 1 else f"{len(paths)} missions into {output}"
         click.echo(f"Wrote {shown} (seed {seed}{'...' + str(seed + len(paths) - 1) if len(paths) > 1 else ''}).", err=True)
     if render_to:
-        _render(missions[0], Path(render_to), language)
+        _render(missions[0], Path(render_to), language, voice)
 
 
 def _check_render_target(target: Path) -> None:
@@ -145,13 +151,25 @@ def _check_render_target(target: Path) -> None:
     check_output_path(target, what="soundtrack")
 
 
-def _render(scenario, target: Path, language: str | None) -> None:
+def _check_voice(missions: list, language: str | None, voice: str) -> None:
+    """Warn where `voice` would make a generated mission's announcements overlap."""
+    from timekeeper.commands.options import mix_settings
+    from timekeeper.render import voice_overlaps
+
+    for mission in missions:
+        for message in voice_overlaps(mission, mix_settings(mission, language, voice, mission.players or 5, False)):
+            click.echo(f"Warning: seed {mission.seed}: {message}", err=True)
+
+
+def _render(scenario, target: Path, language: str | None, voice: str | None = None) -> None:
     """Render through the render command's library function (imported only here: it loads audio libraries)."""
     from timekeeper.commands.options import ProgressBar
     from timekeeper.mix import MixSettings
     from timekeeper.render import render
+    from timekeeper.voice.select import voice_language
 
-    settings = MixSettings(language=language or scenario.language or "en", players=scenario.players or 5)
+    settings = MixSettings(language=language or voice_language(voice) or scenario.language or "en",
+                           players=scenario.players or 5, voice=voice)
     result = render(scenario, target, settings, source=f"timekeeper generate --seed {scenario.seed}",
                     prepare_progress=ProgressBar("Voice"), encode_progress=ProgressBar("Render"))
     for warning in result.warnings:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +18,9 @@ from timekeeper.commands.options import (
     warn_voice_language,
 )
 from timekeeper.errors import ExitStatus, PlaybackError
+
+if TYPE_CHECKING:
+    from timekeeper.voice.phrases import PhraseBook
 
 BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.outputs.BACKENDS
 
@@ -85,14 +89,17 @@ def live_command(
     else:
         if result.ended_at_ms is not None:
             click.echo(f"Action round ended at {format_time(result.ended_at_ms)}.", err=True)
-        click.echo("\n" + end_card(loaded, settings.language), nl=False)
+        from timekeeper.voice.select import open_voice
+
+        words = open_voice(settings.language, settings.voice).phrases()  # a pack may print its own words
+        click.echo("\n" + end_card(loaded, words), nl=False)
     if result.failure:
         raise PlaybackError(f"the sound device failed at {format_time(result.failure_ms or 0)}: {result.failure}")
     if result.outcome is Outcome.INTERRUPTED:
         ctx.exit(ExitStatus.INTERRUPTED)
 
 
-def end_card(scenario, language: str) -> str:
+def end_card(scenario, language: str | PhraseBook) -> str:
     """The card printed when the mission ends, for the resolution round: what happened when,
     without the spoken words or the transcription notes, fitted to the terminal's width."""
     import shutil

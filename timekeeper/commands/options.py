@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
@@ -14,7 +15,29 @@ if TYPE_CHECKING:
     from timekeeper.mix import MixSettings
     from timekeeper.model import Scenario
 
+
+class LanguageCode(click.ParamType):
+    """A shipped language, or any other language code (spoken only by a voice pack in that language)."""
+
+    name = "LANG"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value).strip().lower()
+        if not re.fullmatch(r"[a-z]{2,3}", text):
+            self.fail(f"{value!r} is not a language code (shipped: {', '.join(LANGUAGES)}; or a voice pack's, e.g. el)", param, ctx)
+        return text
+
+
 language_option = click.option(
+    "--lang",
+    "language",
+    type=LanguageCode(),
+    default=None,
+    help=f"Language of the words: {', '.join(LANGUAGES)}, or a voice pack's language"
+    " (default: the voice's language, else the scenario's, else en).",
+)
+
+shipped_language_option = click.option(
     "--lang",
     "language",
     type=click.Choice(LANGUAGES, case_sensitive=False),
@@ -58,8 +81,10 @@ def sound_options(command: F) -> F:
 def mix_settings(
     scenario: Scenario, language: str | None, voice: str | None, players: int, solo: bool, **extra: object
 ) -> MixSettings:
-    """Command-line choices as MixSettings; the language defaults to the scenario's, else en."""
+    """Command-line choices as MixSettings; the language defaults to the voice's (a pack's or a
+    Piper voice's), else the scenario's, else en."""
     from timekeeper.mix import MixSettings
+    from timekeeper.voice.select import voice_language
 
     music = extra.get("music")
     if music is not None and extra.get("background", True):
@@ -68,7 +93,7 @@ def mix_settings(
 
         check_input_file(music, MAX_MUSIC_BYTES, what="a music file (wav, mp3, ogg or flac)", error=RenderError)  # type: ignore[arg-type]
     return MixSettings(
-        language=language or scenario.language or "en",
+        language=language or voice_language(voice) or scenario.language or "en",
         voice=voice,
         players=players,
         solo=solo,
@@ -114,3 +139,4 @@ class ProgressBar:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+        self.shown = 0  # a later run of work (another batch) starts a new bar

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from timekeeper.commands.options import language_option, voice_option
 from timekeeper.errors import ExitStatus
 
 
@@ -11,27 +12,45 @@ from timekeeper.errors import ExitStatus
 @click.argument("files", nargs=-1, required=True)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("-q", "--quiet", is_flag=True, help="Print problems only, no summary.")
+@language_option
+@voice_option
 @click.pass_context
-def validate_command(ctx: click.Context, files: tuple[str, ...], strict: bool, quiet: bool) -> None:
+def validate_command(
+    ctx: click.Context, files: tuple[str, ...], strict: bool, quiet: bool, language: str | None, voice: str | None
+) -> None:
     """Check scenario files and report every problem as path:line:col: message.
 
     FILES are scenario files or built-in names. Exit status 0 when all are valid,
     3 when any has an error (or, with --strict, a warning).
 
     \b
+    Announcements are timed with the default voice of the scenario's language; with --voice
+    (a pack, a Piper voice, a TTS voice) also with that voice's real clips.
+
+    \b
     Examples:
       timekeeper validate my-mission.yaml
       timekeeper validate --strict scenarios/examples/*.yaml
+      timekeeper validate my-mission.yaml --voice piper:en_US-joe-medium
     """
     from timekeeper.scenario.validation import validate_paths
 
-    report = validate_paths(files, strict=strict)
+    spacing = _voice_spacing(language, voice) if voice is not None else None
+    report = validate_paths(files, strict=strict, spacing=spacing)
     for problem in report.problems:
         click.echo(str(problem), err=False)
     if not quiet:
         click.echo(report.summary(), err=True)
     if not report.ok:
         ctx.exit(ExitStatus.INVALID_SCENARIO)
+
+
+def _voice_spacing(language: str | None, voice: str):  # type: ignore[no-untyped-def]
+    """Overlaps of a scenario's announcements when `voice` speaks them (as `plan --voice` lays them out)."""
+    from timekeeper.commands.options import mix_settings
+    from timekeeper.render import voice_overlaps
+
+    return lambda scenario: voice_overlaps(scenario, mix_settings(scenario, language, voice, 5, False))
 
 
 @click.command("schema")

@@ -20,6 +20,7 @@ def voices_command() -> None:
       timekeeper voices
       timekeeper render mission-1 --voice en-gb-x-rp -o m1.mp3
       timekeeper render mission-1 --lang de --voice my-pack -o m1.mp3
+      timekeeper render mission-1 --voice piper:en_US-joe-medium -o m1.mp3
     """
     from timekeeper.voice.catalog import found_packs, installed_by_language
     from timekeeper.voice.select import packs_dir
@@ -32,8 +33,17 @@ def voices_command() -> None:
     engine_name, by_language = installed_by_language()
     click.echo(f"Installed TTS voices ({engine_name}):")
     for language in LANGUAGES:
-        names = ", ".join(by_language.get(language, [])) or "(none)"
+        names = ", ".join(v for v in by_language.get(language, []) if not v.startswith("piper:")) or "(none)"
         click.echo(f"  {language}  {names}")
+    from timekeeper.voice.install import SUGGESTED
+    from timekeeper.voice.neural import installed_models, piper_dir
+
+    models = installed_models()
+    click.echo(f"Piper neural voices (use --voice piper:NAME; install more into {piper_dir()}):" + ("" if models else " (none)"))
+    for model in models:
+        click.echo(f"  {model.language}  piper:{model.name}  {model.path}")
+    if not models:
+        click.echo(f"  e.g. timekeeper voice install {SUGGESTED['de']}  (needs pip install 'timekeeper[neural]')")
     packs = found_packs()
     click.echo(f"Voice packs in {packs_dir()}:" + ("" if packs else " (none)"))
     for pack in packs:
@@ -45,8 +55,9 @@ def voice_group() -> None:
     """Work with voice packs.
 
     \b
-    Example:
+    Examples:
       timekeeper voice export --lang de ~/.local/share/timekeeper/voices/my-de
+      timekeeper voice install de_DE-thorsten-medium
     """
 
 
@@ -74,3 +85,36 @@ def export_command(folder: Path, language: str, voice: str | None, fmt: str) -> 
         click.echo(f"Warning: {warning}", err=True)
     written = export_pack(language, folder, fmt, voice)
     click.echo(f"Wrote {len(written)} files to {folder}")
+
+
+@voice_group.command("install")
+@click.argument("name", required=False)
+@click.option("--lang", "language", type=click.Choice(LANGUAGES), default=None, help="Install the suggested voice of this language.")
+@click.option("--from", "base", default=None, metavar="URL", help="Another copy of the Piper voice repository (default: $TIMEKEEPER_PIPER_URL, else Hugging Face).")
+def install_command(name: str | None, language: str | None, base: str | None) -> None:
+    """Download the Piper neural voice NAME into timekeeper's data folder (needs a network).
+
+    NAME is a Piper voice name such as en_US-joe-medium or de_DE-thorsten-medium; --lang picks
+    the suggested voice of a language. Then render with --voice piper:NAME (needs
+    pip install 'timekeeper[neural]'). The first use fits the voice's pace once (with progress).
+
+    \b
+    Examples:
+      timekeeper voice install de_DE-thorsten-medium
+      timekeeper voice install --lang es
+      timekeeper render mission-1 --lang de --voice piper:de_DE-thorsten-medium -o m1-de.mp3
+    """
+    from timekeeper.commands.options import ProgressBar
+    from timekeeper.voice.install import SUGGESTED, install_voice
+
+    if (name is None) == (language is None):
+        raise click.UsageError("give a voice NAME or --lang (not both)")
+    chosen = name or SUGGESTED[str(language)]
+    bar = ProgressBar(f"Downloading {chosen}")
+    try:
+        model = install_voice(chosen, base, bar)
+    finally:
+        bar.close()
+    size_mb = model.path.stat().st_size / 1e6
+    click.echo(f"Installed piper:{model.name} ({model.language}, {size_mb:.0f} MB) in {model.path.parent}")
+    click.echo(f"Use it with: timekeeper render mission-1 --lang {model.language} --voice piper:{model.name} -o mission-1.mp3")

@@ -21,7 +21,7 @@ from timekeeper.generate.figures import PROFILES
 from timekeeper.model import MAX_TURN, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
-GENERATOR_VERSION = "3"  # bump when the same seed and options would give a different mission
+GENERATOR_VERSION = "4"  # bump when the same seed and options would give a different mission
 KINDS = ("mission", "simulation", "double-action")
 TRACK_KINDS = {"mission": TrackKind.MISSION, "simulation": TrackKind.SIMULATION, "double-action": TrackKind.DOUBLE_ACTION}
 PLAYERS = (4, 5)

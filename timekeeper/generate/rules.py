@@ -194,7 +194,7 @@ RULES = (
     Rule("ambush", "at most one late threat per phase, as far before its end as official ambushes",
          lambda o: f"{_seconds(o.profile['ambush_lead_ms'])} before the end, "
                    f"in {o.profile['ambushes']} of {o.profile['threat_phases']} official phases with threats", _ambush),
-    Rule("no-overlap", "no two announcements overlap in en, de or es (real cue lengths)", lambda o: "script.build_timeline", _no_overlap),
+    Rule("no-overlap", "no two announcements overlap in any shipped language (real cue lengths)", lambda o: "script.build_timeline", _no_overlap),
     Rule("scenario-rules", "timekeeper's own scenario rules: no error, no warning", lambda o: "scenario.rules", _scenario_rules),
 )
 

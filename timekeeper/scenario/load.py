@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from timekeeper.languages import LANGUAGES
 from timekeeper.errors import ScenarioError
 from timekeeper.model import (
     Announcement,
@@ -47,7 +48,7 @@ EVENT_KEYS = {
     "comms_down": ("until", "duration"),
     "announce": ("text",),
 }
-LANGUAGE_CODES = ("en", "de", "es")
+LANGUAGE_CODES = LANGUAGES  # a scenario may name any shipped language
 
 
 @dataclass

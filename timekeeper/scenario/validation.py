@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
+
+from timekeeper.model import Scenario
 
 from timekeeper.errors import ScenarioError
 from timekeeper.scenario.catalog import resolve
@@ -28,8 +31,11 @@ class ValidationReport:
         return f"{self.files} file{plural} checked: {n_errors} error(s), {n_warnings} warning(s) -> {verdict}"
 
 
-def validate_paths(names: tuple[str, ...] | list[str], *, strict: bool = False) -> ValidationReport:
-    """Load and check every file (or built-in name); problems sorted by file, line, column."""
+def validate_paths(
+    names: tuple[str, ...] | list[str], *, strict: bool = False, spacing: Callable[[Scenario], list[str]] | None = None
+) -> ValidationReport:
+    """Load and check every file (or built-in name); problems sorted by file, line, column.
+    `spacing(scenario)` adds warnings about a valid scenario (overlaps with a chosen voice)."""
     report = ValidationReport(strict=strict)
     for name in names:
         report.files += 1
@@ -41,6 +47,8 @@ def validate_paths(names: tuple[str, ...] | list[str], *, strict: bool = False) 
         result = load_file(path, display)
         found = sorted(result.problems, key=lambda p: (_is_count(p), p.line, p.column, p.severity is Severity.WARNING))
         report.problems.extend(found)
+        if spacing is not None and result.scenario is not None and not errors(found):
+            report.problems += [Problem(display, 0, 0, message, Severity.WARNING) for message in spacing(result.scenario)]
     return report
 
 

@@ -115,7 +115,7 @@ def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str
     try:
         container, codec = CODECS[job.path.suffix]
         job.path.parent.mkdir(parents=True, exist_ok=True)
-        encode(mix, job.path, find_ffmpeg(), container, codec, tags(scenario, source, mix.settings), progress)
+        encode(mix, job.path, find_ffmpeg(), container, codec, tags(scenario, source, mix.settings, mix.timeline.phrases), progress)
     except TimekeeperError as error:
         job.error = error.message
     except OSError as error:

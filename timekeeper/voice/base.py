@@ -15,6 +15,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from timekeeper.script import Cue, Speech
+    from timekeeper.voice.phrases import PhraseBook
 
 SAMPLE_RATE = 44_100  # Hz; every clip, effect and the final mix use it
 Clip = np.ndarray  # mono float32 samples at SAMPLE_RATE
@@ -32,11 +33,16 @@ def silence(duration_ms: int) -> Clip:
 
 @dataclass(frozen=True)
 class Placement:
-    """`clip` starts at `at_ms` in the track; `speech` marks spoken audio (the bed ducks under it)."""
+    """`clip` starts at `at_ms` in the track; `speech` marks spoken audio (the bed ducks under it).
+    `key` and `text` name the phrase (or the bundle, or the whole cue) the clip speaks, and `source`
+    where the clip comes from (a pack's file, a voice), for messages."""
 
     at_ms: int
     clip: Clip
     speech: bool = True
+    key: str = ""
+    text: str = ""
+    source: str = ""
 
     @property
     def end_ms(self) -> int:
@@ -72,7 +78,10 @@ class Voice(ABC):
 
     def placements(self, cue: Cue) -> list[Placement]:
         """Where the speech of `cue` sounds: by default one clip per Speech part at its time."""
-        return [Placement(part.at_ms, self.spoken(part)) for part in cue.speech]
+        return [
+            Placement(part.at_ms, self.spoken(part), key=part.key, text=part.text, source=self.name)
+            for part in cue.speech
+        ]
 
     def spoken(self, part: Speech) -> Clip:
         """The clip of `part` at its tempo."""
@@ -90,3 +99,17 @@ class Voice(ABC):
         if key not in self._faster:
             self._faster[key] = (clip, sped_up(clip, tempo))  # the clip is kept so its id stays unique
         return self._faster[key][1]
+
+    def phrases(self) -> PhraseBook:
+        """The words this voice speaks and outputs print (the language's shipped table by default)."""
+        from timekeeper.voice.phrases import phrase_book
+
+        return phrase_book(self.language)
+
+    def whole(self, cue: Cue) -> object | None:
+        """The voice's recording of the whole of `cue` (its phrases need no clips), or None."""
+        return None
+
+    def keeps_sound(self, cue: Cue, key: str) -> bool:
+        """False when the voice's own recording of `cue` already holds sound effect `key` (alert, beep)."""
+        return True

@@ -18,11 +18,16 @@ class PackInfo:
 
 
 def installed_by_language() -> tuple[str, dict[str, list[str]]]:
-    """The engine's name, and language -> ids of its voices for each of LANGUAGES."""
+    """The engine's name, and language -> ids of its voices for each of LANGUAGES; installed
+    Piper voices come first, as `piper:NAME`."""
     from timekeeper.voice.engines import get_engine
+    from timekeeper.voice.neural import installed_models
 
     engine = get_engine()
     found: dict[str, list[str]] = {}
+    for model in installed_models():
+        if model.language in LANGUAGES:
+            found.setdefault(model.language, []).append(f"piper:{model.name}")
     for voice in engine.voices():
         for tag in voice.languages:
             base = tag.lower().split("-")[0].split("_")[0]

@@ -21,7 +21,10 @@ import yaml
 
 from timekeeper.errors import VoiceError
 from timekeeper.script import COUNT_STEP_MS, Cue, Speech
+from timekeeper.times import format_time
 from timekeeper.voice.base import Clip, Placement, Progress, Voice, clip_ms
+from timekeeper.voice.layouts import ANDROID_GRAMMAR, CueRecording, android_manifest, cue_moment_ms, cue_name, cue_recordings
+from timekeeper.voice.phrases import LANGUAGES, PhraseBook, pack_book
 from timekeeper.voice.tts import decode_file
 
 MANIFEST = "pack.yaml"
@@ -39,6 +42,8 @@ THREAT_KINDS = ("threat", "serious_threat")
 ZONES = ("zone_red", "zone_white", "zone_blue")
 COMBINED = tuple(f"{kind}_{zone}" for kind in THREAT_KINDS for zone in ZONES)
 EFFECTS = ("alert", "white_noise")
+LONGEST_CLIP_MS = 120_000  # no announcement has a longer slot (a phase-end warning comes every minute)
+LONGEST_EFFECT_MS = 900_000  # static for outages is looped; a long recording is fine up to a track's length
 NOT_PACK_NAMES = frozenset({"data_transfer"})  # the phrase "Data transfer." is never a pack file:
 # `data_transfer` is the community's bundle name
 
@@ -55,6 +60,8 @@ class PackVoice(Voice):
         pack_language = manifest.get("language")
         if pack_language and pack_language != language:
             raise VoiceError(f"{self.folder}: this voice pack speaks {pack_language!r}; use --lang {pack_language}")
+        self.words = _pack_words(self.folder, language, manifest)
+        self.cues = cue_recordings(self.folder, manifest, str(self.folder / MANIFEST), _inside)
         self.combined = any(name in self.files for name in COMBINED)
         self.warnings: list[str] = []
         self._clips: dict[str, Clip] = {}
@@ -67,6 +74,7 @@ class PackVoice(Voice):
         """Clip `name` of the pack, at the level the mix expects (a pack recorded quietly or
         loudly mixes the same): speech at SPEECH_LUFS, effects at their own targets."""
         if name not in self._clips:
+            check_length(self.files[name], name)
             clip = decode_file(self.files[name])
             if len(clip) == 0 or not np.any(clip):
                 raise VoiceError(f"{self.files[name]}: the clip holds no audio")
@@ -81,8 +89,22 @@ class PackVoice(Voice):
         return any(key in parts and self.has(bundle) for bundle, parts in BUNDLES.items())
 
     # -- Voice --------------------------------------------------------------------------------
+    def phrases(self) -> PhraseBook:
+        return self.words
+
+    def whole(self, cue: Cue) -> CueRecording | None:
+        """The pack's recording of the whole of `cue`, if it has one."""
+        name = cue_name(cue) if self.cues else None
+        return self.cues.get(name) if name else None
+
+    def keeps_sound(self, cue: Cue, key: str) -> bool:
+        recording = self.whole(cue)
+        return recording is None or not recording.sounds
+
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(phrases))
+        for recording in self.cues.values():
+            self.cue_clip(recording)  # fail early, naming a damaged or overlong file
         needed = {name for name in self.files if name in BUNDLES or name in COMBINED or name in EFFECTS}
         needed |= {key for key, _ in items if self._own(key)}
         for name in sorted(needed):
@@ -93,8 +115,9 @@ class PackVoice(Voice):
         if self.combined:
             missing += [name for name in COMBINED if name not in self.files]
         if missing:
+            how = "" if self.fallback.language == self.language else f" (in {self.fallback.language}: no {self.language} voice)"
             self.warnings.append(
-                f"voice pack {self.folder} has no clip for {', '.join(missing)}; the synthesized voice speaks them"
+                f"voice pack {self.folder} has no clip for {', '.join(missing)}; the synthesized voice speaks them{how}"
             )
 
     def _in_combined(self, key: str) -> bool:
@@ -124,7 +147,24 @@ class PackVoice(Voice):
     def effect(self, key: str) -> Clip | None:
         return self.pack_clip(key) if key in EFFECTS and self.has(key) else None
 
+    def cue_clip(self, recording: CueRecording) -> Clip:
+        key = f"cue:{recording.name}"
+        if key not in self._clips:
+            check_length(recording.file, recording.name)
+            clip = decode_file(recording.file)
+            if recording.moment_ms > clip_ms(clip):
+                raise VoiceError(
+                    f"{self.folder / MANIFEST}: cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
+                    f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)"
+                )
+            self._clips[key] = clip
+        return self._clips[key]
+
     def placements(self, cue: Cue) -> list[Placement]:
+        recording = self.whole(cue)
+        if recording is not None:
+            at_ms = cue_moment_ms(cue, recording.sounds) - recording.moment_ms
+            return [Placement(at_ms, self.cue_clip(recording), key=recording.name, text=cue.text, source=str(recording.file))]
         parts = list(cue.speech)
         placed: list[Placement] = []
         if cue.bundle and self.has(cue.bundle):
@@ -132,7 +172,8 @@ class PackVoice(Voice):
             if count_one is not None:
                 anchor_ms = count_one.at_ms + COUNT_STEP_MS  # the beep / the phase end
                 bundle = self.pack_clip(cue.bundle)
-                placed.append(Placement(max(0, anchor_ms - clip_ms(bundle)), bundle))
+                words = " ".join(part.text for part in parts if part.at_ms <= count_one.at_ms)
+                placed.append(self._placed(anchor_ms - clip_ms(bundle), cue.bundle, words))
                 parts = [part for part in parts if part.at_ms > count_one.at_ms]
         tempo = parts[0].tempo if parts else 1.0
         for index, part in enumerate(parts):
@@ -141,10 +182,37 @@ class PackVoice(Voice):
             if self._in_combined(part.key):
                 zone = _next_zone(parts, index)
                 if zone is not None:
-                    placed.append(Placement(part.at_ms, self.at_tempo(self._combined_clip(part.key, zone), tempo)))
+                    name = f"{part.key}_{zone}"
+                    clip = self.at_tempo(self._combined_clip(part.key, zone), tempo)
+                    text = f"{part.text} {parts[index + 1].text}"
+                    placed.append(Placement(part.at_ms, clip, key=name, text=text, source=self._source(name)))
                     continue
-            placed.append(Placement(part.at_ms, self.spoken(part)))
+            placed.append(Placement(part.at_ms, self.spoken(part), key=part.key, text=part.text,
+                                    source=self._source(part.key)))
         return placed
+
+    def _placed(self, at_ms: int, name: str, text: str) -> Placement:
+        return Placement(at_ms, self.pack_clip(name), key=name, text=text, source=self._source(name))
+
+    def _source(self, name: str) -> str:
+        return str(self.files[name]) if self._own(name) or name in BUNDLES and name in self.files else self.fallback.name
+
+
+def check_length(path: Path, name: str) -> None:
+    """VoiceError naming clip `name` if its file lasts longer than any slot of a mission (read from
+    the file's header, so a 2-hour file is refused without decoding it)."""
+    import miniaudio
+
+    limit_ms = LONGEST_EFFECT_MS if name in EFFECTS else LONGEST_CLIP_MS
+    try:
+        length_ms = round(miniaudio.get_file_info(str(path)).duration * 1000)
+    except (miniaudio.MiniaudioError, OSError, ValueError) as error:
+        raise VoiceError(f"{path}: not a readable audio clip ({error})") from error
+    if length_ms > limit_ms:
+        raise VoiceError(
+            f"{path}: clip {name!r} is {format_time(length_ms)} long, longer than any slot in a mission"
+            f" (at most {format_time(limit_ms)}); shorten it"
+        )
 
 
 def _levelled(name: str, clip: Clip) -> Clip:
@@ -185,11 +253,15 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
             if not path.is_file() or not str(name):
                 raise VoiceError(f"{manifest_path}: clips: {name}: no such file {relative!r} in the pack")
             files[str(name)] = path
+    if (folder / ANDROID_GRAMMAR).is_file():
+        manifest = android_manifest(folder, manifest)
     return files, manifest
 
 
 def read_manifest(path: Path) -> dict:
-    """pack.yaml as a plain dict of strings (name, language, clips: {clip: file}).
+    """pack.yaml as a plain dict of strings (name, language), of mappings of strings (clips:
+    {clip: file}, printed: {key: words}, spoken: {key: words}) and of `cues:` as YAML types them
+    (whole-cue recordings with a numeric moment and a boolean sounds; layouts.py checks them).
 
     Read like a scenario file: bounded (MAX_MANIFEST_BYTES, regular files only), composed safely
     with nesting limited and aliases never expanded (no alias bombs), then converted by hand.
@@ -213,19 +285,52 @@ def read_manifest(path: Path) -> dict:
     for key, value in root.value:
         if not isinstance(key, yaml.ScalarNode):
             raise VoiceError(f"{yamlnodes.where(str(path), key)}: expected a plain key")
-        if key.value == "clips" and isinstance(value, yaml.MappingNode):
-            manifest["clips"] = {_scalar(path, k): _scalar(path, v) for k, v in value.value}
-        elif key.value == "clips" and not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
-            raise VoiceError(f"{path}: 'clips' must map clip names to files in the pack")
+        if key.value in MAPPINGS and isinstance(value, yaml.MappingNode):
+            manifest[key.value] = {_scalar(path, key.value, k): _scalar(path, key.value, v) for k, v in value.value}
+        elif key.value in MAPPINGS and not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
+            raise VoiceError(f"{path}: '{key.value}' must map {MAPPINGS[key.value]}")
+        elif key.value == "cues":
+            manifest["cues"] = _constructed(value)
         elif isinstance(value, yaml.ScalarNode) and not value.tag.endswith(":null"):
             manifest[key.value] = value.value
     return manifest
 
 
-def _scalar(path: Path, node: yaml.Node) -> str:
-    if not isinstance(node, yaml.ScalarNode) or len(node.value) > 255:
-        raise VoiceError(f"{path}:{node.start_mark.line + 1}: clips: expected a clip name and a file name")
+MAPPINGS = {"clips": "clip names to files in the pack", "printed": "phrase keys to words", "spoken": "phrase keys to words"}
+MAX_MANIFEST_TEXT = 1000  # characters of one clip name, file name or phrase
+
+
+def _constructed(node: yaml.Node) -> object:
+    """A composed node (its tags and depth already checked) as plain Python values; an alias is
+    built once and shared, never copied."""
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _scalar(path: Path, section: str, node: yaml.Node) -> str:
+    if not isinstance(node, yaml.ScalarNode) or len(node.value) > MAX_MANIFEST_TEXT:
+        raise VoiceError(f"{path}:{node.start_mark.line + 1}: {section}: expected {MAPPINGS[section]}")
     return node.value
+
+
+def _pack_words(folder: Path, language: str, manifest: dict) -> PhraseBook:
+    """The pack's words: its language's table (English where none is shipped), with the words
+    pack.yaml (or grammar.xml) gives under `printed:` and `spoken:`."""
+    where = str(folder / MANIFEST)
+    printed, spoken = manifest.get("printed") or {}, manifest.get("spoken") or {}
+    for label, given in (("printed", printed), ("spoken", spoken)):
+        if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
+            raise VoiceError(f"{where}: '{label}' must map phrase keys to words")
+    if language not in LANGUAGES:
+        printed = {**(manifest.get("android_printed") or {}), **printed}
+    android = manifest.get("android_spoken") or {}
+    if android:
+        known = pack_book("en", None, {}, {}, where).spoken
+        spoken = {**{key: text for key, text in android.items() if key in known}, **spoken}
+    return pack_book(language, manifest.get("name"), printed, spoken, where)
 
 
 def _inside(folder: Path, path: Path, label: str) -> Path:

@@ -12,7 +12,7 @@ import yaml
 from timekeeper.errors import VoiceError
 from timekeeper.paths import voices_dir
 
-LANGUAGES = ("en", "de", "es")
+from timekeeper.languages import LANGUAGES  # noqa: F401  (re-exported: the shipped languages)
 # Printed words that name what the voice says: cards and the live screen print the spoken
 # phrase's first sentence, so both always use the same words (one table per language).
 PRINTED_FROM_SPOKEN = {
@@ -46,8 +46,8 @@ class PhraseBook:
 
     def word(self, key: str, **values: object) -> str:
         """The printed word `key` (formatted with `values`); words naming an announcement are
-        the first sentence of its spoken phrase (PRINTED_FROM_SPOKEN)."""
-        if key in PRINTED_FROM_SPOKEN:
+        the first sentence of its spoken phrase (PRINTED_FROM_SPOKEN) unless a voice pack prints its own."""
+        if key in PRINTED_FROM_SPOKEN and key not in self.printed:
             return first_sentence(self.say(PRINTED_FROM_SPOKEN[key]))
         try:
             text = self.printed[key]
@@ -65,7 +65,10 @@ def first_sentence(text: str) -> str:
 def phrase_book(language: str) -> PhraseBook:
     """The shipped phrase table of `language` (one of LANGUAGES)."""
     if language not in LANGUAGES:
-        raise VoiceError(f"unknown language {language!r} (expected one of {', '.join(LANGUAGES)})")
+        raise VoiceError(
+            f"no phrase table for language {language!r} (shipped: {', '.join(LANGUAGES)});"
+            f" a voice pack whose pack.yaml says 'language: {language}' can still speak it (--voice DIR)"
+        )
     path = voices_dir() / f"{language}.yaml"
     with open(path, encoding="utf-8") as handle:
         data = yaml.safe_load(handle)
@@ -75,4 +78,31 @@ def phrase_book(language: str) -> PhraseBook:
         spoken=MappingProxyType(dict(data["spoken"])),
         printed=MappingProxyType(dict(data["printed"])),
         tts=MappingProxyType(dict(data.get("tts") or {})),
+    )
+
+
+def book_for(choice: str | PhraseBook | None, scenario_language: str | None = None) -> PhraseBook:
+    """The words an output prints: a given book, else the table of `choice`, of the scenario's
+    language, or English."""
+    if isinstance(choice, PhraseBook):
+        return choice
+    return phrase_book(choice or scenario_language or "en")
+
+
+def pack_book(language: str, name: str | None, printed: Mapping[str, str], spoken: Mapping[str, str], where: str) -> PhraseBook:
+    """The words of a voice pack in `language`: that language's table if shipped, else English
+    under the pack's language code; then the pack's own `printed` and `spoken` words on top.
+    Unknown keys are an error naming `where` (the manifest)."""
+    base = phrase_book(language if language in LANGUAGES else "en")
+    printable = {*base.printed, *PRINTED_FROM_SPOKEN}
+    for label, given, known in (("printed", printed, printable), ("spoken", spoken, base.spoken)):
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise VoiceError(f"{where}: {label}: unknown key(s) {', '.join(unknown)} (see voices/en.yaml for the keys)")
+    return PhraseBook(
+        language=language,
+        name=name or (base.name if language in LANGUAGES else language),
+        spoken=MappingProxyType({**base.spoken, **spoken}),
+        printed=MappingProxyType({**base.printed, **printed}),
+        tts=base.tts,
     )

@@ -18,19 +18,27 @@ def packs_dir() -> Path:
 
 
 def open_voice(language: str, spec: str | None = None) -> Voice:
-    """The voice `spec` names for `language`: None = the default synthesized voice; an existing
-    folder (or a name in packs_dir()) = a prerecorded pack; anything else = a TTS voice name."""
+    """The voice `spec` names for `language`: None = the default synthesized voice; `piper:NAME`
+    or a `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
+    prerecorded pack; anything else = a TTS voice name."""
     from timekeeper.voice.tts import TtsVoice
 
     if spec is None:
         return TtsVoice(language)
+    from timekeeper.voice.neural import is_neural
+
+    if is_neural(spec):
+        from timekeeper.voice.neural import NeuralVoice, find_model
+
+        return NeuralVoice(language, find_model(spec))
     folder = Path(spec).expanduser()
     if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
         folder = packs_dir() / spec
     if folder.is_dir():
         from timekeeper.voice.packs import PackVoice
+        from timekeeper.voice.phrases import LANGUAGES
 
-        return PackVoice(folder, language, fallback=TtsVoice(language))
+        return PackVoice(folder, language, fallback=TtsVoice(language if language in LANGUAGES else "en"))
     if os.sep in spec or spec.startswith("."):
         from timekeeper.errors import VoiceError
 
@@ -61,3 +69,26 @@ def language_mismatch(language: str, spec: str | None) -> str | None:
     spoken = ", ".join(sorted(bases))
     return (f"voice {spec!r} speaks {spoken}, not {language}: the {language} words will be read with "
             f"{spoken} pronunciation (choose a {language} voice from `timekeeper voices`, or --lang {sorted(bases)[0]})")
+
+
+def voice_language(spec: str | None) -> str | None:
+    """The language the voice `spec` speaks, if it says (a pack's manifest, a Piper voice), else None."""
+    if spec is None:
+        return None
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.neural import find_model, is_neural
+
+    try:
+        if is_neural(spec):
+            return find_model(spec).language
+        folder = Path(spec).expanduser()
+        if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
+            folder = packs_dir() / spec
+        if folder.is_dir():
+            from timekeeper.voice.packs import index_pack
+
+            language = index_pack(folder)[1].get("language")
+            return str(language) if language else None
+    except TimekeeperError:
+        return None  # opening the voice reports the problem
+    return None

