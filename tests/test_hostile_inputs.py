@@ -210,9 +210,9 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     for value in ("430", "4.30", "-1", "1:75", "abc", "99999:00", "9" * 400, "", "٤:٣٠"):
         cases.append(Case(f"live-start-at:{value[:12] or 'empty'}", ["live", str(valid), "--backend", "null",
                                                                      "--start-at", value], X.USAGE))
-    for option, value in [("--lang", "xx"), ("--lang", ""), ("--players", "0"), ("--players", "³"),
+    for option, value in [("--lang", "xx"), ("--lang", ""), ("--lang", "english"), ("--players", "0"), ("--players", "³"),
                           ("--players", "9" * 5000), ("--voice", "no-such-voice")]:
-        expect = X.VOICE if option == "--voice" else X.USAGE
+        expect = X.VOICE if option == "--voice" or value == "xx" else X.USAGE  # a well-formed code, but no words for it
         cases.append(Case(f"plan{option}:{value[:12] or 'empty'}", ["plan", str(valid), option, value], expect))
     for option, value in [("--seed", "9" * 5000), ("--seed", "-1"), ("--seed", "³"), ("--count", "0"),
                           ("--count", "10000000"), ("--threat-level", "-5"), ("--threat-level", "99"),
@@ -263,13 +263,19 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     for name, manifest in {"bomb": _alias_bomb(), "deep": "a: " + "[" * 50_000 + "]" * 50_000,
                            "list": "- a\n", "tag": "name: !!python/name:os.system\n",
                            "huge": "name: " + "x" * 200_000 + "\n", "outside": "clips:\n  alert: ../../etc/passwd\n",
-                           "bad-language": "language: de\n"}.items():
+                           "bad-language": "language: [de, en]\n", "no-language": "language: not a code\n"}.items():
         folder = packs / name
         folder.mkdir(parents=True)
         (folder / "pack.yaml").write_text(manifest)
         # an alias bomb among keys a pack does not use is never expanded: harmless, and quick
         cases.append(Case(f"plan-voice-pack:{name}", ["plan", str(valid), "--voice", str(folder)],
                           X.SUCCESS if name == "bomb" else X.VOICE))
+    german = packs / "german"
+    german.mkdir()
+    (german / "pack.yaml").write_text("language: de\n")
+    cases.append(Case("plan-voice-pack:german-with-lang-en", ["plan", str(valid), "--voice", str(german), "--lang", "en"],
+                      X.VOICE, in_stderr="use --lang de"))
+    cases.append(Case("plan-voice-pack:german-speaks-german", ["plan", str(valid), "--voice", str(german)], X.SUCCESS))
     fifo_pack = packs / "fifo"
     fifo_pack.mkdir()
     os.mkfifo(fifo_pack / "pack.yaml")

@@ -14,9 +14,9 @@ import pytest
 
 from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.script import CueKind, Sound
+from timekeeper.script import ALERT_MS, GAP_MS, CueKind, Sound
 from timekeeper.voice.export import export_pack
-from timekeeper.voice.tts import decode_file, trim, write_wav
+from timekeeper.voice.tts import decode_file, finish_phrase, write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 RATE = 44_100
@@ -44,7 +44,7 @@ def rms(samples: np.ndarray, start_ms: int, length_ms: int) -> float:
 def spoken(path: Path, text: str, voice: str, rate_wpm: int = 160) -> None:
     raw = path.with_suffix(".raw.wav")
     subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate_wpm), "-w", str(raw), text], check=True)
-    write_wav(path, trim(decode_file(raw)))
+    write_wav(path, finish_phrase([decode_file(raw)]))
     raw.unlink()
 
 
@@ -222,7 +222,7 @@ def test_whole_cue_recordings_are_placed_at_their_moment(cue_pack: Path, tmp_pat
     threat = next(cue for cue in mix.timeline.cues if cue.kind is CueKind.THREAT)
     assert [part.key for part in threat.speech] == ["t1_threat_zone_red"]
     assert any(isinstance(p, Sound) and p.key == "alert" and p.at_ms == 8000 for p in threat.parts)
-    assert threat.speech[0].at_ms == 8000 + 1400 + 200  # the take starts where the words would, after the alert
+    assert threat.speech[0].at_ms == 8000 + ALERT_MS + GAP_MS  # the take starts where the words would, after the alert
     assert rms(samples, 9600, 2000) > 0.02
     planned = timekeeper("plan", str(SHORT), "--voice", str(cue_pack))
     assert re.search(r"0:08 - +0:1\d\.\d+ +threat +\[alert\] Time T plus one", planned.stdout), planned.stdout

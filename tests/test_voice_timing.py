@@ -14,7 +14,7 @@ import pytest
 
 from timekeeper.times import parse_time_ms
 from timekeeper.voice.export import export_pack
-from timekeeper.voice.tts import decode_file, trim, write_wav
+from timekeeper.voice.tts import decode_file, finish_phrase, write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 RATE = 44_100
@@ -33,7 +33,7 @@ def slow_clip(path: Path, text: str, rate_wpm: int = 80) -> None:
     """`text` spoken slowly by espeak-ng, trimmed so the clip is loud from its first millisecond."""
     raw = path.with_suffix(".raw.wav")
     subprocess.run(["espeak-ng", "-v", "en-gb", "-s", str(rate_wpm), "-w", str(raw), text], check=True)
-    write_wav(path, trim(decode_file(raw)))
+    write_wav(path, finish_phrase([decode_file(raw)]))
     raw.unlink()
 
 

@@ -16,24 +16,22 @@ from pydub import AudioSegment
 from pydub.effects import speedup
 from pydub.silence import detect_leading_silence
 
-from timekeeper.voice.base import SAMPLE_RATE, Clip
+from timekeeper.voice.base import SAMPLE_RATE, Clip, from_pcm16, pcm16
 
 SAMPLE_WIDTH = 2  # bytes: pydub works on 16-bit samples here
 SILENCE_DBFS = -40.0  # quieter than this counts as silence when trimming
-FULL_SCALE = 32768.0
 SPEEDUP_TRIES = 4
 
 
 def to_segment(clip: Clip) -> AudioSegment:
     """A mono 16-bit AudioSegment at SAMPLE_RATE holding `clip`."""
-    samples = (np.clip(clip, -1.0, 32767 / FULL_SCALE) * FULL_SCALE).astype("<i2")
-    return AudioSegment(samples.tobytes(), frame_rate=SAMPLE_RATE, sample_width=SAMPLE_WIDTH, channels=1)
+    return AudioSegment(pcm16(clip), frame_rate=SAMPLE_RATE, sample_width=SAMPLE_WIDTH, channels=1)
 
 
 def to_clip(segment: AudioSegment) -> Clip:
     """`segment` converted to mono 16-bit at SAMPLE_RATE, as a float32 clip."""
     segment = segment.set_channels(1).set_frame_rate(SAMPLE_RATE).set_sample_width(SAMPLE_WIDTH)
-    return np.frombuffer(segment.raw_data, dtype="<i2").astype(np.float32) / FULL_SCALE
+    return from_pcm16(segment.raw_data)
 
 
 def read_wav(path: Path) -> Clip:

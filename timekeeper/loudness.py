@@ -8,8 +8,6 @@ has to be made.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pyloudnorm
 from scipy import ndimage, signal
@@ -96,8 +94,8 @@ def normalized(
             break
         # after the first pass the limiter has shown how much it takes back: ask for a bit more
         aim = target_lufs + (target_lufs - measured) * (LEVEL_OVERSHOOT - 1.0) if step else target_lufs
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "possible clipped samples": the limiter below handles them
-            louder = pyloudnorm.normalize.loudness(np.asarray(out, dtype=np.float64), measured, aim)
+        # the gain pyloudnorm.normalize.loudness applies, without its clipping warning (the limiter
+        # below takes care of peaks, and warnings filters are not safe in the synthesis threads)
+        louder = np.asarray(out, dtype=np.float64) * 10 ** ((aim - measured) / 20)
         out = limited(louder, ceiling_dbtp)
     return out

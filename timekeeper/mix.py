@@ -18,7 +18,7 @@ import numpy as np
 from timekeeper import sound
 from timekeeper.model import Scenario
 from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
-from timekeeper.voice.base import SAMPLE_RATE, Clip, Placement, Voice
+from timekeeper.voice.base import SAMPLE_RATE, Clip, Placement, Voice, pcm16
 from timekeeper.voice.durations import default_measure
 from timekeeper.voice.voicing import voice_timeline
 
@@ -95,7 +95,7 @@ class PreparedMix:
         for begin in range(_samples(start_ms), self.n_samples, step):
             n = min(step, self.n_samples - begin)
             chunk = self.mix_chunk(begin, n, music)
-            yield (np.clip(chunk, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+            yield pcm16(chunk)
 
     def mix_chunk(
         self, begin: int, n: int, music: sound.MusicReader | None = None, layers: frozenset[str] = LAYERS

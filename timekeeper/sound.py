@@ -22,7 +22,7 @@ from timekeeper.errors import RenderError
 from timekeeper.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
 from timekeeper.voice.base import SAMPLE_RATE, Clip
 
-EFFECTS_VERSION = 9  # bump when an effect or its level changes, so cached effects are remade
+EFFECTS_VERSION = 10  # bump when an effect or its level changes, so cached effects are remade
 # Loudness of each effect over its own length, LUFS; the voice speaks at loudness.SPEECH_LUFS (-16).
 ALERT_LUFS = -18.0
 BEEP_LUFS = -18.0
@@ -101,7 +101,8 @@ def _cached_effect(
     """Effect `name` from the clip cache, or made, normalized to `target_lufs` and cached."""
     if name in _EFFECTS:
         return _EFFECTS[name]
-    from timekeeper.voice.tts import cache_dir, read_wav, write_wav
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.tts import as_stored, cache_dir, read_wav, write_wav
 
     path = cache_dir() / "effects" / f"v{EFFECTS_VERSION}-{name}.wav"
     clip: Clip | None = None
@@ -113,10 +114,10 @@ def _cached_effect(
     if clip is None or len(clip) == 0:
         from timekeeper.loudness import normalized
 
-        clip = normalized(make(), target_lufs, ceiling_dbtp)
+        clip = as_stored(normalized(make(), target_lufs, ceiling_dbtp))  # as a later run reads it
         try:
             write_wav(path, clip)
-        except OSError:
+        except (OSError, TimekeeperError):
             pass  # an unwritable cache costs time, not sound
     _EFFECTS[name] = clip
     return clip

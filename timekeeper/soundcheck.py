@@ -20,7 +20,7 @@ from timekeeper import sound
 from timekeeper.loudness import integrated_lufs
 from timekeeper.mix import BED, EFFECTS, SPEECH, STATIC, PreparedMix
 from timekeeper.script import GAP_MS, Cue, Sound, Speech, Timeline
-from timekeeper.voice.base import SAMPLE_RATE
+from timekeeper.voice.base import SAMPLE_RATE, from_pcm16
 
 PHONE_LOW_HZ = 300.0  # a phone speaker plays little below this
 STATIC_TOP_HZ = 8000.0
@@ -118,7 +118,7 @@ def decode(path: Path, ffmpeg: str = "ffmpeg") -> np.ndarray:
          "-ar", str(SAMPLE_RATE), "-"],
         capture_output=True, check=True,
     ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+    return from_pcm16(raw)
 
 
 def _samples(ms: int) -> int:

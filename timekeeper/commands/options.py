@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 import click
 
-from timekeeper.voice.phrases import LANGUAGES
+from timekeeper.languages import LANGUAGES, language_code
 
 if TYPE_CHECKING:
     from timekeeper.mix import MixSettings
@@ -22,10 +21,10 @@ class LanguageCode(click.ParamType):
     name = "LANG"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        text = str(value).strip().lower()
-        if not re.fullmatch(r"[a-z]{2,3}", text):
+        code = language_code(str(value))
+        if code is None:
             self.fail(f"{value!r} is not a language code (shipped: {', '.join(LANGUAGES)}; or a voice pack's, e.g. el)", param, ctx)
-        return text
+        return code
 
 
 language_option = click.option(

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generator
 
-import numpy as np
 
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
+from timekeeper.voice.base import pcm16
 
 WAV_HEADER_BYTES = 44
 CHUNK_SAMPLES = 44_100  # mixed and sent one second at a time
@@ -51,7 +51,7 @@ def wav_bytes(mix: PreparedMix, first: int, last: int) -> Generator[bytes, None,
     while remaining > 0 and sample < mix.n_samples:
         n = min(CHUNK_SAMPLES, mix.n_samples - sample)
         chunk = mix.mix_chunk(sample, n, music)
-        data = (np.clip(chunk, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()[skip : skip + remaining]
+        data = pcm16(chunk)[skip : skip + remaining]
         skip = 0
         remaining -= len(data)
         sample += n

@@ -19,12 +19,23 @@ if TYPE_CHECKING:
 
 SAMPLE_RATE = 44_100  # Hz; every clip, effect and the final mix use it
 Clip = np.ndarray  # mono float32 samples at SAMPLE_RATE
+FULL_SCALE = 32768.0  # a 16-bit sample of this value would be 1.0
 Progress = Callable[[int, int], None]
 
 
 def clip_ms(clip: Clip) -> int:
     """Length of `clip` in milliseconds (rounded up)."""
     return -(-len(clip) * 1000 // SAMPLE_RATE)
+
+
+def pcm16(clip: Clip) -> bytes:
+    """`clip` as 16-bit little-endian PCM; from_pcm16 reads it back to the very same samples."""
+    return (np.clip(clip, -1.0, 32767 / FULL_SCALE) * FULL_SCALE).astype("<i2").tobytes()
+
+
+def from_pcm16(data: bytes) -> Clip:
+    """16-bit little-endian PCM as a clip."""
+    return np.frombuffer(data, dtype="<i2").astype(np.float32) / FULL_SCALE
 
 
 def silence(duration_ms: int) -> Clip:

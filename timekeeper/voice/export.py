@@ -13,7 +13,7 @@ from timekeeper.atomicfile import replacing, write_atomic
 from timekeeper.errors import OutputError, VoiceError
 from timekeeper.model import DataTransfer, Scenario
 from timekeeper.script import build_timeline
-from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress
+from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, pcm16
 from timekeeper.voice.packs import (
     BUNDLES,
     COMBINED,
@@ -114,7 +114,7 @@ def manifest_text(name: str, language: str, tts: TtsVoice) -> str:
 def _write_mp3(path: Path, clip: Clip) -> None:
     from timekeeper.render import find_ffmpeg
 
-    samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    samples = pcm16(clip)
     with replacing(path) as temp:
         command = [find_ffmpeg(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "s16le"]
         command += ["-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0", "-b:a", "128k", "-f", "mp3", str(temp)]

@@ -23,17 +23,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import wave
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.voice.base import Clip, Progress, Voice
-from timekeeper.voice.tts import cache_dir, decode_file, read_wav, trim, write_wav
+from timekeeper.voice.tts import DamagedClip, as_stored, cache_dir, decode_file, finish_phrase, read_wav, write_wav
 
 PREFIX = "piper:"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 3
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
 INSTALL_HINT = "install it with: pip install 'timekeeper[neural]'"
 
@@ -202,21 +201,21 @@ class NeuralVoice(Voice):
     def clip(self, key: str, text: str) -> Clip:
         if text not in self._clips:
             path = self.cache_path(text)
-            if not path.is_file():
+            if path.is_file():
+                try:
+                    self._clips[text] = read_wav(path)
+                except (DamagedClip, OSError):
+                    path.unlink(missing_ok=True)  # damaged: made again below
+            if text not in self._clips:
                 self._synthesize([text])
-            try:
-                self._clips[text] = read_wav(path)
-            except (wave.Error, EOFError, OSError) as error:
-                path.unlink(missing_ok=True)
-                raise VoiceError(f"{path}: damaged cached clip (removed; run again)") from error
         return self._clips[text]
 
     def _synthesize(self, texts: list[str], progress: Progress | None = None) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=self.folder) as scratch:
             for text, path in zip(texts, run_piper(self.model, texts, self.length_scale, Path(scratch), progress)):
-                clip = trim(decode_file(path))
+                clip = finish_phrase([decode_file(path)])  # trimmed and levelled as every phrase
                 if len(clip) == 0:
                     raise VoiceError(f"Piper produced only silence for {text!r} (voice {self.model.name})")
                 write_wav(self.cache_path(text), clip)
-                self._clips[text] = clip
+                self._clips[text] = as_stored(clip)

@@ -291,9 +291,21 @@ def read_manifest(path: Path) -> dict:
             raise VoiceError(f"{path}: '{key.value}' must map {MAPPINGS[key.value]}")
         elif key.value == "cues":
             manifest["cues"] = _constructed(value)
+        elif key.value == "language":
+            manifest["language"] = _language(path, value)
         elif isinstance(value, yaml.ScalarNode) and not value.tag.endswith(":null"):
             manifest[key.value] = value.value
     return manifest
+
+
+def _language(path: Path, node: yaml.Node) -> str:
+    from timekeeper.languages import language_code
+    from timekeeper.scenario import yamlnodes
+
+    code = language_code(node.value) if isinstance(node, yaml.ScalarNode) and len(node.value) < 10 else None
+    if code is None:
+        raise VoiceError(f"{yamlnodes.where(str(path), node)}: language: expected a language code such as en, fr or el")
+    return code
 
 
 MAPPINGS = {"clips": "clip names to files in the pack", "printed": "phrase keys to words", "spoken": "phrase keys to words"}

@@ -24,11 +24,11 @@ import numpy as np
 
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import TimekeeperError, VoiceError
-from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice
+from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, Voice, from_pcm16, pcm16
 from timekeeper.voice.engines import Engine, EspeakCli, get_engine
 from timekeeper.voice.phrases import phrase_book
 
-CACHE_FORMAT = 8  # bump when trimming, levels or storage change, so old clips are not reused
+CACHE_FORMAT = 9  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
 EDGE_FADE_MS = 5
@@ -86,14 +86,14 @@ def read_wav(path: Path) -> Clip:
     samples = data[_HEADER.size : end]
     if hashlib.sha256(samples).digest()[:_DIGEST_BYTES] != data[end + 8 :]:
         raise DamagedClip("checksum does not match")
-    return np.frombuffer(samples, dtype="<i2").astype(np.float32) / 32768.0
+    return from_pcm16(samples)
 
 
 def write_wav(path: Path, clip: Clip) -> None:
     """Write `clip` as 16-bit mono WAV at SAMPLE_RATE, atomically, with a checksum chunk after the
     samples (players skip it; read_wav checks it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    samples = (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    samples = pcm16(clip)
     check = _CHECK_ID + _CHECK_SIZE + hashlib.sha256(samples).digest()[:_DIGEST_BYTES]
     header = _HEADER.pack(b"RIFF", _HEADER.size - 8 + len(samples) + len(check), b"WAVE", b"fmt ", 16, 1, 1,
                           SAMPLE_RATE, SAMPLE_RATE * 2, 2, 16, b"data", len(samples))
@@ -101,8 +101,9 @@ def write_wav(path: Path, clip: Clip) -> None:
         temp.write_bytes(header + samples + check)
 
 
-def _as_stored(clip: Clip) -> Clip:
-    return (np.clip(clip, -1.0, 1.0) * 32767.0).astype("<i2").astype(np.float32) / 32768.0
+def as_stored(clip: Clip) -> Clip:
+    """`clip` as write_wav stores it (16-bit), so a clip made now sounds exactly as one read from the cache."""
+    return from_pcm16(pcm16(clip))
 
 
 _HEADER = struct.Struct("<4sI4s4sIHHIIHH4sI")  # RIFF, size, WAVE, fmt chunk (16 bytes), data chunk header
@@ -208,7 +209,7 @@ class TtsVoice(Voice):
         clip = finish_phrase(spoken)
         if len(clip) == 0:
             raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
-        self._clips[text] = _as_stored(clip)  # the same samples a later run reads from the cache
+        self._clips[text] = as_stored(clip)  # the same samples a later run reads from the cache
         if scratch == path.parent:
             try:
                 write_wav(path, clip)
