@@ -356,3 +356,29 @@ def test_record_a_played_mission_in_the_ships_log(tmp_path):
     listed = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "log", "--db", str(log),
                              "list"], capture_output=True, text=True, timeout=60, check=True).stdout
     assert "mission-4" in listed  # the command line reads what the page recorded
+
+
+def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
+    """A Greek pack (English words as its clips: the language is what matters) adds 'el' to the
+    page's languages; a game in it mixes the pack's clips, and the card falls back to English."""
+    from timekeeper.voice.export import export_pack
+
+    packs = tmp_path / "voices"
+    export_pack("en", packs / "greek")
+    manifest = packs / "greek" / "pack.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace("language: en", "language: el"), encoding="utf-8")
+    running = start_server(tmp_path / "state", env={"TIMEKEEPER_VOICES": str(packs)})
+    try:
+        info = running.request("/api/info").json()
+        assert {"code": "el", "name": "el (voice pack)"} in info["languages"]
+        assert [v["language"] for v in info["voices"] if v["id"] == "pack:greek"] == ["el"]
+        game = new_game(running, language="el", voice="pack:greek")
+        sound = running.request(f"/api/games/{game['id']}/sound.wav", headers={"Range": "bytes=0-99"})
+        assert sound.status == 206 and sound.body[:4] == b"RIFF"
+        card = running.request(f"/api/games/{game['id']}/card.html").text
+        assert "Data transfer" in card and "Incoming data" in card  # no Greek table: English words
+        refused = running.request("/api/games", method="POST",
+                                  json_body={"track": "builtin:mission-1", "settings": {"language": "ja"}})
+        assert refused.status == 400 and "expected one of en, de, es, fr, it, pl, cs, el" in refused.text
+    finally:
+        assert running.stop() == 130

@@ -68,7 +68,8 @@ async def info(request: web.Request) -> web.Response:
     voices = await asyncio.to_thread(lambda: state.voices)
     return web.json_response({
         "version": __version__,
-        "languages": [{"code": code, "name": phrase_book(code).name} for code in LANGUAGES],
+        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else f"{code} (voice pack)"}
+                      for code in state.languages],
         "voices": voices,
         "music": sorted(state.music_files()),
         "generate": generator_form(),
@@ -301,16 +302,20 @@ async def sound(request: web.Request) -> web.StreamResponse:
 async def card(request: web.Request) -> web.Response:
     from timekeeper.cards.html import html_card
 
-    game = state_of(request).game(request.match_info["game"])
-    fragment = html_card(game.scenario, game.settings["language"], game.settings["players"])
+    state = state_of(request)
+    game = state.game(request.match_info["game"])
+    words = (await state.mix(game)).timeline.phrases  # the voice's printed words (a pack may bring its own)
+    fragment = html_card(game.scenario, words, game.settings["players"])
     return web.Response(text=fragment, content_type="text/html")
 
 
 async def card_pdf(request: web.Request) -> web.Response:
     from timekeeper.cards.pdf import cards_pdf
 
-    game = state_of(request).game(request.match_info["game"])
-    printed = await asyncio.to_thread(cards_pdf, [game.scenario], game.settings["language"], per_page=1)
+    state = state_of(request)
+    game = state.game(request.match_info["game"])
+    words = (await state.mix(game)).timeline.phrases
+    printed = await asyncio.to_thread(cards_pdf, [game.scenario], words, per_page=1)
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
 

@@ -80,6 +80,12 @@ class ServerState:
             offered += [{"id": f"tts:{voice}", "name": voice, "language": language} for voice in ids[:30]]
         return offered
 
+    @property
+    def languages(self) -> list[str]:
+        """The shipped languages, then those only an installed voice pack speaks (Greek, Japanese ...)."""
+        spoken_by_packs = {v["language"] for v in self.voices if v["id"].startswith("pack:") and v["language"]}
+        return [*LANGUAGES, *sorted(spoken_by_packs - set(LANGUAGES))]
+
     def music_files(self) -> dict[str, Path]:
         folder = self.config.music
         if folder is None or not folder.is_dir():
@@ -96,8 +102,8 @@ class ServerState:
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
         """Check the page's sound settings; the JSON-safe fields of MixSettings."""
         language = raw.get("language") or scenario_language or "en"
-        if language not in LANGUAGES:
-            raise SettingsError(f"language {language!r}: expected one of {', '.join(LANGUAGES)}")
+        if language not in self.languages:
+            raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}")
         voice_id = raw.get("voice") or ""
         offered = {v["id"] for v in self.voices}
         if voice_id not in offered:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from timekeeper.script import CueKind, Speech, Timeline
 from timekeeper.serve.games import Game
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.voice.phrases import PhraseBook
 
 ALERT_KINDS = (CueKind.THREAT,)
 PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "threat", "data_transfer")
@@ -14,7 +14,7 @@ PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "th
 def timeline_json(timeline: Timeline) -> dict:
     """Every cue with its spoken parts (for word-by-word captions), its sounds, and the threat pile
     of a threat (shown, never spoken)."""
-    book = phrase_book(timeline.language)
+    book = timeline.phrases  # the voice's words: a pack's own, or its language's table
     cues = []
     for cue in timeline.cues:
         item = {
@@ -42,8 +42,7 @@ def timeline_json(timeline: Timeline) -> dict:
     }
 
 
-def page_words(language: str) -> dict[str, str]:
-    book = phrase_book(language)
+def page_words(book: PhraseBook) -> dict[str, str]:
     words = {key: book.word(key) for key in PAGE_WORDS}
     words["phase_end"] = book.word("phase_end", n="{n}")
     return words
@@ -69,7 +68,7 @@ def game_json(game: Game, timeline: Timeline, now_ms: float, join_url: str) -> d
         "track_id": game.track_id,
         "settings": game.settings,
         "timeline": timeline_json(timeline),
-        "words": page_words(game.settings["language"]),
+        "words": page_words(timeline.phrases),
         "playback": playback_json(game, now_ms),
         "join_url": join_url,
     }
