@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.languages import LANGUAGES
 from timekeeper.errors import ScenarioError
 from timekeeper.generate import GenerateOptions, batch, generate
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.options import GENERATOR_VERSION, KINDS
 from timekeeper.generate.rules import FAST_RULES, RULES, check_generated
 from timekeeper.generate.threats import plan_threats
+from timekeeper.languages import LANGUAGES
 from timekeeper.model import CommsDown, DataTransfer, Threat, Zone
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.load import load_text

@@ -229,7 +229,7 @@ def test_threat_piles_are_dealt_evenly_and_written_and_read_back() -> None:
 
 def test_a_bad_pile_in_a_scenario_file_is_reported_where_it_is() -> None:
     text = dump_scenario(generate(1, GenerateOptions(threat_colors=("red",))))
-    line = next(i for i, l in enumerate(text.splitlines(), start=1) if "pile: red" in l)
+    line = next(i for i, row in enumerate(text.splitlines(), start=1) if "pile: red" in row)
     result = load_text(text.replace("pile: red", "pile: green", 1), "mine.yaml")
     assert result.scenario is None
     assert str(result.problems[0]).startswith(f"mine.yaml:{line}:")
@@ -255,8 +255,8 @@ def test_piles_are_shown_on_cards_and_by_show_but_never_spoken(tmp_path: Path, l
     (tmp_path / "m.yaml").write_text(dump_scenario(mission), encoding="utf-8")
     shown = run("show", "m.yaml", "--lang", language, cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
-    threat_lines = [l for l in shown.stdout.splitlines() if re.match(r"\d+:\d\d\s+T\+\d", l)]
-    assert len(threat_lines) == len(mission.threats) and all(word in l for l in threat_lines)
+    threat_lines = [row for row in shown.stdout.splitlines() if re.match(r"\d+:\d\d\s+T\+\d", row)]
+    assert len(threat_lines) == len(mission.threats) and all(word in row for row in threat_lines)
     assert markdown_card(mission, language).count(word) == len(mission.threats)
     from timekeeper.cards.html import html_card
 
@@ -304,7 +304,7 @@ def test_generate_reports_relaxed_rules_and_the_header_command_makes_the_same_fi
     done = run("generate", "--seed", "12", "--length", "12:00", "--outages", "6", "--threat-colors", "white,yellow",
                "--ambush-chance", "40", "-o", "a.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    notes = [l for l in done.stderr.splitlines() if l.startswith("Note: relaxes the official rule")]
+    notes = [row for row in done.stderr.splitlines() if row.startswith("Note: relaxes the official rule")]
     assert [n.split("rule ")[1].split(":")[0] for n in notes] == ["phase-lengths", "event-counts", "ambush"]
     first = (tmp_path / "a.yaml").read_text(encoding="utf-8")
     command = first.splitlines()[0].split("timekeeper generate ", 1)[1].split()

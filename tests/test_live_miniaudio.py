@@ -5,14 +5,13 @@ from __future__ import annotations
 import time
 
 import pytest
+from test_live_session import Recorder, ScriptedKeys
 
 from timekeeper.live.clock import Clock
 from timekeeper.live.outputs import PcmFormat
 from timekeeper.live.session import Outcome, run_live
 from timekeeper.live.silent import silent_mix
 from timekeeper.model import IncomingData, Scenario
-
-from test_live_session import Recorder, ScriptedKeys
 
 miniaudio = pytest.importorskip("miniaudio")
 from timekeeper.live.devices import STALL_S, MiniaudioOutput  # noqa: E402

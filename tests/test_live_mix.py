@@ -6,14 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_live_session import Recorder, ScriptedKeys
 
 from timekeeper.live.outputs import NullOutput, PcmFormat
 from timekeeper.live.premix import premix
 from timekeeper.live.session import Outcome, run_live
 from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
-
-from test_live_session import Recorder, ScriptedKeys
 
 TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
 

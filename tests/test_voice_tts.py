@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from timekeeper.audio import trimmed
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.voice import engines
-from timekeeper.audio import trimmed
 from timekeeper.voice.tts import LEAD_PAD_MS, TAIL_PAD_MS, TtsVoice, cache_dir
 
 

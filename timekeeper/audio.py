@@ -8,8 +8,8 @@ them. Levels are set in voice/base's float domain by timekeeper.loudness, which 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from pydub import AudioSegment

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -119,6 +119,7 @@ class PreparedMix:
                 lo, hi = max(begin, span[0]), min(end, span[1])
                 if lo < hi:
                     speaking = self._near_speech(begin, end) if speaking is None else speaking
+                    assert self._static_loop is not None  # made whenever there are outages
                     noise = sound.outage_static(self._static_loop, span, lo, hi - lo)
                     ducked = sound.duck_gain(lo, hi - lo, speaking, sound.STATIC_DUCK_GAIN)
                     out[lo - begin : hi - begin] += noise * ducked
@@ -188,7 +189,8 @@ def effect_placements(timeline: Timeline, voice: Voice) -> list[Placement]:
                 continue
             key = (part.key, part.duration_ms)
             if key not in made:
-                made[key] = voice.effect(part.key) if voice.effect(part.key) is not None else _synthesize(part)
+                recorded = voice.effect(part.key)  # a voice pack's own recording of the effect
+                made[key] = recorded if recorded is not None else _synthesize(part)
             placements.append(Placement(part.at_ms, made[key], speech=False))
     return placements
 

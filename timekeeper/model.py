@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Union
 
 
 class Zone(str, Enum):
@@ -89,7 +88,7 @@ class Announcement:
     text: str
 
 
-Event = Union[Threat, IncomingData, DataTransfer, CommsDown, Announcement]
+Event = Threat | IncomingData | DataTransfer | CommsDown | Announcement
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from timekeeper.errors import OutputError
 from timekeeper.userfiles import kind_of

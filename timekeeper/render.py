@@ -6,9 +6,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import MissingToolError, OutputError, RenderError

@@ -11,9 +11,9 @@ speech; never fewer words) until it fits (`_fit`); the last phase end closes wit
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterable, Iterator, Union
 
 from timekeeper.model import (
     Announcement,
@@ -110,7 +110,7 @@ class Sound:
         return self.at_ms + self.duration_ms
 
 
-Part = Union[Speech, Sound]
+Part = Speech | Sound
 
 
 @dataclass(frozen=True)

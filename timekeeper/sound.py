@@ -13,8 +13,8 @@ streams in constant memory.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -366,7 +366,7 @@ class Music:
             yield piece[offset : offset + len(piece) - len(loop)]
             offset = (offset + len(piece) - len(loop)) % len(loop)
 
-    def chunks(self, start_sample: int) -> "MusicReader":
+    def chunks(self, start_sample: int) -> MusicReader:
         return MusicReader(self._stream(start_sample), self.gain)
 
 

@@ -11,9 +11,10 @@ import contextlib
 import logging
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 from timekeeper.atomicfile import write_atomic
 from timekeeper.cards.pdf_card import FONT, Box, CardPainter, CardText, Layout, card_text

@@ -130,9 +130,9 @@ def export_command(scenario: str, format_name: str, output: Path | None) -> None
       timekeeper export my-mission.yaml --format flashcode -o my-mission.txt
     """
     from timekeeper.atomicfile import write_atomic
-    from timekeeper.scenario.catalog import load_scenario
     from timekeeper.commands.options import scenario_inputs
     from timekeeper.outputpath import check_output_path
+    from timekeeper.scenario.catalog import load_scenario
     from timekeeper.scenario.dump import dump_checked
     from timekeeper.scenario.flashcode import format_flashcode, parse_flashcode
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -46,10 +47,9 @@ def generator_options(function):
 
 def _options(settings: dict):
     """Checked GenerateOptions from the parsed generator settings (None: default)."""
+    from timekeeper.errors import ScenarioError
     from timekeeper.generate import GenerateOptions, check_options
     from timekeeper.generate.options import OPTION_SPECS
-
-    from timekeeper.errors import ScenarioError
 
     values = {}
     for spec in OPTION_SPECS:
@@ -211,7 +211,7 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
 
         check_output_path(plot, what="plot")
         require_matplotlib()  # fail before the work if matplotlib is missing
-    with click.progressbar(length=count, label="Generating", file=click.get_text_stream("stderr")) as bar:
+    with click.progressbar(length=count, label="Generating", file=sys.stderr) as bar:
         def progress(seeds):
             for index, seed in enumerate(seeds):
                 if index % 500 == 0:

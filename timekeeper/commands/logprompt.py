@@ -7,7 +7,7 @@ checked at once and asked again if bad; the whole mission is then checked like a
 from __future__ import annotations
 
 import datetime
-from typing import Callable
+from collections.abc import Callable
 
 import click
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from timekeeper.languages import LANGUAGES, language_code
 
 if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar as ClickProgressBar
+
     from timekeeper.mix import MixSettings
     from timekeeper.model import Scenario
 
@@ -120,7 +123,7 @@ class ProgressBar:
 
     def __init__(self, label: str) -> None:
         self.label = label
-        self.bar = None
+        self.bar: ClickProgressBar[int] | None = None  # opened at the first report on a terminal
         self.shown = 0
 
     def __call__(self, done: int, total: int) -> None:

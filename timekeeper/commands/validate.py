@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from timekeeper.commands.options import language_option, voice_option
 from timekeeper.errors import ExitStatus
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from timekeeper.model import Scenario
 
 
 @click.command("validate")
@@ -45,7 +52,7 @@ def validate_command(
         ctx.exit(ExitStatus.INVALID_SCENARIO)
 
 
-def _voice_spacing(language: str | None, voice: str):  # type: ignore[no-untyped-def]
+def _voice_spacing(language: str | None, voice: str) -> Callable[[Scenario], list[str]]:
     """Overlaps of a scenario's announcements when `voice` speaks them (as `plan --voice` lays them out)."""
     from timekeeper.commands.options import mix_settings
     from timekeeper.render import voice_overlaps

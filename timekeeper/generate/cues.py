@@ -9,9 +9,9 @@ time for every cue, so a generated mission is free of overlaps by construction.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
-from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, Zone
+from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat, Zone
 from timekeeper.script import CueKind, build_timeline
 from timekeeper.voice.durations import default_measure
 from timekeeper.voice.phrases import LANGUAGES, phrase_book
@@ -43,7 +43,7 @@ class CueLengths:
 
 
 def _probe(phases: int) -> Scenario:
-    events: list[object] = []
+    events: list[Event] = []
     at_ms = PROBE_SPACING_MS
     for turn in range(1, 9):
         for zone in (None, *Zone):
@@ -59,7 +59,7 @@ def _probe(phases: int) -> Scenario:
     return Scenario(title="probe", phase_ends_ms=ends, events=tuple(events))
 
 
-@lru_cache(maxsize=None)
+@cache
 def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueLengths:
     """The longest length of every cue over `languages` (default: all supported languages)."""
     probe = _probe(phases)

@@ -9,7 +9,8 @@ Every draw the generator makes goes through these helpers, so a seed keeps its m
 from __future__ import annotations
 
 import random
-from typing import Sequence, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -12,9 +12,10 @@ the official range moves both together. `relaxations` says which official rules 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.figures import PROFILES

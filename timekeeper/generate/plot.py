@@ -9,6 +9,8 @@ from timekeeper.atomicfile import replacing
 from timekeeper.errors import MissingToolError, OutputError
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from timekeeper.generate.stats import Comparison, Report
 
 COLUMNS = 3
@@ -16,7 +18,7 @@ OFFICIAL_COLOR = "#1f77b4"
 GENERATED_COLOR = "#ff7f0e"
 
 
-def require_matplotlib():
+def require_matplotlib() -> ModuleType:
     try:
         import matplotlib
 

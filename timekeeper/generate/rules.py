@@ -6,8 +6,8 @@ docs/generator.md lists the same rules with the same figures.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.options import GenerateOptions

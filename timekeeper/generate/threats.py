@@ -69,8 +69,8 @@ def _zones(rng: random.Random, threats: list[PlannedThreat], excess_histogram: d
     """
     external = [index for index, t in enumerate(threats) if not t.internal]
     counts = [len(external) // 3] * 3
-    for zone in shuffled(rng, [0, 1, 2])[: len(external) % 3]:
-        counts[zone] += 1
+    for fuller in shuffled(rng, [0, 1, 2])[: len(external) % 3]:
+        counts[fuller] += 1
     fullest = [z for z in range(3) if counts[z] == max(counts)]
     taker = fullest[pick(rng, 0, len(fullest) - 1)]
     for _ in range(from_histogram(rng, excess_histogram)):

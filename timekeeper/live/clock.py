@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 SNAP_MS = 250.0  # a stream position further off than this is taken as is
 SLEW = 0.125  # fraction of a small error corrected per steering call

@@ -7,7 +7,8 @@ import os
 import sys
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Generator, Iterator
+from typing import Any
 
 from timekeeper.errors import PlaybackError
 from timekeeper.live.clock import Clock
@@ -80,6 +81,7 @@ class MiniaudioOutput(AudioOutput):
         self._start_device()
 
     def _start_device(self) -> None:
+        assert self._feed is not None and self._clock is not None, "play() sets the feed and the clock"
         generator = self._generate(self._feed, self._clock)
         next(generator)
         self._last_callback_s = time.monotonic()
@@ -90,8 +92,8 @@ class MiniaudioOutput(AudioOutput):
             return
         self._playing = True
 
-    def _generate(self, feed: PcmFeed, clock: Clock) -> Iterator[bytes]:
-        frames = yield b""
+    def _generate(self, feed: PcmFeed, clock: Clock) -> Generator[bytes, int, None]:
+        frames = yield b""  # miniaudio primes the generator, then sends the frames it wants
         callbacks = 0
         queued_frames = (PERIODS - 1) * self.pcm.frames(PERIOD_MS)
         while True:

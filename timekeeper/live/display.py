@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from timekeeper.model import CommsDown
 from timekeeper.script import Cue, CueKind, Sound, Speech, Timeline
 from timekeeper.times import format_time
 from timekeeper.voice.phrases import phrase_book
@@ -49,7 +50,7 @@ class LiveState:
     def comms_down(self) -> bool:
         """True while an outage that has been announced is not over yet."""
         for cue in self.made:
-            if cue.kind is CueKind.COMMS_DOWN and cue.at_ms <= self.now_ms < cue.event.until_ms:  # type: ignore[union-attr]
+            if isinstance(cue.event, CommsDown) and cue.kind is CueKind.COMMS_DOWN and cue.at_ms <= self.now_ms < cue.event.until_ms:
                 return True
         return False
 
@@ -121,7 +122,7 @@ class LineDisplay:
             self.out.write(line + "\n")
             self.out.flush()
         except BrokenPipeError:  # the reader went away (`| head -1`): stop the mission, quietly
-            self.out = None  # type: ignore[assignment]
+            self.out = None
             raise
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from timekeeper.live.outputs import AudioOutput, PcmFormat, open_output
 from timekeeper.live.premix import premix

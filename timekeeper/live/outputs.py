@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from timekeeper.errors import PlaybackError
 from timekeeper.live.clock import Clock
@@ -136,7 +136,7 @@ class AudioOutput(ABC):
     def close(self) -> None:
         self.stop()
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: B027 (most outputs have nothing to check)
         """Look for a device that went away silently (sets `failure`); called by the session."""
 
     @property

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from timekeeper.script import Timeline
+
+if TYPE_CHECKING:
+    from timekeeper.live.session import Mix
 
 Progress = Callable[[int, int], None]
 CHUNK_MS = 1000
@@ -37,20 +41,19 @@ class PremixedMix:
             yield bytes(view[begin : begin + step])
 
 
-def premix(mix: object, start_ms: int, progress: Progress | None = None) -> PremixedMix:
+def premix(mix: Mix, start_ms: int, progress: Progress | None = None) -> PremixedMix:
     """Mix `mix` (a timekeeper.mix.PreparedMix) from `start_ms` to the end, reporting progress(done, total)."""
-    duration_ms: int = mix.duration_ms  # type: ignore[attr-defined]
-    total = max(1, -(-(duration_ms - start_ms) // CHUNK_MS))
+    total = max(1, -(-(mix.duration_ms - start_ms) // CHUNK_MS))
     parts = []
-    for done, chunk in enumerate(mix.pcm(start_ms, CHUNK_MS), start=1):  # type: ignore[attr-defined]
+    for done, chunk in enumerate(mix.pcm(start_ms, CHUNK_MS), start=1):
         parts.append(chunk)
         if progress is not None:
             progress(min(done, total), total)
     return PremixedMix(
-        timeline=mix.timeline,  # type: ignore[attr-defined]
-        sample_rate=mix.sample_rate,  # type: ignore[attr-defined]
-        channels=mix.channels,  # type: ignore[attr-defined]
-        sample_width=mix.sample_width,  # type: ignore[attr-defined]
+        timeline=mix.timeline,
+        sample_rate=mix.sample_rate,
+        channels=mix.channels,
+        sample_width=mix.sample_width,
         start_ms=start_ms,
         audio=b"".join(parts),
     )

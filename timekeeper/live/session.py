@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterator, Protocol, Union
+from typing import Protocol
 
 from timekeeper.errors import Terminated
 from timekeeper.live import keys as keynames
@@ -18,17 +19,22 @@ from timekeeper.times import format_time
 
 IDLE_WAKE_MS = 50.0  # the loop looks at keys, the device and the screen at least this often
 
-Display = Union[LineDisplay, TerminalDisplay]
+Display = LineDisplay | TerminalDisplay
 
 
 class Mix(Protocol):
     """What the session needs of `timekeeper.mix.PreparedMix`."""
 
-    timeline: Timeline
-    sample_rate: int
-    channels: int
-    sample_width: int
-    duration_ms: int
+    @property
+    def timeline(self) -> Timeline: ...
+    @property
+    def sample_rate(self) -> int: ...
+    @property
+    def channels(self) -> int: ...
+    @property
+    def sample_width(self) -> int: ...
+    @property
+    def duration_ms(self) -> int: ...
 
     def pcm(self, start_ms: int = 0, chunk_ms: int = 1000) -> Iterator[bytes]: ...
 

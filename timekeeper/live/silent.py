@@ -5,8 +5,8 @@ Used by tests and benchmarks to run the live loop without synthesizing speech.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from timekeeper.model import Scenario
 from timekeeper.script import Measure, ScriptOptions, Timeline, build_timeline, estimate_ms

@@ -16,8 +16,8 @@ import functools
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from timekeeper.errors import LogDatabaseError
 from timekeeper.logbook.record import (

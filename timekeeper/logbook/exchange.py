@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import LogEntryError
-
-MAX_CSV_BYTES = 20_000_000  # a log export of about 100,000 missions
 from timekeeper.logbook.campaign import Campaign, Status
 from timekeeper.logbook.form import parse_mission, record_values, resolve_track, text
 from timekeeper.logbook.record import Entry, MissionRecord, Track
 from timekeeper.logbook.shiplog import ShipLog
+
+MAX_CSV_BYTES = 20_000_000  # a log export of about 100,000 missions
 
 CSV_COLUMNS = (
     "id", "date", "crew", "track", "track_file", "seed", "common", "serious", "survived", "destroyed",
@@ -139,8 +139,8 @@ def import_csv(log: ShipLog, path: Path) -> ImportResult:
                 known["campaign"][fingerprint] -= 1
                 log.connection.execute("DELETE FROM campaign_missions WHERE campaign_id = ?", (campaign.id,))
                 log.connection.execute("DELETE FROM campaigns WHERE id = ?", (campaign.id,))
-                log.connection.execute("DELETE FROM missions WHERE id IN (%s)" % ",".join(
-                    str(entry.id) for entry in campaign.flown))
+                flown = ",".join(str(entry.id) for entry in campaign.flown)  # ids from the database: integers
+                log.connection.execute(f"DELETE FROM missions WHERE id IN ({flown})")
                 skipped += len(rows)
             else:
                 added += len(rows)

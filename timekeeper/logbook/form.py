@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, NoReturn, Sequence, Union
+from typing import NoReturn
 
 from timekeeper.errors import LogEntryError, ScenarioError
 from timekeeper.logbook.record import (
@@ -45,7 +46,7 @@ from timekeeper.logbook.record import (
     Track,
 )
 
-FormValue = Union[str, Sequence[str], None]
+FormValue = str | Sequence[str] | None
 FormValues = Mapping[str, FormValue]
 
 ROLE_WORDS = {

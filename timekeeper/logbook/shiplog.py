@@ -16,8 +16,9 @@ from __future__ import annotations
 import datetime
 import random
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from timekeeper.errors import LogEntryError
 from timekeeper.logbook import campaign as rules

@@ -8,9 +8,9 @@ A mission counts as won when the ship survived. Scores are the rulebook scores o
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Callable, Iterable
 
 from timekeeper.logbook.campaign import Campaign, Status
 from timekeeper.logbook.record import Entry

@@ -10,7 +10,6 @@ from timekeeper.paths import scenarios_dir
 from timekeeper.scenario.load import load_file
 from timekeeper.scenario.problems import errors
 
-
 _NAME_ORDER = ("test-run", "simulation", "advanced-simulation", "mission", "double-action-easy", "double-action")
 
 

@@ -166,7 +166,7 @@ def _restore_phase_ends(phase_ends: dict[int, tuple[int, Token]], events: list[t
     phase 1 and T+5..T+8 in phase 2; of those, the one nearest the middle of its neighbours wins
     (a phase end at the same second as an event happens where a phase's first event starts).
     """
-    warnings = []
+    warnings: list[str] = []
     if not phase_ends:
         return warnings
     for number in range(1, max(phase_ends)):
@@ -248,7 +248,8 @@ def _time_ms(digits: str) -> int:
 
 def _explain(text: str) -> str:
     """Why `text` is not a token, as precisely as a glance can tell."""
-    digits = re.match(r"\d*", text).group()  # type: ignore[union-attr]
+    leading = re.match(r"\d*", text)  # always matches, perhaps nothing
+    digits = leading.group() if leading else ""
     if not digits:
         return "expected a time (minutes and two digits of seconds, e.g. 010 or 1030) before the code"
     if len(digits) > 5:

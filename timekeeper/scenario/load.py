@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from timekeeper.languages import LANGUAGES
 from timekeeper.errors import ScenarioError
+from timekeeper.languages import LANGUAGES
 from timekeeper.model import (
     Announcement,
     CommsDown,

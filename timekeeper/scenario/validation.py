@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
-
-from timekeeper.model import Scenario
 
 from timekeeper.errors import ScenarioError
+from timekeeper.model import Scenario
 from timekeeper.scenario.catalog import resolve
 from timekeeper.scenario.load import load_file
 from timekeeper.scenario.problems import Problem, Severity, errors, warnings

@@ -68,7 +68,8 @@ def _check_depth(text: str, display: str) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
-                raise ScenarioError(f"{display}:{mark.line + 1}:{mark.column + 1}: YAML is nested too deeply (at most {MAX_DEPTH} levels)")
+                where = f"{display}:{mark.line + 1}:{mark.column + 1}" if mark else display
+                raise ScenarioError(f"{where}: YAML is nested too deeply (at most {MAX_DEPTH} levels)")
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
 

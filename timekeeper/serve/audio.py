@@ -8,10 +8,9 @@ from __future__ import annotations
 import struct
 import threading
 from collections import OrderedDict
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generator
-
 
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario

@@ -15,12 +15,13 @@ from timekeeper.errors import LogEntryError
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
+from timekeeper.serve.games import Game
 from timekeeper.serve.routes import STATE, attachment, json_error, page, read_json, state_of
 
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game
 
 
-def _track(request: web.Request) -> tuple[object, str]:
+def _track(request: web.Request) -> tuple[Game, str]:
     state = state_of(request)
     game = state.game(request.match_info["game"])
     return game, state.library.track_reference(game.track_id)

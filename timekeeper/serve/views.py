@@ -3,6 +3,7 @@ timed for the voice that plays), the printed words it shows, and the playback st
 
 from __future__ import annotations
 
+from timekeeper.model import CommsDown
 from timekeeper.script import CueKind, Speech, Timeline
 from timekeeper.serve.games import Game
 from timekeeper.voice.phrases import PhraseBook
@@ -17,7 +18,7 @@ def timeline_json(timeline: Timeline) -> dict:
     book = timeline.phrases  # the voice's words: a pack's own, or its language's table
     cues = []
     for cue in timeline.cues:
-        item = {
+        item: dict[str, object] = {
             "kind": cue.kind.value,
             "at_ms": cue.at_ms,
             "end_ms": cue.end_ms,
@@ -31,8 +32,8 @@ def timeline_json(timeline: Timeline) -> dict:
         pile = getattr(cue.event, "pile", None)
         if pile is not None and cue.kind is CueKind.THREAT:
             item["pile"] = {"color": pile.value, "name": book.word(f"pile_{pile.value}")}
-        if cue.kind is CueKind.COMMS_DOWN and cue.event is not None:
-            item["until_ms"] = cue.event.until_ms  # type: ignore[union-attr]
+        if cue.kind is CueKind.COMMS_DOWN and isinstance(cue.event, CommsDown):
+            item["until_ms"] = cue.event.until_ms
         cues.append(item)
     return {
         "duration_ms": timeline.duration_ms,

@@ -6,7 +6,7 @@ Validation and the generator judge spacing with these lengths without synthesizi
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import yaml
 
@@ -14,7 +14,7 @@ from timekeeper.paths import voices_dir
 from timekeeper.script import Measure, estimate_ms
 
 
-@lru_cache(maxsize=None)
+@cache
 def shipped_durations(language: str) -> dict[str, int]:
     """key -> milliseconds for `language`, or {} if no table is shipped."""
     path = voices_dir() / f"durations-{language}.yaml"

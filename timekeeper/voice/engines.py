@@ -17,10 +17,11 @@ import subprocess
 import sys
 import tempfile
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from timekeeper.errors import MissingToolError, VoiceError
 
@@ -171,7 +172,7 @@ class Pyttsx3Engine(Engine):
 ENGINES = ("espeak-ng", "pyttsx3")
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_engine(choice: str | None = None) -> Engine:
     """The engine named by `choice` or $TIMEKEEPER_TTS_ENGINE, else espeak-ng if installed, else pyttsx3."""
     choice = choice or os.environ.get("TIMEKEEPER_TTS_ENGINE") or None

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-
 import yaml
 
 from timekeeper.atomicfile import replacing, write_atomic

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,9 +155,9 @@ def cue_moment_ms(cue: Cue, sounds: bool) -> int:
     return cue.at_ms
 
 
-def cue_recordings(folder: Path, manifest: dict, where: str, inside) -> dict[str, CueRecording]:  # type: ignore[no-untyped-def]
+def cue_recordings(folder: Path, manifest: dict, where: str, inside: Callable[[Path, Path, str], Path]) -> dict[str, CueRecording]:
     """The `cues:` of pack.yaml: name -> CueRecording; every problem names `where` and the entry.
-    `inside(path, label)` resolves a path and refuses one outside the pack."""
+    `inside(folder, path, label)` resolves a path and refuses one outside the pack."""
     entries = manifest.get("cues") or {}
     if not isinstance(entries, dict):
         raise VoiceError(f"{where}: 'cues' must map cue names to recordings (see docs/voices.md)")

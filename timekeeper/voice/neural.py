@@ -23,9 +23,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.voice.base import Clip, Progress, Voice
@@ -56,7 +56,7 @@ class NeuralModel:
     fingerprint: str
 
     @classmethod
-    def load(cls, path: Path, config: Path | None = None) -> "NeuralModel":
+    def load(cls, path: Path, config: Path | None = None) -> NeuralModel:
         """The voice of model `path`, with its settings `config` (default: `path` + `.json`)."""
         config = config or path.with_name(path.name + ".json")
         if not path.is_file():

@@ -51,9 +51,10 @@ def fitted_scale(model: NeuralModel, language: str, folder: Path | None = None, 
     natural = NeuralVoice(language, model, 1.0, folder)
     natural.prepare(phrases, progress)
     lengths = {key: natural.measure(key, text) for key, text in phrases}
-    scale = next(
-        (s for s in SCALES if official_overlaps(language, lambda key, text, s=s: round(lengths[key] * s)) == 0), SCALES[-1]
-    )
+    def at_scale(scale: float) -> Measure:
+        return lambda key, text: round(lengths[key] * scale)
+
+    scale = next((s for s in SCALES if official_overlaps(language, at_scale(s)) == 0), SCALES[-1])
     while True:  # the real clips at that pace decide
         voice = NeuralVoice(language, model, scale, folder)
         voice.prepare(phrases, progress)

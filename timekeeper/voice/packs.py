@@ -13,8 +13,8 @@ pack reports which ones. Two community habits are supported:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import yaml

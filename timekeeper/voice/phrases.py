@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from types import MappingProxyType
-from typing import Mapping
 
 import yaml
 
 from timekeeper.errors import VoiceError
+from timekeeper.languages import LANGUAGES  # noqa: F401  (re-exported: the shipped languages)
 from timekeeper.paths import voices_dir
 
-from timekeeper.languages import LANGUAGES  # noqa: F401  (re-exported: the shipped languages)
 # Printed words that name what the voice says: cards and the live screen print the spoken
 # phrase's first sentence, so both always use the same words (one table per language).
 PRINTED_FROM_SPOKEN = {
@@ -61,7 +61,7 @@ def first_sentence(text: str) -> str:
     return text.split(". ")[0].rstrip(".:")
 
 
-@lru_cache(maxsize=None)
+@cache
 def phrase_book(language: str) -> PhraseBook:
     """The shipped phrase table of `language` (one of LANGUAGES)."""
     if language not in LANGUAGES:

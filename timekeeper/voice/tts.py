@@ -15,10 +15,10 @@ import os
 import re
 import struct
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -52,7 +52,7 @@ class TtsSettings:
     volume: float
 
     @classmethod
-    def default(cls, language: str, voice: str | None = None) -> "TtsSettings":
+    def default(cls, language: str, voice: str | None = None) -> TtsSettings:
         tts = phrase_book(language).tts
         return cls(
             voice=voice or str(tts.get("voice", language)),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from timekeeper.errors import VoiceError
-from timekeeper.script import TAIL_MS, Cue, Sound, Speech, Timeline
+from timekeeper.script import TAIL_MS, Cue, Part, Sound, Speech, Timeline
 from timekeeper.times import format_time
 from timekeeper.voice.base import Placement, Voice, clip_ms
 
@@ -32,7 +32,7 @@ def voice_timeline(timeline: Timeline, voice: Voice) -> tuple[Timeline, list[Pla
         for placement in placed:
             check_slot(placement, end_ms)
         speech = [Speech(p.key, p.text, p.at_ms, clip_ms(p.clip)) for p in placed]
-        sounds = [part for part in cue.parts if isinstance(part, Sound) and voice.keeps_sound(cue, part.key)]
+        sounds: list[Part] = [part for part in cue.parts if isinstance(part, Sound) and voice.keeps_sound(cue, part.key)]
         parts = tuple(sorted([*sounds, *speech], key=lambda part: part.at_ms))
         cues.append(dataclasses.replace(cue, parts=parts) if parts else cue)
         spoken += placed
