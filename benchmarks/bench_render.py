@@ -69,7 +69,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
-    from timekeeper.render import FORMATS, find_ffmpeg
+    from timekeeper.ffmpeg import find_ffmpeg
+    from timekeeper.render import FORMATS
 
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)

@@ -10,9 +10,9 @@ from timekeeper.cards.rows import card_rows
 from timekeeper.cards.text import text_card
 from timekeeper.cli import cli
 from timekeeper.errors import ExitStatus
+from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.scenario.flashcode import parse_flashcode
-from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
 
 def run(*args: str):

@@ -13,8 +13,8 @@ from timekeeper.cards.pdf import cards_pdf, sheet_for, write_cards_pdf
 from timekeeper.cards.rows import CardRow, card_rows
 from timekeeper.errors import OutputError, RenderError
 from timekeeper.model import Announcement, IncomingData, Scenario, Threat, Zone
+from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
-from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
 pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
 

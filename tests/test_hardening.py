@@ -15,7 +15,8 @@ import yaml
 
 from timekeeper.times import parse_clock_option
 from timekeeper.userfiles import read_user_file
-from timekeeper.voice.tts import DamagedClip, TtsVoice, read_wav, write_wav
+from timekeeper.voice.tts import TtsVoice
+from timekeeper.wavcache import DamagedClip, read_wav, write_wav
 
 SHORT = str(Path(__file__).parent / "data" / "render" / "short.yaml")
 LIVE_TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timekeeper.voice.phrases import phrase_book
+from timekeeper.phrases import phrase_book
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 LIVE_TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"

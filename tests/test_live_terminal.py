@@ -291,11 +291,11 @@ def test_the_end_card_fits_the_terminal_without_notes_or_spoken_words() -> None:
 
 
 def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
+    from timekeeper.durations import default_measure
     from timekeeper.live.display import prompt_text
+    from timekeeper.phrases import phrase_book
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.script import CueKind, build_timeline
-    from timekeeper.voice.durations import default_measure
-    from timekeeper.voice.phrases import phrase_book
 
     process = subprocess.Popen(
         [sys.executable, "-m", "timekeeper", "live", LONG, "--backend", "text", "--start-at", "0:01"],

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from timekeeper.durations import default_measure, shipped_durations
+from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.script import ScriptOptions, build_timeline
-from timekeeper.voice.durations import default_measure, shipped_durations
-from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
 OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
 

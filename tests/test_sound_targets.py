@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from timekeeper import loudness, soundcheck
+from timekeeper.durations import default_measure
 from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.phrases import LANGUAGES, first_sentence, phrase_book
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.script import GAP_MS, NATURAL, CueKind, ScriptOptions, build_timeline
-from timekeeper.voice.durations import default_measure
-from timekeeper.voice.phrases import LANGUAGES, first_sentence, phrase_book
 from timekeeper.voice.tts import TtsVoice
 
 OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")

@@ -16,7 +16,8 @@ from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.script import ALERT_MS, GAP_MS, CueKind, Sound
 from timekeeper.voice.export import export_pack
-from timekeeper.voice.tts import decode_file, finish_phrase, write_wav
+from timekeeper.voice.tts import decode_file, finish_phrase
+from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 RATE = 44_100

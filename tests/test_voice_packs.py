@@ -13,9 +13,9 @@ import pytest
 
 from timekeeper.errors import VoiceError
 from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.pcm import clip_ms
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.script import CueKind, Sound
-from timekeeper.voice.base import clip_ms
 from timekeeper.voice.export import export_pack
 from timekeeper.voice.packs import PackVoice
 from timekeeper.voice.tts import TtsVoice

@@ -14,7 +14,8 @@ import pytest
 
 from timekeeper.times import parse_time_ms
 from timekeeper.voice.export import export_pack
-from timekeeper.voice.tts import decode_file, finish_phrase, write_wav
+from timekeeper.voice.tts import decode_file, finish_phrase
+from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 RATE = 44_100

@@ -16,7 +16,7 @@ from pydub import AudioSegment
 from pydub.effects import speedup
 from pydub.silence import detect_leading_silence
 
-from timekeeper.voice.base import SAMPLE_RATE, Clip, from_pcm16, pcm16
+from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16
 
 SAMPLE_WIDTH = 2  # bytes: pydub works on 16-bit samples here
 SILENCE_DBFS = -40.0  # quieter than this counts as silence when trimming

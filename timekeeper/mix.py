@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from timekeeper import sound
+from timekeeper.durations import default_measure
 from timekeeper.model import Scenario
+from timekeeper.pcm import SAMPLE_RATE, Clip, pcm16
 from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
-from timekeeper.voice.base import SAMPLE_RATE, Clip, Placement, Voice, pcm16
-from timekeeper.voice.durations import default_measure
+from timekeeper.voice.base import Placement, Voice
 from timekeeper.voice.voicing import voice_timeline
 
 CHANNELS = 1

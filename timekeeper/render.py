@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -12,16 +11,16 @@ from pathlib import Path
 from typing import IO
 
 from timekeeper.atomicfile import replacing
-from timekeeper.errors import MissingToolError, OutputError, RenderError
+from timekeeper.errors import OutputError, RenderError
+from timekeeper.ffmpeg import find_ffmpeg
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
 from timekeeper.outputpath import check_output_path
+from timekeeper.phrases import PhraseBook, phrase_book
 from timekeeper.script import Timeline
-from timekeeper.voice.phrases import PhraseBook, phrase_book
 
 MP3_BITRATE = "128k"
 ALBUM = "timekeeper"
-FFMPEG_HINT = "install it with 'sudo apt-get install ffmpeg' (Debian/Ubuntu), 'brew install ffmpeg' (macOS) or from ffmpeg.org"
 
 # file extension -> (ffmpeg container, codec options)
 FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -43,13 +42,6 @@ class RenderResult:
     cues: int
     voice: str
     warnings: tuple[str, ...]
-
-
-def find_ffmpeg() -> str:
-    found = shutil.which("ffmpeg")
-    if found is None:
-        raise MissingToolError(f"ffmpeg is not installed; {FFMPEG_HINT}")
-    return found
 
 
 def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
@@ -177,8 +169,8 @@ def _start_quietly(command: list[str], errors: IO[bytes], started: list[subproce
 def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:
     """The timeline the render would use: the default voice's shipped phrase lengths, or (with a
     voice named in `settings`) that voice's real lengths (synthesizing or loading its clips)."""
+    from timekeeper.durations import default_measure
     from timekeeper.script import build_timeline
-    from timekeeper.voice.durations import default_measure
 
     if settings.voice is None:
         book = phrase_book(settings.language)

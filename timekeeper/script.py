@@ -24,7 +24,7 @@ from timekeeper.model import (
     Scenario,
     Threat,
 )
-from timekeeper.voice.phrases import PhraseBook
+from timekeeper.phrases import PhraseBook
 
 # Measure(key, text) -> how long the voice takes to say it, in milliseconds.
 Measure = Callable[[str, str], int]

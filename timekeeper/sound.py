@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from timekeeper.errors import RenderError
+from timekeeper.pcm import SAMPLE_RATE, Clip
 from timekeeper.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
-from timekeeper.voice.base import SAMPLE_RATE, Clip
 
 EFFECTS_VERSION = 10  # bump when an effect or its level changes, so cached effects are remade
 # Loudness of each effect over its own length, LUFS; the voice speaks at loudness.SPEECH_LUFS (-16).
@@ -102,7 +102,8 @@ def _cached_effect(
     if name in _EFFECTS:
         return _EFFECTS[name]
     from timekeeper.errors import TimekeeperError
-    from timekeeper.voice.tts import as_stored, cache_dir, read_wav, write_wav
+    from timekeeper.pcm import as_stored
+    from timekeeper.wavcache import cache_dir, read_wav, write_wav
 
     path = cache_dir() / "effects" / f"v{EFFECTS_VERSION}-{name}.wav"
     clip: Clip | None = None

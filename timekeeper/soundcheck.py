@@ -19,8 +19,8 @@ import numpy as np
 from timekeeper import sound
 from timekeeper.loudness import integrated_lufs
 from timekeeper.mix import BED, EFFECTS, SPEECH, STATIC, PreparedMix
+from timekeeper.pcm import SAMPLE_RATE, from_pcm16
 from timekeeper.script import GAP_MS, Cue, Sound, Speech, Timeline
-from timekeeper.voice.base import SAMPLE_RATE, from_pcm16
 
 PHONE_LOW_HZ = 300.0  # a phone speaker plays little below this
 STATIC_TOP_HZ = 8000.0

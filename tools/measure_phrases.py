@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from timekeeper.paths import voices_dir
+from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.voice.engines import get_engine
-from timekeeper.voice.phrases import LANGUAGES, phrase_book
 from timekeeper.voice.tts import TtsVoice
 
 

@@ -6,7 +6,7 @@ from html import escape
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import PhraseBook, book_for
+from timekeeper.phrases import PhraseBook, book_for
 
 
 def html_card(scenario: Scenario, language: str | PhraseBook | None = None, players: int = 5) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import PhraseBook, book_for
+from timekeeper.phrases import PhraseBook, book_for
 
 ZONE_MARKS = {"red": "🟥", "white": "⬜", "blue": "🟦"}
 

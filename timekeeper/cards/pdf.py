@@ -21,7 +21,7 @@ from timekeeper.cards.pdf_card import FONT, Box, CardPainter, CardText, Layout, 
 from timekeeper.cards.rows import CardRow, card_header, card_rows
 from timekeeper.errors import RenderError
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import PhraseBook, book_for
+from timekeeper.phrases import PhraseBook, book_for
 
 FONTS_DIR = Path(__file__).resolve().parent.parent / "fonts"
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from fpdf import FPDF
 
 from timekeeper.cards.rows import CardHeader, CardRow
 from timekeeper.model import Announcement, Zone
-from timekeeper.voice.phrases import PhraseBook
+from timekeeper.phrases import PhraseBook
 
 FONT = "DejaVu"
 PT_MM = 25.4 / 72

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from timekeeper.durations import default_measure
 from timekeeper.model import Announcement, CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat, Zone
+from timekeeper.phrases import PhraseBook, phrase_book
 from timekeeper.script import CueKind, ScriptOptions, build_timeline
 from timekeeper.times import format_time
-from timekeeper.voice.durations import default_measure
-from timekeeper.voice.phrases import PhraseBook, phrase_book
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import textwrap
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.model import Scenario
-from timekeeper.voice.phrases import PhraseBook, book_for
+from timekeeper.phrases import PhraseBook, book_for
 
 SPOKEN_WIDTH = 60
 

@@ -73,7 +73,7 @@ def start_command(ctx: click.Context, crew: str, pool: str, date: str | None, co
     Example:
       timekeeper log campaign start --crew "Ann:captain, Bob:co, Cid, Dee:sc" --common 1 --serious 2
     """
-    from timekeeper.commands.shiplog import open_from
+    from timekeeper.commands.logdb import open_from
 
     values = {"crew": crew, "pool": pool, "date": date or "", "common": common, "serious": serious, "track": track or ""}
     with open_from(ctx) as log:
@@ -95,7 +95,7 @@ def next_command(ctx: click.Context, campaign: str, repair: tuple[str, ...], com
     Example:
       timekeeper log campaign next --repair red=2,squads=1 --common 1+2 --serious 1
     """
-    from timekeeper.commands.shiplog import open_from
+    from timekeeper.commands.logdb import open_from
 
     values = {"campaign": campaign, "repairs": list(repair), "common": common, "serious": serious,
               "track": track or ""}
@@ -113,7 +113,7 @@ def end_command(ctx: click.Context, campaign: str) -> None:
     Example:
       timekeeper log campaign end
     """
-    from timekeeper.commands.shiplog import open_from
+    from timekeeper.commands.logdb import open_from
 
     with open_from(ctx) as log:
         _echo_campaign(log.end_campaign(campaign))
@@ -130,7 +130,7 @@ def show_command(ctx: click.Context, campaign_id: int | None) -> None:
       timekeeper log campaign show
       timekeeper log campaign show 2
     """
-    from timekeeper.commands.shiplog import open_from
+    from timekeeper.commands.logdb import open_from
 
     with open_from(ctx) as log:
         if campaign_id is not None:

@@ -20,7 +20,7 @@ from timekeeper.commands.options import (
 from timekeeper.errors import ExitStatus, PlaybackError
 
 if TYPE_CHECKING:
-    from timekeeper.voice.phrases import PhraseBook
+    from timekeeper.phrases import PhraseBook
 
 BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.outputs.BACKENDS
 

@@ -7,17 +7,12 @@ from pathlib import Path
 
 import click
 
+from timekeeper.commands.campaign import campaign_group
+from timekeeper.commands.logdb import open_from
 from timekeeper.commands.logprompt import prompt_missing
 from timekeeper.logbook.form import FormValue, text
 
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
-
-
-def open_from(ctx: click.Context):
-    """The log chosen by --db (or the default place), opened."""
-    from timekeeper.logbook.shiplog import ShipLog
-
-    return ShipLog.open(ctx.obj.get("log_db") if ctx.obj else None)
 
 
 @click.group("log")
@@ -98,15 +93,15 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
     values: dict[str, FormValue] = {name: _given(value) for name, value in options.items() if _given(value)}
     with open_from(ctx) as log:
         waiting = None if "campaign" in values else log.waiting_campaign(text(values, "track") or None)
+        leg = waiting.pending if waiting is not None else None  # the drawn mission that waits for its result
         if prompt or (prompt is None and sys.stdin.isatty()):
-            if waiting is not None and click.confirm(
-                    f"Record it as mission {waiting.pending.number} of campaign {waiting.id} "
-                    f"({waiting.pending.track.label()})?", default=True):
+            if waiting is not None and leg is not None and click.confirm(
+                    f"Record it as mission {leg.number} of campaign {waiting.id} ({leg.track.label()})?", default=True):
                 values["campaign"] = str(waiting.id)
             values = prompt_missing(log, values)
-        elif waiting is not None:
-            click.echo(f"Note: campaign {waiting.id} waits for the result of mission {waiting.pending.number} "
-                       f"({waiting.pending.track.label()}); this is recorded as a single mission. Use "
+        elif waiting is not None and leg is not None:
+            click.echo(f"Note: campaign {waiting.id} waits for the result of mission {leg.number} "
+                       f"({leg.track.label()}); this is recorded as a single mission. Use "
                        f"--campaign {waiting.id} for the campaign (`timekeeper log remove ID` undoes this).",
                        err=True)
         _echo_entry(log, log.record_mission(values), "Recorded")
@@ -315,7 +310,5 @@ def print_command(ctx: click.Context, output: Path, title: str) -> None:
                    "they are left out.", err=True)
     click.echo(f"Wrote {output}: {printed.missions} mission(s) on {printed.pages} page(s).", err=True)
 
-
-from timekeeper.commands.campaign import campaign_group  # noqa: E402  (registered under `log`)
 
 log_group.add_command(campaign_group)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from timekeeper.voice.phrases import LANGUAGES
+from timekeeper.phrases import LANGUAGES
 
 
 @click.command("voices")

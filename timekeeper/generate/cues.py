@@ -1,7 +1,7 @@
 """How long each announcement takes, in the slowest supported language, measured once per process.
 
 The lengths come from the real grammar: a probe scenario holding every kind of announcement is
-laid out by `script.build_timeline` with `voice.durations.default_measure(lang)` for every
+laid out by `script.build_timeline` with `durations.default_measure(lang)` for every
 language, and the longest length of each cue is kept. The sampler reserves at least that much
 time for every cue, so a generated mission is free of overlaps by construction.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from timekeeper.durations import default_measure
 from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat, Zone
+from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.script import CueKind, build_timeline
-from timekeeper.voice.durations import default_measure
-from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
 PROBE_SPACING_MS = 60_000
 PROBE_PHASE_MS = 600_000  # long probe phases: cue lengths do not depend on where a cue falls

@@ -143,9 +143,9 @@ def _ambush(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _no_overlap(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
+    from timekeeper.durations import default_measure
+    from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.script import ScriptOptions, build_timeline
-    from timekeeper.voice.durations import default_measure
-    from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
     found = []
     for language in LANGUAGES:

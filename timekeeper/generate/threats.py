@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from timekeeper.generate.draw import from_histogram, pick, shuffled
 from timekeeper.generate.features import ZONE_ORDER
-from timekeeper.generate.options import GenerateOptions
 from timekeeper.model import TURNS_PER_PHASE, Pile, Zone
+
+if TYPE_CHECKING:
+    from timekeeper.generate.options import GenerateOptions
 
 __all__ = ["PlannedThreat", "pick", "plan_threats", "shuffled"]
 

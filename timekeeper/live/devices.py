@@ -1,4 +1,5 @@
-"""Sound-card outputs: miniaudio (default) and simpleaudio (optional, old Pythons only)."""
+"""Sound-card outputs: miniaudio (default) and simpleaudio (optional, old Pythons only); and
+`open_output`, which opens the output a backend names (these, or the null and text outputs)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from timekeeper.errors import PlaybackError
 from timekeeper.live.clock import Clock
-from timekeeper.live.outputs import AudioOutput, PcmFeed, PcmFormat
+from timekeeper.live.outputs import BACKENDS, AudioOutput, NullOutput, PcmFeed, PcmFormat, TextOutput
 
 HINT = "--backend text runs the mission as a prompter (a person reads the announcements), --backend null rehearses it silently"
 PERIOD_MS = 20  # one device callback period
@@ -223,3 +224,20 @@ class SimpleaudioOutput(AudioOutput):
 def _describe(error: BaseException) -> str:
     args = [str(arg) for arg in getattr(error, "args", ())]
     return ", ".join(args) or type(error).__name__
+
+
+def open_output(backend: str, pcm: PcmFormat) -> AudioOutput:
+    """An opened output for `backend` (one of BACKENDS); PlaybackError if it cannot work here."""
+    output: AudioOutput
+    if backend == "null":
+        output = NullOutput()
+    elif backend == "text":
+        output = TextOutput()
+    elif backend == "miniaudio":
+        output = MiniaudioOutput()
+    elif backend == "simpleaudio":
+        output = SimpleaudioOutput()
+    else:
+        raise PlaybackError(f"unknown backend {backend!r} (expected one of {', '.join(BACKENDS)})")
+    output.open(pcm)
+    return output

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from timekeeper.live.outputs import AudioOutput, PcmFormat, open_output
+from timekeeper.live.devices import open_output
+from timekeeper.live.outputs import AudioOutput, PcmFormat
 from timekeeper.live.premix import premix
 from timekeeper.live.session import LiveResult, Mix, run_live
 from timekeeper.model import Scenario

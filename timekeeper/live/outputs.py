@@ -14,7 +14,6 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from timekeeper.errors import PlaybackError
 from timekeeper.live.clock import Clock
 
 BACKENDS = ("miniaudio", "simpleaudio", "null", "text")
@@ -203,24 +202,3 @@ class TextOutput(NullOutput):
 
     name = "text"
     prompter = True
-
-
-def open_output(backend: str, pcm: PcmFormat) -> AudioOutput:
-    """An opened output for `backend` (one of BACKENDS); PlaybackError if it cannot work here."""
-    output: AudioOutput
-    if backend == "null":
-        output = NullOutput()
-    elif backend == "text":
-        output = TextOutput()
-    elif backend == "miniaudio":
-        from timekeeper.live.devices import MiniaudioOutput
-
-        output = MiniaudioOutput()
-    elif backend == "simpleaudio":
-        from timekeeper.live.devices import SimpleaudioOutput
-
-        output = SimpleaudioOutput()
-    else:
-        raise PlaybackError(f"unknown backend {backend!r} (expected one of {', '.join(BACKENDS)})")
-    output.open(pcm)
-    return output

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from timekeeper.model import Scenario
+from timekeeper.phrases import phrase_book
 from timekeeper.script import Measure, ScriptOptions, Timeline, build_timeline, estimate_ms
-from timekeeper.voice.phrases import phrase_book
 
 
 @dataclass(frozen=True)

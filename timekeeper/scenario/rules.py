@@ -168,9 +168,9 @@ def _check_outages(scenario: Scenario) -> list[Finding]:
 
 def _check_spacing(scenario: Scenario) -> list[Finding]:
     """Warn where announcements (timed with the default voice of the language) would overlap."""
+    from timekeeper.durations import default_measure
+    from timekeeper.phrases import phrase_book
     from timekeeper.script import build_timeline
-    from timekeeper.voice.durations import default_measure
-    from timekeeper.voice.phrases import phrase_book
 
     language = scenario.language or "en"
     timeline = build_timeline(scenario, phrase_book(language), default_measure(language))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
-from timekeeper.voice.base import pcm16
+from timekeeper.pcm import pcm16
 
 WAV_HEADER_BYTES = 44
 CHUNK_SAMPLES = 44_100  # mixed and sent one second at a time
@@ -105,8 +105,9 @@ class RenderJob:
 def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str) -> None:
     """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`."""
     from timekeeper.errors import TimekeeperError
+    from timekeeper.ffmpeg import find_ffmpeg
     from timekeeper.render import FORMATS as CODECS
-    from timekeeper.render import encode, find_ffmpeg, tags
+    from timekeeper.render import encode, tags
 
     def progress(done: int, total: int) -> None:
         job.done, job.total = done, total

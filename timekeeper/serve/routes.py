@@ -61,8 +61,8 @@ async def asset(request: web.Request) -> web.StreamResponse:
 
 
 async def info(request: web.Request) -> web.Response:
+    from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
-    from timekeeper.voice.phrases import LANGUAGES, phrase_book
 
     state = state_of(request)
     voices = await asyncio.to_thread(lambda: state.voices)

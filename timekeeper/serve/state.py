@@ -13,10 +13,10 @@ from pathlib import Path
 
 from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.mix import PreparedMix
+from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, PLAYING, Game, GameStore, new_game_id, wall_ms
 from timekeeper.serve.library import Library, LoadedTrack
-from timekeeper.voice.phrases import LANGUAGES
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -175,7 +175,7 @@ class ServerState:
 
     # --- downloads -----------------------------------------------------------------------------
     def renders_dir(self) -> Path:
-        from timekeeper.voice.tts import cache_dir
+        from timekeeper.wavcache import cache_dir
 
         return cache_dir() / "serve-renders"
 

@@ -4,9 +4,9 @@ timed for the voice that plays), the printed words it shows, and the playback st
 from __future__ import annotations
 
 from timekeeper.model import CommsDown
+from timekeeper.phrases import PhraseBook
 from timekeeper.script import CueKind, Speech, Timeline
 from timekeeper.serve.games import Game
-from timekeeper.voice.phrases import PhraseBook
 
 ALERT_KINDS = (CueKind.THREAT,)
 PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "threat", "data_transfer")

@@ -1,47 +1,21 @@
 """The `Voice` interface: clips of spoken phrases, and how long each one lasts.
 
-A clip is a mono float32 numpy array at SAMPLE_RATE (full scale = 1.0). Every voice (the
-synthesized one, a prerecorded pack) delivers its phrases in that one format, so the mixer
-never converts anything while it streams.
+Every voice (the synthesized one, a neural one, a prerecorded pack) delivers its phrases as clips
+(timekeeper.pcm), so the mixer never converts anything while it streams.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
+from timekeeper.pcm import Clip, Progress, clip_ms
 
 if TYPE_CHECKING:
+    from timekeeper.phrases import PhraseBook
     from timekeeper.script import Cue, Speech
-    from timekeeper.voice.phrases import PhraseBook
-
-SAMPLE_RATE = 44_100  # Hz; every clip, effect and the final mix use it
-Clip = np.ndarray  # mono float32 samples at SAMPLE_RATE
-FULL_SCALE = 32768.0  # a 16-bit sample of this value would be 1.0
-Progress = Callable[[int, int], None]
-
-
-def clip_ms(clip: Clip) -> int:
-    """Length of `clip` in milliseconds (rounded up)."""
-    return -(-len(clip) * 1000 // SAMPLE_RATE)
-
-
-def pcm16(clip: Clip) -> bytes:
-    """`clip` as 16-bit little-endian PCM; from_pcm16 reads it back to the very same samples."""
-    return (np.clip(clip, -1.0, 32767 / FULL_SCALE) * FULL_SCALE).astype("<i2").tobytes()
-
-
-def from_pcm16(data: bytes) -> Clip:
-    """16-bit little-endian PCM as a clip."""
-    return np.frombuffer(data, dtype="<i2").astype(np.float32) / FULL_SCALE
-
-
-def silence(duration_ms: int) -> Clip:
-    return np.zeros(duration_ms * SAMPLE_RATE // 1000, dtype=np.float32)
-
 
 @dataclass(frozen=True)
 class Placement:
@@ -114,7 +88,7 @@ class Voice(ABC):
 
     def phrases(self) -> PhraseBook:
         """The words this voice speaks and outputs print (the language's shipped table by default)."""
-        from timekeeper.voice.phrases import phrase_book
+        from timekeeper.phrases import phrase_book
 
         return phrase_book(self.language)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import TimekeeperError
-from timekeeper.voice.phrases import LANGUAGES
+from timekeeper.phrases import LANGUAGES
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ import yaml
 from timekeeper.atomicfile import replacing, write_atomic
 from timekeeper.errors import OutputError, VoiceError
 from timekeeper.model import DataTransfer, Scenario
+from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, pcm16
+from timekeeper.phrases import phrase_book
 from timekeeper.script import build_timeline
-from timekeeper.voice.base import SAMPLE_RATE, Clip, Progress, pcm16
 from timekeeper.voice.packs import (
     BUNDLES,
     COMBINED,
@@ -21,8 +22,8 @@ from timekeeper.voice.packs import (
     THREAT_KINDS,
     ZONES,
 )
-from timekeeper.voice.phrases import phrase_book
-from timekeeper.voice.tts import TtsVoice, write_wav
+from timekeeper.voice.tts import TtsVoice
+from timekeeper.wavcache import write_wav
 
 EXPORT_FORMATS = ("wav", "mp3")
 STATIC_EXPORT_MS = 10_000
@@ -111,7 +112,7 @@ def manifest_text(name: str, language: str, tts: TtsVoice) -> str:
 
 
 def _write_mp3(path: Path, clip: Clip) -> None:
-    from timekeeper.render import find_ffmpeg
+    from timekeeper.ffmpeg import find_ffmpeg
 
     samples = pcm16(clip)
     with replacing(path) as temp:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import VoiceError
-from timekeeper.voice.base import Progress
+from timekeeper.pcm import Progress
 from timekeeper.voice.neural import NeuralModel, piper_dir
 
 DEFAULT_URL = "https://huggingface.co/rhasspy/piper-voices/resolve/main"

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import MissingToolError, VoiceError
-from timekeeper.voice.base import Clip, Progress, Voice
-from timekeeper.voice.tts import DamagedClip, as_stored, cache_dir, decode_file, finish_phrase, read_wav, write_wav
+from timekeeper.pcm import Clip, Progress, as_stored
+from timekeeper.voice.base import Voice
+from timekeeper.voice.tts import decode_file, finish_phrase
+from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
 PREFIX = "piper:"
 CACHE_FORMAT = 3
@@ -183,7 +185,10 @@ class NeuralVoice(Voice):
         if self._scale is None:
             from timekeeper.voice.pace import fitted_scale
 
-            self._scale = fitted_scale(self.model, self.language, self.base, progress)
+            model, language = self.model, self.language
+            remembered = self.folder / f"pace-{model.name}-{model.fingerprint}-{language}.json"
+            self._scale = fitted_scale(lambda scale: NeuralVoice(language, model, scale, self.base), language, remembered,
+                                       progress)
         return self._scale
 
     def cache_path(self, text: str) -> Path:

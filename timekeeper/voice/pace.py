@@ -10,14 +10,14 @@ result beside the clip cache, so the fit runs once per voice and language.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from timekeeper.atomicfile import replacing
+from timekeeper.pcm import Progress
+from timekeeper.phrases import phrase_book
 from timekeeper.script import Measure, ScriptOptions, build_timeline
-from timekeeper.voice.base import Progress
-from timekeeper.voice.neural import NeuralModel, NeuralVoice
-from timekeeper.voice.phrases import phrase_book
-from timekeeper.voice.tts import cache_dir
+from timekeeper.voice.base import Voice
 
 SCALES = tuple(round(1.0 - 0.04 * step, 2) for step in range(11))  # 1.0 down to 0.6
 RETRY_STEP = 0.03
@@ -35,20 +35,17 @@ def official_overlaps(language: str, measure: Measure) -> int:
     )
 
 
-def fit_path(model: NeuralModel, language: str, folder: Path | None = None) -> Path:
-    return (folder or cache_dir()) / "piper" / f"pace-{model.name}-{model.fingerprint}-{language}.json"
-
-
-def fitted_scale(model: NeuralModel, language: str, folder: Path | None = None, progress: Progress | None = None) -> float:
-    """The length scale (1.0 = the voice's own pace) at which no official track overlaps."""
-    remembered = fit_path(model, language, folder)
+def fitted_scale(voice_at: Callable[[float], Voice], language: str, remembered: Path,
+                 progress: Progress | None = None) -> float:
+    """The length scale (1.0 = the voice's own pace) at which no official track overlaps, for the
+    voice `voice_at(scale)` speaking at each scale; the result is kept in the file `remembered`."""
     if remembered.is_file():
         try:
             return float(json.loads(remembered.read_text(encoding="utf-8"))["length_scale"])
         except (ValueError, KeyError, TypeError):
             remembered.unlink(missing_ok=True)
     phrases = list(phrase_book(language).spoken.items())
-    natural = NeuralVoice(language, model, 1.0, folder)
+    natural = voice_at(1.0)
     natural.prepare(phrases, progress)
     lengths = {key: natural.measure(key, text) for key, text in phrases}
     def at_scale(scale: float) -> Measure:
@@ -56,7 +53,7 @@ def fitted_scale(model: NeuralModel, language: str, folder: Path | None = None, 
 
     scale = next((s for s in SCALES if official_overlaps(language, at_scale(s)) == 0), SCALES[-1])
     while True:  # the real clips at that pace decide
-        voice = NeuralVoice(language, model, scale, folder)
+        voice = voice_at(scale)
         voice.prepare(phrases, progress)
         overlaps = official_overlaps(language, voice.measure)
         if overlaps == 0 or scale <= SCALES[-1]:

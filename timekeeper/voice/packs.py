@@ -20,11 +20,12 @@ import numpy as np
 import yaml
 
 from timekeeper.errors import VoiceError
+from timekeeper.pcm import Clip, Progress, clip_ms
+from timekeeper.phrases import LANGUAGES, PhraseBook, pack_book
 from timekeeper.script import COUNT_STEP_MS, Cue, Speech
 from timekeeper.times import format_time
-from timekeeper.voice.base import Clip, Placement, Progress, Voice, clip_ms
+from timekeeper.voice.base import Placement, Voice
 from timekeeper.voice.layouts import ANDROID_GRAMMAR, CueRecording, android_manifest, cue_moment_ms, cue_name, cue_recordings
-from timekeeper.voice.phrases import LANGUAGES, PhraseBook, pack_book
 from timekeeper.voice.tts import decode_file
 
 MANIFEST = "pack.yaml"
@@ -139,7 +140,7 @@ class PackVoice(Voice):
         name = f"{kind}_{zone}"
         if name in self.files:
             return self.pack_clip(name)
-        from timekeeper.voice.phrases import phrase_book
+        from timekeeper.phrases import phrase_book
 
         book = phrase_book(self.language)
         return self.fallback.clip(name, f"{book.say(kind)} {book.say(zone)}")

@@ -35,8 +35,8 @@ def open_voice(language: str, spec: str | None = None) -> Voice:
     if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
         folder = packs_dir() / spec
     if folder.is_dir():
+        from timekeeper.phrases import LANGUAGES
         from timekeeper.voice.packs import PackVoice
-        from timekeeper.voice.phrases import LANGUAGES
 
         return PackVoice(folder, language, fallback=TtsVoice(language if language in LANGUAGES else "en"))
     if os.sep in spec or spec.startswith("."):
