@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from click.testing import CliRunner
 from pypdf import PdfReader
+from running import result_of as run
 
 from timekeeper.cards.markdown import markdown_card
 from timekeeper.cards.rows import card_rows
 from timekeeper.cards.text import text_card
-from timekeeper.cli import cli
 from timekeeper.errors import ExitStatus
 from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.scenario.flashcode import parse_flashcode
-
-
-def run(*args: str):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def test_text_format_is_what_show_prints():

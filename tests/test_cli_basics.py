@@ -11,6 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from running import timekeeper as run
 
 from timekeeper.cli import COMMANDS
 from timekeeper.errors import ExitStatus
@@ -20,12 +21,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "scenarios"
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
-
-
 def test_version_and_help() -> None:
     assert run("--version").stdout.startswith("timekeeper, version")
     result = run("--help")
@@ -33,11 +28,51 @@ def test_version_and_help() -> None:
     assert "Examples:" in result.stdout
 
 
-@pytest.mark.parametrize("name", ["list", "show", "validate", "schema"])
-def test_every_command_has_help_with_an_example(name: str) -> None:
-    result = run(name, "--help")
+def every_command_path() -> list[tuple[str, ...]]:
+    """Every command and subcommand click knows, as the words that name it (("log", "campaign", "start"), ...)."""
+    import click
+
+    from timekeeper.cli import cli
+
+    found: list[tuple[str, ...]] = []
+
+    def walk(group: click.Group, path: tuple[str, ...]) -> None:
+        context = click.Context(group)
+        for name in group.list_commands(context):
+            command = group.get_command(context, name)
+            assert command is not None, name
+            found.append((*path, name))
+            if isinstance(command, click.Group):
+                walk(command, (*path, name))
+
+    walk(cli, ())
+    return found
+
+
+def test_the_command_walk_finds_groups_and_their_commands() -> None:
+    paths = every_command_path()
+    assert {(name,) for name in COMMANDS} <= set(paths)
+    assert ("log", "campaign", "start") in paths and ("voice", "install") in paths
+    assert len(paths) >= 2 * len(COMMANDS)
+
+
+@pytest.mark.parametrize("path", every_command_path(), ids=" ".join)
+def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
+    """Usage line, a description and an example that runs the same command."""
+    result = run(*path, "--help")
     assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"Usage: timekeeper {' '.join(path)} "), result.stdout[:200]
+    description = result.stdout.split("\n\n")[1].strip()
+    assert len(description) > 20 and not description.startswith("Options"), result.stdout[:400]
     assert "Example" in result.stdout
+    examples = [line.split() for line in result.stdout.split("Example", 1)[1].splitlines()]
+    assert any(words[:1] == ["timekeeper"] and _names(words[1:], path) for words in examples), result.stdout
+
+
+def _names(words: list[str], path: tuple[str, ...]) -> bool:
+    """True if `words` name the command `path` in order (group options such as --db in between)."""
+    rest = iter(words)
+    return all(name in rest for name in path)
 
 
 def test_list_shows_every_builtin_track_in_natural_order() -> None:
@@ -47,7 +82,6 @@ def test_list_shows_every_builtin_track_in_natural_order() -> None:
     assert names[:3] == ["test-run-1", "test-run-2", "simulation-1"]
     assert names.index("mission-2") < names.index("mission-10" if "mission-10" in names else "double-action-1")
     assert len(names) == len(builtin_paths())
-    assert "mission-3  mission" in " ".join(result.stdout.split("\n")).replace("   ", "  ") or "mission" in result.stdout
     mission_3 = next(line for line in result.stdout.splitlines() if line.startswith("mission-3 "))
     assert mission_3.split()[1:3] == ["mission", "10:00"]
 
@@ -124,11 +158,15 @@ def test_schema_accepts_every_shipped_scenario_and_rejects_bad_ones() -> None:
         assert list(validator.iter_errors(document)), name
 
 
-def test_every_registered_command_is_importable() -> None:
-    import importlib.util
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_registered_command_is_importable(name: str) -> None:
+    import importlib
 
-    present = [name for name, target in COMMANDS.items() if importlib.util.find_spec(target.split(":")[0])]
-    assert {"list", "show", "validate", "schema"} <= set(present)
+    import click
+
+    module_name, attribute = COMMANDS[name].split(":")
+    command = getattr(importlib.import_module(module_name), attribute)
+    assert isinstance(command, click.Command) and command.name == name
 
 
 def test_builtin_scenarios_and_voices_ship_in_the_wheel(tmp_path: Path) -> None:

@@ -11,16 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from running import timekeeper as run
 
 from timekeeper.errors import ExitStatus
 
 README = Path(__file__).parent.parent / "README.md"
 VALID = "title: Exit codes\nphase_ends: ['3:00', '6:00']\nevents:\n  - {at: '1:00', type: data_transfer}\n"
-
-
-def run(*args: str, **options) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120, **options)
 
 
 def one_error_line(done: subprocess.CompletedProcess[str]) -> str:

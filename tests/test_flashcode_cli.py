@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from click.testing import CliRunner
+from running import result_of as run
 
-from timekeeper.cli import cli
 from timekeeper.errors import ExitStatus
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.scenario.flashcode import same_track
@@ -12,10 +11,6 @@ from timekeeper.scenario.flashfile import import_code_file, read_code_lines, saf
 from timekeeper.scenario.load import load_file
 
 EXAMPLE = "010AL1TW,050ID,120AL2TR,215DT,340PE1,345AL4TB,450DT,530ID,660PE2"
-
-
-def run(*args: str, input: str | None = None):
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
 
 
 def test_import_a_code_to_a_file_that_validates(tmp_path):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from running import timekeeper as run
 
 from timekeeper.errors import ScenarioError
 from timekeeper.model import CommsDown
@@ -15,10 +14,6 @@ from timekeeper.scenario.flashcode import parse_flashcode, repair_flashcode
 
 OVERLAPPING = "010AL1TW,050ID,120AL2TR,130CS30,150CS20,215DT,340PE1,345AL5TB,450DT,530ID,700PE2"
 LOST_PHASE_END = "010AL1TW,050ID,120AL2TR,215DT,345AL5TB,450DT,530ID,700PE2"
-
-
-def run(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], cwd=cwd, capture_output=True, text=True, input=stdin)
 
 
 def test_overlapping_outages_are_merged_with_one_warning() -> None:

@@ -7,15 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from running import timekeeper as run
 
 from timekeeper.generate import GenerateOptions, generate
 from timekeeper.generate.rules import check_generated
 from timekeeper.generate.stats import FEATURES, fidelity_report, format_report
 from timekeeper.scenario.catalog import load_scenario
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def test_generate_writes_a_valid_mission_with_its_seed(tmp_path: Path) -> None:

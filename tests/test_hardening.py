@@ -4,14 +4,13 @@ mismatched languages. Each runs the real command line and checks that nothing is
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from running import timekeeper as run
 
 from timekeeper.times import parse_clock_option
 from timekeeper.userfiles import read_user_file
@@ -20,11 +19,6 @@ from timekeeper.wavcache import DamagedClip, read_wav, write_wav
 
 SHORT = str(Path(__file__).parent / "data" / "render" / "short.yaml")
 LIVE_TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")
-
-
-def run(*args: str, env: dict[str, str] | None = None, **options) -> subprocess.CompletedProcess[str]:  # type: ignore[no-untyped-def]
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=120, env={**os.environ, **(env or {})}, **options)
 
 
 # -- the clip cache --------------------------------------------------------------------------------

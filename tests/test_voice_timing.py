@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper.times import parse_time_ms
 from timekeeper.voice.export import export_pack
@@ -24,10 +24,6 @@ BUNDLE_WORDS = {
     "first_phase_ends": "First phase ends in five, four, three, two, one.",
     "operation_ends": "Operation ends in five, four, three, two, one.",
 }
-
-
-def timekeeper(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True, timeout=300)
 
 
 def slow_clip(path: Path, text: str, rate_wpm: int = 80) -> None:

@@ -30,7 +30,7 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
     try:
         handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
     except OSError as failure:
-        raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
+        raise OutputError.cannot_write(path, failure) from failure
     os.close(handle)
     temp = Path(name)
     try:
@@ -39,7 +39,7 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
             os.chmod(temp, _mode_for(path))
             os.replace(temp, path)
         except OSError as failure:
-            raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
+            raise OutputError.cannot_write(path, failure) from failure
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
@@ -57,7 +57,7 @@ def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperErro
         with replacing(path, suffix=".tmp") as temp:
             temp.write_bytes(payload)
     except OSError as failure:
-        raise OutputError(f"{path}: cannot write: {failure.strerror or failure}") from failure
+        raise OutputError.cannot_write(path, failure) from failure
     return path
 
 

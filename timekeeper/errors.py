@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 import click
 
@@ -30,9 +31,28 @@ class Terminated(KeyboardInterrupt):
 
 
 class TimekeeperError(click.ClickException):
-    """An error a user can act on; click prints `Error: message` and exits with `exit_code`."""
+    """An error a user can act on; click prints `Error: message` and exits with `exit_code`.
+
+    Where it is known, the error says where the problem is as fields: `path` (a file or the name
+    of what was read), `line` and `column` (1-based; 0 = unknown), and `detail`, the message
+    without the place; `message` joins them as `path:line:column: detail` (see `located`).
+    `missing` marks a thing named that does not exist (a file, a track, a game).
+    """
 
     exit_code = ExitStatus.ERROR
+
+    def __init__(self, detail: str, *, path: str | None = None, line: int = 0, column: int = 0,
+                 missing: bool = False) -> None:
+        self.detail, self.path, self.line, self.column, self.missing = detail, path, line, column, missing
+        super().__init__(located(detail, path, line, column))
+
+
+def located(detail: str, path: str | None = None, line: int = 0, column: int = 0) -> str:
+    """`detail` led by its place: `path:line:column: `, `path:line: ` or `path: ` as far as known."""
+    if path is None:
+        return detail
+    place = ":".join([path, *([str(line)] if line else []), *([str(column)] if line and column else [])])
+    return f"{place}: {detail}"
 
 
 class ScenarioError(TimekeeperError):
@@ -65,6 +85,12 @@ class OutputError(TimekeeperError):
 
     exit_code = ExitStatus.OUTPUT
 
+    @classmethod
+    def cannot_write(cls, path: object, failure: BaseException | str, what: str = "") -> OutputError:
+        """The one "cannot write" error: `path: cannot write[ what]: reason` (an OSError's strerror)."""
+        reason = failure if isinstance(failure, str) else getattr(failure, "strerror", None) or str(failure)
+        return cls(f"cannot write{' ' + what if what else ''}: {reason}", path=str(path))
+
 
 class MissingToolError(TimekeeperError):
     """An external program (ffmpeg, espeak-ng) is not installed."""
@@ -81,8 +107,8 @@ class LogEntryError(TimekeeperError):
 
     exit_code = ExitStatus.INVALID_LOG_ENTRY
 
-    def __init__(self, message: str, problems: dict[str, str] | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, detail: str, problems: dict[str, str] | None = None, **place: Any) -> None:
+        super().__init__(detail, **place)
         self.problems = dict(problems or {})
 
 

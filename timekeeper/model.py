@@ -33,6 +33,7 @@ MIN_PHASES = 2
 MAX_PHASES = 3
 TURNS_PER_PHASE = 4
 MAX_TURN = 8
+MAX_SEED = 2**63 - 1  # a generated mission's seed (and a SQLite integer) fits in 63 bits
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = ()
     except FileNotFoundError:
         info = None
     except (OSError, ValueError) as failure:
-        raise OutputError(f"{path}: cannot write: {getattr(failure, 'strerror', None) or failure}") from failure
+        raise OutputError.cannot_write(path, failure) from failure
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OutputError(f"{path}: is {kind_of(info.st_mode)}; refusing to replace it with the {what} (name a regular file)")
     folder = target.parent if str(target.parent) else Path(".")
     if not os.path.isdir(folder):
-        raise OutputError(f"{path}: cannot write: folder {folder} does not exist")
+        raise OutputError.cannot_write(path, f"folder {folder} does not exist")
     if info is not None:
         for source in inputs:
             if source is not None and _same_file(target, Path(source)):

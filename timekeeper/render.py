@@ -143,12 +143,12 @@ def encode(
                 message = errors.read().decode("utf-8", "replace").strip().splitlines()
                 detail = message[-1] if message else f"exit status {status}"
                 if any(reason in detail for reason in _WRITE_FAILURES):  # the disk, not the encoding
-                    raise OutputError(f"{out}: cannot write: {detail}")
+                    raise OutputError.cannot_write(out, detail)
                 raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
             if container == "mp3":
                 _comment_frame(temp, metadata.get("comment", ""))
     except OSError as error:
-        raise OutputError(f"{out}: cannot write: {error.strerror or error}") from error
+        raise OutputError.cannot_write(out, error) from error
 
 
 def _start_quietly(command: list[str], errors: IO[bytes], started: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:

@@ -175,7 +175,7 @@ class Timeline:
     phase_ends_ms: tuple[int, ...]
     duration_ms: int
     language: str
-    scenario: Scenario = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    scenario: Scenario | None = field(compare=False, repr=False, default=None)  # what it was built from
     phrases: PhraseBook = field(compare=False, repr=False, default=None)  # type: ignore[assignment]  # the words
 
     def overlaps(self) -> list[Overlap]:

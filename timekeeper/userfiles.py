@@ -51,9 +51,9 @@ def check_input_file(
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise error(f"{shown}: no such file") from None
+        raise error("no such file", path=shown, missing=True) from None
     except OSError as failure:
-        raise error(f"{shown}: cannot read: {failure.strerror or failure}") from failure
+        raise error(f"cannot read: {failure.strerror or failure}", path=shown) from failure
     _check_kind(info, shown, what, limit_bytes, error)
     return info.st_size
 
@@ -72,21 +72,21 @@ def read_user_file(
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
-        raise error(f"{shown}: no such file") from None
+        raise error("no such file", path=shown, missing=True) from None
     except IsADirectoryError:
-        raise error(f"{shown}: is a folder, expected {what}") from None
+        raise error(f"is a folder, expected {what}", path=shown) from None
     except OSError as failure:
-        raise error(f"{shown}: cannot read: {failure.strerror or failure}") from failure
+        raise error(f"cannot read: {failure.strerror or failure}", path=shown) from failure
     try:
         _check_kind(os.fstat(fd), shown, what, limit_bytes, error)
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = _read_limited(handle, limit_bytes)
     except OSError as failure:
-        raise error(f"{shown}: cannot read: {failure.strerror or failure}") from failure
+        raise error(f"cannot read: {failure.strerror or failure}", path=shown) from failure
     finally:
         os.close(fd)
     if data is None:
-        raise error(f"{shown}: is larger than {limit_bytes:,} bytes, the limit for {what}")
+        raise error(f"is larger than {limit_bytes:,} bytes, the limit for {what}", path=shown)
     return data
 
 
@@ -98,17 +98,17 @@ def read_user_stream(
     try:
         data = _read_limited(stream, limit_bytes)
     except OSError as failure:
-        raise error(f"{display}: cannot read: {failure.strerror or failure}") from failure
+        raise error(f"cannot read: {failure.strerror or failure}", path=display) from failure
     if data is None:
-        raise error(f"{display}: is larger than {limit_bytes:,} bytes, the limit for {what}")
+        raise error(f"is larger than {limit_bytes:,} bytes, the limit for {what}", path=display)
     return data
 
 
 def _check_kind(info: os.stat_result, shown: str, what: str, limit_bytes: int, error: type[TimekeeperError]) -> None:
     if not stat.S_ISREG(info.st_mode):
-        raise error(f"{shown}: is {kind_of(info.st_mode)}, expected {what} (a regular file)")
+        raise error(f"is {kind_of(info.st_mode)}, expected {what} (a regular file)", path=shown)
     if info.st_size > limit_bytes:
-        raise error(f"{shown}: is {info.st_size:,} bytes; {what} is limited to {limit_bytes:,} bytes")
+        raise error(f"is {info.st_size:,} bytes; {what} is limited to {limit_bytes:,} bytes", path=shown)
 
 
 def _read_limited(handle: BinaryIO, limit_bytes: int) -> bytes | None:

@@ -6,6 +6,8 @@ import random
 
 import click
 
+from timekeeper.commands.logdb import LOG_ID
+
 difficulty_options = (
     click.option("--common", default="1", show_default=True, metavar="1|2|1+2",
                  help="Difficulty of the common threats for this mission."),
@@ -120,7 +122,7 @@ def end_command(ctx: click.Context, campaign: str) -> None:
 
 
 @campaign_group.command("show")
-@click.argument("campaign_id", required=False, type=click.IntRange(1, 2**63 - 1), metavar="[N]")
+@click.argument("campaign_id", required=False, type=LOG_ID, metavar="[N]")
 @click.pass_context
 def show_command(ctx: click.Context, campaign_id: int | None) -> None:
     """Show a campaign (default: the open one, else every campaign).

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from timekeeper.commands.options import shipped_language_option, voice_option
+from timekeeper.model import MAX_SEED
 
 
 class SpecType(click.ParamType):
@@ -64,7 +65,7 @@ def _options(settings: dict):
 
 
 @click.command("generate")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
               help="Seed of the mission (default: a random one; it is written into the file).")
 @generator_options
 @click.option("--count", type=click.IntRange(1, 100_000), default=1, show_default=True,

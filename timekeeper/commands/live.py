@@ -18,11 +18,11 @@ from timekeeper.commands.options import (
     warn_voice_language,
 )
 from timekeeper.errors import ExitStatus, PlaybackError
+from timekeeper.live.outputs import BACKENDS
 
 if TYPE_CHECKING:
     from timekeeper.phrases import PhraseBook
 
-BACKENDS = ("miniaudio", "simpleaudio", "null", "text")  # as timekeeper.live.outputs.BACKENDS
 
 
 @click.command("live")

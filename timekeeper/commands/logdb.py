@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+LOG_ID = click.IntRange(1, 2**63 - 1)  # a mission or campaign number: a SQLite row id
+
 if TYPE_CHECKING:
     from timekeeper.logbook.shiplog import ShipLog
 

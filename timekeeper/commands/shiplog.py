@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from timekeeper.commands.campaign import campaign_group
-from timekeeper.commands.logdb import open_from
+from timekeeper.commands.logdb import LOG_ID, open_from
 from timekeeper.commands.logprompt import prompt_missing
 from timekeeper.logbook.form import FormValue, text
 
@@ -154,7 +154,7 @@ def list_command(ctx: click.Context, member: str | None, track: str | None, last
 
 
 @log_group.command("show")
-@click.argument("mission_id", type=click.IntRange(1, 2**63 - 1), metavar="ID")
+@click.argument("mission_id", type=LOG_ID, metavar="ID")
 @click.pass_context
 def show_command(ctx: click.Context, mission_id: int) -> None:
     """Show one mission with its score worked out.
@@ -172,7 +172,7 @@ def show_command(ctx: click.Context, mission_id: int) -> None:
 
 
 @log_group.command("edit")
-@click.argument("mission_id", type=click.IntRange(1, 2**63 - 1), metavar="ID")
+@click.argument("mission_id", type=LOG_ID, metavar="ID")
 @mission_options
 @click.pass_context
 def edit_command(ctx: click.Context, mission_id: int, **options: object) -> None:
@@ -202,7 +202,7 @@ def edit_command(ctx: click.Context, mission_id: int, **options: object) -> None
 
 
 @log_group.command("remove")
-@click.argument("mission_id", type=click.IntRange(1, 2**63 - 1), metavar="ID")
+@click.argument("mission_id", type=LOG_ID, metavar="ID")
 @click.pass_context
 def remove_command(ctx: click.Context, mission_id: int) -> None:
     """Remove a mission recorded by mistake (not one of a campaign).

@@ -69,7 +69,7 @@ def write_batch(missions: list[Scenario], output: str) -> list[Path]:
     except OSError as error:
         from timekeeper.errors import OutputError
 
-        raise OutputError(f"{error.filename or output}: cannot write: {error.strerror or error}") from error
+        raise OutputError.cannot_write(error.filename or output, error) from error
     return targets
 
 

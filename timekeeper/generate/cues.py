@@ -34,8 +34,6 @@ class CueLengths:
     comms_restored_ms: int
     begin_ms: int
     warning_1_minute_ms: tuple[int, ...]  # per phase
-    warning_20_seconds_ms: tuple[int, ...]  # per phase
-    final_lead_ms: tuple[int, ...]  # per phase: how long before the phase end its last cue starts
     closing_ms: tuple[int, ...]  # per phase: how long its last cue runs on after the phase end
 
     def threat(self, turn: int, internal: bool, serious: bool, unconfirmed: bool) -> int:
@@ -66,7 +64,7 @@ def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueL
     threat_ms: dict[ThreatKey, int] = {}
     simple: dict[str, int] = {}
     per_phase: dict[str, list[int]] = {
-        name: [0] * phases for name in ("warning_1", "warning_20", "final_lead", "closing")
+        name: [0] * phases for name in ("warning_1", "closing")
     }
 
     def keep(name: str, value: int) -> None:
@@ -81,12 +79,12 @@ def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueL
                 threat_ms[key] = max(threat_ms.get(key, 0), cue.duration_ms)
             elif cue.kind is CueKind.PHASE_WARNING:
                 end_ms = probe.phase_ends_ms[cue.phase - 1]
-                name = "warning_1" if end_ms - cue.at_ms > 30_000 else "warning_20"
-                per_phase[name][cue.phase - 1] = max(per_phase[name][cue.phase - 1], cue.duration_ms)
+                if end_ms - cue.at_ms > 30_000:  # the one-minute warning (the 20-second one is not planned for)
+                    warning = per_phase["warning_1"]
+                    warning[cue.phase - 1] = max(warning[cue.phase - 1], cue.duration_ms)
             elif cue.kind is CueKind.PHASE_END:
                 end_ms = probe.phase_ends_ms[cue.phase - 1]
-                lead, closing = per_phase["final_lead"], per_phase["closing"]
-                lead[cue.phase - 1] = max(lead[cue.phase - 1], end_ms - cue.at_ms)
+                closing = per_phase["closing"]
                 closing[cue.phase - 1] = max(closing[cue.phase - 1], cue.end_ms - end_ms)
             else:
                 keep(cue.kind.value, cue.duration_ms)
@@ -99,7 +97,5 @@ def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueL
         comms_restored_ms=simple[CueKind.COMMS_RESTORED.value],
         begin_ms=simple[CueKind.BEGIN.value],
         warning_1_minute_ms=tuple(per_phase["warning_1"]),
-        warning_20_seconds_ms=tuple(per_phase["warning_20"]),
-        final_lead_ms=tuple(per_phase["final_lead"]),
         closing_ms=tuple(per_phase["closing"]),
     )

@@ -19,14 +19,13 @@ from typing import Any
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.figures import PROFILES
-from timekeeper.model import MAX_TURN, Pile, TrackKind
+from timekeeper.model import MAX_SEED, MAX_TURN, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
 GENERATOR_VERSION = "4"  # bump when the same seed and options would give a different mission
 KINDS = ("mission", "simulation", "double-action")
 TRACK_KINDS = {"mission": TrackKind.MISSION, "simulation": TrackKind.SIMULATION, "double-action": TrackKind.DOUBLE_ACTION}
 PLAYERS = (4, 5)
-MAX_SEED = 2**63 - 1
 GRID_MS = 5000
 PILES = tuple(pile.value for pile in Pile)
 

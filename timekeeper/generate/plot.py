@@ -69,6 +69,6 @@ def draw(report: Report, path: Path) -> None:
         with replacing(path, suffix=".png") as temporary:
             figure.savefig(temporary, dpi=90)
     except OSError as error:
-        raise OutputError(f"{path}: cannot write the plot: {error.strerror or error}") from error
+        raise OutputError.cannot_write(path, error, "the plot") from error
     finally:
         pyplot.close(figure)

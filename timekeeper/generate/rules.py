@@ -206,9 +206,3 @@ def check_generated(scenario: Scenario, options: GenerateOptions, *, rules: tupl
     features = measure(scenario)
     return [f"{rule.name}: {message}" for rule in rules for message in rule.check(scenario, features, options)]
 
-
-def rules_markdown(options: GenerateOptions) -> str:
-    """The rules as a Markdown table with the figures of `options.kind` (docs/generator.md holds it)."""
-    lines = ["| rule | what it checks | official figure |", "|---|---|---|"]
-    lines += [f"| `{rule.name}` | {rule.summary} | {rule.figure(options)} |" for rule in RULES]
-    return "\n".join(lines)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 import threading
 import time
@@ -14,29 +12,13 @@ from typing import Any
 from timekeeper.errors import PlaybackError
 from timekeeper.live.clock import Clock
 from timekeeper.live.outputs import BACKENDS, AudioOutput, NullOutput, PcmFeed, PcmFormat, TextOutput
+from timekeeper.quiet import silenced
 
 HINT = "--backend text runs the mission as a prompter (a person reads the announcements), --backend null rehearses it silently"
 PERIOD_MS = 20  # one device callback period
 PERIODS = 3  # periods in the device buffer
 STALL_S = 1.5  # no callback for this long while playing: the device is gone
 SETTLE_CALLBACKS = PERIODS + 1  # callbacks after a start before the position is trusted
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Silence C libraries (ALSA) that write to file descriptor 2 while a device is opened."""
-    try:
-        saved = os.dup(2)
-    except OSError:
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 class MiniaudioOutput(AudioOutput):
@@ -61,7 +43,7 @@ class MiniaudioOutput(AudioOutput):
             raise PlaybackError(f"miniaudio output plays 16-bit audio, not {8 * pcm.sample_width}-bit")
         self.pcm = pcm
         try:
-            with _quiet_stderr():
+            with silenced(2):
                 self._device = miniaudio.PlaybackDevice(
                     output_format=miniaudio.SampleFormat.SIGNED16,
                     nchannels=pcm.channels,

@@ -102,7 +102,7 @@ def _table(title: str, groups: tuple[GroupStats, ...], counted: str) -> str:
 def plot_stats(stats: LogStats, path) -> None:
     """Best and mean score per track, and every scored mission over time per crew, as a PNG."""
     from timekeeper.atomicfile import replacing
-    from timekeeper.errors import TimekeeperError
+    from timekeeper.errors import OutputError
     from timekeeper.generate.plot import require_matplotlib
 
     pyplot = require_matplotlib()
@@ -131,6 +131,6 @@ def plot_stats(stats: LogStats, path) -> None:
         with replacing(path, suffix=".png") as temp:
             figure.savefig(temp, format="png", dpi=110)
     except OSError as error:
-        raise TimekeeperError(f"{path}: cannot write: {error.strerror or error}") from error
+        raise OutputError.cannot_write(path, error) from error
     finally:
         pyplot.close(figure)

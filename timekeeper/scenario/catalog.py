@@ -51,7 +51,7 @@ def resolve(name_or_path: str) -> tuple[Path, str]:
     hint = difflib.get_close_matches(name_or_path, builtins, n=1)
     suggestion = f"; did you mean {hint[0]!r}?" if hint else "; see 'timekeeper list'"
     shown = name_or_path if len(name_or_path) <= 120 else name_or_path[:120] + "…"
-    raise ScenarioError(f"{shown}: no such file or built-in scenario{suggestion}")
+    raise ScenarioError(f"no such file or built-in scenario{suggestion}", path=shown, missing=True)
 
 
 def load_scenario(name_or_path: str) -> Scenario:

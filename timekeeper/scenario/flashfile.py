@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
@@ -139,6 +139,3 @@ def problems_message(problems: list[str]) -> str:
         shown.append(f"... and {len(problems) - len(shown)} more problems")
     return "\n".join(shown)
 
-
-def titled(scenario: Scenario, title: str | None) -> Scenario:
-    return replace(scenario, title=title) if title else scenario

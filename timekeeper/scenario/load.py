@@ -12,6 +12,7 @@ import yaml
 from timekeeper.errors import ScenarioError
 from timekeeper.languages import LANGUAGES
 from timekeeper.model import (
+    MAX_SEED,
     Announcement,
     CommsDown,
     DataTransfer,
@@ -30,7 +31,7 @@ from timekeeper.times import format_time, parse_time_ms
 
 MAX_EVENTS = 500
 MAX_CHARS = {"title": 200, "notes": 5000, "text": 300}  # longest title, notes and announcement text
-MAX_DIGITS = 19  # a seed is below 2**63
+MAX_DIGITS = len(str(MAX_SEED))  # no number in a scenario file is longer than a seed
 MAX_PROBLEMS = 100  # problems reported per file; the rest are counted
 MULTILINE_FIELDS = ("notes",)
 _FORBIDDEN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufffe\uffff]")
@@ -48,7 +49,6 @@ EVENT_KEYS = {
     "comms_down": ("until", "duration"),
     "announce": ("text",),
 }
-LANGUAGE_CODES = LANGUAGES  # a scenario may name any shipped language
 
 
 @dataclass
@@ -72,7 +72,7 @@ def load_file(path: str | Path, display: str | None = None) -> LoadResult:
         text = yamlnodes.read_text(path, display)
         return load_text(text, display)
     except ScenarioError as error:
-        return LoadResult(display, None, [Problem(display, 0, 0, _strip_where(error.message, display))])
+        return LoadResult(display, None, [Problem(display, error.line, error.column, error.detail)])
 
 
 def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True) -> LoadResult:
@@ -81,25 +81,12 @@ def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True) -
     try:
         root = yamlnodes.compose(text, display)
     except ScenarioError as error:
-        line, column, message = _split_where(error.message, display)
-        return LoadResult(display, None, [Problem(display, line, column, message)])
+        return LoadResult(display, None, [Problem(display, error.line, error.column, error.detail)])
     builder = _Builder(display, spacing)
     scenario = builder.scenario(root)
     if builder.hidden:
         builder.problems.append(Problem(display, 0, 0, f"... and {builder.hidden:,} more problems (fix these first)"))
     return LoadResult(display, scenario, builder.problems)
-
-
-def _split_where(message: str, display: str) -> tuple[int, int, str]:
-    rest = message[len(display) + 1 :] if message.startswith(display + ":") else message
-    parts = rest.split(":", 2)
-    if len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit():
-        return int(parts[0]), int(parts[1]), parts[2].strip()
-    return 0, 0, rest.strip()
-
-
-def _strip_where(message: str, display: str) -> str:
-    return _split_where(message, display)[2]
 
 
 class _Builder:
@@ -136,9 +123,9 @@ class _Builder:
         kind = self.choice(fields.get("kind"), [k.value for k in TrackKind], "kind")
         phase_ends = self.phase_ends(fields.get("phase_ends"))
         events = self.events(fields.get("events"))
-        language = self.choice(fields.get("language"), list(LANGUAGE_CODES), "language")
+        language = self.choice(fields.get("language"), list(LANGUAGES), "language")  # any shipped language
         players = self.integer(fields.get("players"), "players", 1, 5)
-        seed = self.integer(fields.get("seed"), "seed", 0, 2**63 - 1)
+        seed = self.integer(fields.get("seed"), "seed", 0, MAX_SEED)
         generator = self.generator(fields.get("generator"))
         if phase_ends is None or events is None:
             return None

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from timekeeper.languages import LANGUAGES
 from timekeeper.model import Pile, TrackKind, Zone
-from timekeeper.scenario.load import EVENT_KEYS, LANGUAGE_CODES
+from timekeeper.scenario.load import EVENT_KEYS
 
 TIME = {
     "description": "m:ss (quote it: \"3:45\"), m:ss.fff, or plain seconds",
@@ -64,7 +65,7 @@ def scenario_schema() -> dict:
             "title": {"type": "string"},
             "kind": {"enum": [k.value for k in TrackKind], "default": "custom"},
             "notes": {"type": "string", "description": "briefing or notes printed on the card"},
-            "language": {"enum": list(LANGUAGE_CODES)},
+            "language": {"enum": list(LANGUAGES)},
             "players": {"type": "integer", "minimum": 1, "maximum": 5},
             "seed": {"type": "integer", "minimum": 0},
             "double_threats": FLAG,

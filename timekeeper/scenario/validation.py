@@ -41,7 +41,7 @@ def validate_paths(
         try:
             path, display = resolve(name)
         except ScenarioError as error:
-            report.problems.append(Problem(name, 0, 0, error.message.split(": ", 1)[-1]))
+            report.problems.append(Problem(name, error.line, error.column, error.detail))
             continue
         result = load_file(path, display)
         found = sorted(result.problems, key=lambda p: (_is_count(p), p.line, p.column, p.severity is Severity.WARNING))

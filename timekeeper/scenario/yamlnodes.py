@@ -7,10 +7,11 @@ the user wrote (so an unquoted `3:45` stays "3:45" instead of PyYAML's base-60 i
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, TypedDict
 
 import yaml
 
-from timekeeper.errors import ScenarioError
+from timekeeper.errors import ScenarioError, located
 from timekeeper.userfiles import read_user_file
 
 MAX_FILE_BYTES = 1_000_000
@@ -25,13 +26,11 @@ def read_text(path: Path, display: str) -> str:
     """The file's text; ScenarioError (one line, naming the file) if it cannot be used."""
     raw = read_user_file(path, MAX_FILE_BYTES, what="a scenario file (.yaml)", display=display, error=ScenarioError)
     if b"\x00" in raw:
-        raise ScenarioError(f"{display}: is a binary file, expected a YAML scenario (text)")
+        raise ScenarioError("is a binary file, expected a YAML scenario (text)", path=display)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ScenarioError(
-            f"{display}: is not UTF-8 text (byte {error.start}); save the scenario as UTF-8"
-        ) from error
+        raise ScenarioError(f"is not UTF-8 text (byte {error.start}); save the scenario as UTF-8", path=display) from error
 
 
 def compose(text: str, display: str) -> yaml.Node | None:
@@ -46,12 +45,12 @@ def compose(text: str, display: str) -> yaml.Node | None:
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        where = f"{display}:{mark.line + 1}:{mark.column + 1}" if mark else display
-        raise ScenarioError(f"{where}: YAML syntax error: {error.problem or error.context}") from error
+        raise ScenarioError(f"YAML syntax error: {error.problem or error.context}", path=display,
+                            **at_mark(mark)) from error
     except yaml.YAMLError as error:
-        raise ScenarioError(f"{display}: YAML syntax error: {error}") from error
+        raise ScenarioError(f"YAML syntax error: {error}", path=display) from error
     except RecursionError:
-        raise ScenarioError(f"{display}: YAML is nested too deeply (at most {MAX_DEPTH} levels)") from None
+        raise ScenarioError(f"YAML is nested too deeply (at most {MAX_DEPTH} levels)", path=display) from None
     if root is not None:
         _check_tree(root, display, depth=1, visited=set())
     return root
@@ -68,8 +67,8 @@ def _check_depth(text: str, display: str) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
-                where = f"{display}:{mark.line + 1}:{mark.column + 1}" if mark else display
-                raise ScenarioError(f"{where}: YAML is nested too deeply (at most {MAX_DEPTH} levels)")
+                raise ScenarioError(f"YAML is nested too deeply (at most {MAX_DEPTH} levels)", path=display,
+                                    **at_mark(mark))
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
 
@@ -79,15 +78,15 @@ def _check_tree(node: yaml.Node, display: str, depth: int, visited: set[int]) ->
         return
     visited.add(id(node))
     if depth > MAX_DEPTH:
-        raise ScenarioError(f"{where(display, node)}: YAML is nested too deeply (at most {MAX_DEPTH} levels)")
+        raise ScenarioError(f"YAML is nested too deeply (at most {MAX_DEPTH} levels)", path=display, **at_mark(node.start_mark))
     if node.tag not in _STANDARD_TAGS:
-        raise ScenarioError(f"{where(display, node)}: YAML tag {node.tag!r} is not allowed in scenario files")
+        raise ScenarioError(f"YAML tag {node.tag!r} is not allowed in scenario files", path=display, **at_mark(node.start_mark))
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
                 if key.value in seen:
-                    raise ScenarioError(f"{where(display, key)}: key {key.value!r} appears twice")
+                    raise ScenarioError(f"key {key.value!r} appears twice", path=display, **at_mark(key.start_mark))
                 seen.add(key.value)
             _check_tree(key, display, depth + 1, visited)
             _check_tree(value, display, depth + 1, visited)
@@ -97,7 +96,18 @@ def _check_tree(node: yaml.Node, display: str, depth: int, visited: set[int]) ->
 
 
 def where(display: str, node: yaml.Node) -> str:
-    return f"{display}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+    return located("", display, *position(node)).removesuffix(": ")
+
+
+class Place(TypedDict):
+    line: int
+    column: int
+
+
+def at_mark(mark: Any) -> Place:
+    """The line and column (1-based) of a YAML mark (libyaml's or PyYAML's), as an error's fields;
+    0 and 0 when there is no mark."""
+    return {"line": mark.line + 1, "column": mark.column + 1} if mark is not None else {"line": 0, "column": 0}
 
 
 def position(node: yaml.Node) -> tuple[int, int]:

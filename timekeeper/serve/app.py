@@ -83,7 +83,7 @@ async def errors(request: web.Request, handler):
     except LogDatabaseError as error:
         return json_error(503, error.message)
     except TimekeeperError as error:
-        status = 404 if "no such" in error.message else 400
+        status = 404 if error.missing else 400
         return json_error(status, error.message)
     except web.HTTPException as error:
         if error.status >= 400 and request.path.startswith("/api/"):

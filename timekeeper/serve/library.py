@@ -154,7 +154,7 @@ class Library:
         elif group == "added":
             path = self._added_files().get(name)
         if path is None:
-            raise ScenarioError(f"{track_id}: no such track; pick one from the list")
+            raise ScenarioError("no such track; pick one from the list", path=track_id, missing=True)
         text = path.read_text(encoding="utf-8")
         scenario = _valid(load_text(text, name if group != "added" else f"{name}.yaml"))
         origin = _origin(path) if group == "added" else (name if group == "folder" else "")
@@ -168,7 +168,7 @@ class Library:
             return name
         path = (self._folder_files() if group == "folder" else self._added_files() if group == "added" else {}).get(name)
         if path is None:
-            raise ScenarioError(f"{track_id}: no such track; it may have been removed")
+            raise ScenarioError("no such track; it may have been removed", path=track_id, missing=True)
         return str(path)
 
     # --- adding --------------------------------------------------------------------------------

@@ -145,7 +145,8 @@ class ServerState:
     def game(self, game_id: str) -> Game:
         game = self.games.get(game_id)
         if game is None:
-            raise ScenarioError(f"game {game_id}: no such game (it may have been forgotten); start a new one")
+            raise ScenarioError("no such game (it may have been forgotten); start a new one", path=f"game {game_id}",
+                                missing=True)
         return game
 
     async def mix(self, game: Game) -> PreparedMix:

@@ -98,19 +98,10 @@ class EspeakCli(Engine):
 @contextlib.contextmanager
 def quiet_stdout() -> Iterator[None]:
     """Silence what an engine prints (pyttsx3 prints "Audio saved to ...")."""
-    sys.stdout.flush()
-    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-        try:
-            saved = os.dup(1)
-        except OSError:
-            yield
-            return
-        try:
-            os.dup2(sink.fileno(), 1)
-            yield
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+    from timekeeper.quiet import silenced
+
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), silenced(1):
+        yield
 
 
 class Pyttsx3Engine(Engine):

@@ -99,7 +99,7 @@ def export_pack(
             written.append(path)
         written.append(write_atomic(folder / MANIFEST, manifest_text(folder.name, language, tts)))
     except OSError as error:
-        raise OutputError(f"{error.filename or folder}: cannot write the voice pack: {error.strerror or error}") from error
+        raise OutputError.cannot_write(error.filename or folder, error, "the voice pack") from error
     return written
 
 
