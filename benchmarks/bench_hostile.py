@@ -21,6 +21,8 @@ import time
 import wave
 from pathlib import Path
 
+from timekeeper.errors import ExitStatus  # the documented exit codes
+
 LIMIT_S = 1.0
 TIMEOUT_S = 60
 VALID = "title: Bench\nphase_ends: ['3:00', '6:00']\nevents:\n  - {at: '1:00', type: data_transfer}\n"
@@ -55,15 +57,15 @@ def world(root: Path) -> list[tuple[str, list[str], int, str | None]]:
     deep = root / "deep.yaml"
     deep.write_text("a: " + "[" * 50_000 + "]" * 50_000)
     return [
-        ("FIFO as scenario", ["show", str(fifo)], 3, None),
-        ("/dev/zero as scenario", ["validate", "/dev/zero"], 3, None),
-        ("240 KB title, card", ["card", str(title), "-o", str(root / "c.pdf")], 3, None),
-        ("one-sample WAV as --music (render)", ["render", str(valid), "--music", str(music), "-o", str(root / "m.wav")], 0, None),
-        ("1 MB of codes on stdin", ["import", "-", "-o", str(root / "imported") + "/"], 3, str(codes)),
-        ("alias bomb in pack.yaml (plan --voice)", ["plan", str(valid), "--voice", str(pack)], 0, None),
-        ("nested 50,000 deep", ["validate", str(deep)], 3, None),
-        ("-o /dev/null (export)", ["export", str(valid), "-o", "/dev/null"], 8, None),
-        ("export over its own input", ["export", str(valid), "--format", "yaml", "-o", str(valid)], 8, None),
+        ("FIFO as scenario", ["show", str(fifo)], ExitStatus.INVALID_SCENARIO, None),
+        ("/dev/zero as scenario", ["validate", "/dev/zero"], ExitStatus.INVALID_SCENARIO, None),
+        ("240 KB title, card", ["card", str(title), "-o", str(root / "c.pdf")], ExitStatus.INVALID_SCENARIO, None),
+        ("one-sample WAV as --music (render)", ["render", str(valid), "--music", str(music), "-o", str(root / "m.wav")], ExitStatus.SUCCESS, None),
+        ("1 MB of codes on stdin", ["import", "-", "-o", str(root / "imported") + "/"], ExitStatus.INVALID_SCENARIO, str(codes)),
+        ("alias bomb in pack.yaml (plan --voice)", ["plan", str(valid), "--voice", str(pack)], ExitStatus.SUCCESS, None),
+        ("nested 50,000 deep", ["validate", str(deep)], ExitStatus.INVALID_SCENARIO, None),
+        ("-o /dev/null (export)", ["export", str(valid), "-o", "/dev/null"], ExitStatus.OUTPUT, None),
+        ("export over its own input", ["export", str(valid), "--format", "yaml", "-o", str(valid)], ExitStatus.OUTPUT, None),
     ]
 
 

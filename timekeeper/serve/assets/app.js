@@ -389,6 +389,7 @@ function follow() {
   $("#status").className = `pill ${pb.status}`;
   $("#toggle").textContent = pb.status === "playing" ? "Pause" : pb.status === "ended" ? "Over" : "Play";
   $("#toggle").disabled = pb.status === "ended";
+  $("#game").classList.toggle("over", pb.status === "ended"); // the controls stop following the screen's foot
   keepAwake(pb.status === "playing");
   if (!view.sound) return;
   const commanded = pb.changes !== view.changes; // a command (not a position report) moved the clock
