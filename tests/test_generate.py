@@ -177,7 +177,7 @@ def test_ambushes_are_occasional_like_the_official_ones() -> None:
     count = 2000
     missions = [generate(seed, options) for seed in range(count)]
     ambushes = sum(1 for m in missions for t in m.threats if any(0 < end - t.at_ms <= 60_000 for end in m.phase_ends_ms[:2]))
-    official_rate = options.profile["ambushes"] / options.profile["threat_phases"]
+    official_rate = options.profile.ambushes / options.profile.threat_phases
     assert abs(ambushes / (2 * count) - official_rate) < 0.04
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from timekeeper.generate.profile import Placed
 from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, Zone
 
 AMBUSH_WINDOW_MS = 60_000  # a threat in the last minute of its phase is an "ambush"
@@ -72,11 +73,11 @@ def event_label(event: object) -> str:
     if isinstance(event, Threat):
         return "internal" if event.internal else "threat"
     if isinstance(event, IncomingData):
-        return "incoming_data"
+        return Placed.INCOMING_DATA.value
     if isinstance(event, DataTransfer):
-        return "data_transfer"
+        return Placed.DATA_TRANSFER.value
     if isinstance(event, CommsDown):
-        return "comms_down"
+        return Placed.COMMS_DOWN.value
     return "announce"
 
 

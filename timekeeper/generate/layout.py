@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from timekeeper.generate.cues import CueLengths
 from timekeeper.generate.draw import below, pick
+from timekeeper.generate.profile import Placed
 from timekeeper.generate.threats import PlannedThreat
 
 GRID_MS = 5000
@@ -63,10 +64,10 @@ def threat_item(threat: PlannedThreat, lengths: CueLengths, min_gap_ms: dict[str
 
 def event_item(label: str, lengths: CueLengths, min_gap_ms: dict[str, int], outage_ms: int = 0) -> Item:
     """An incoming data, data transfer or outage item; an outage's footprint runs until after "restored"."""
-    if label == "comms_down":
+    if label == Placed.COMMS_DOWN:
         after_ms = max(on_grid(lengths.comms_restored_ms + SILENCE_MS), min_gap_ms[label])
         return Item(label, outage_ms + after_ms, outage_ms=outage_ms)
-    cue_ms = lengths.incoming_data_ms if label == "incoming_data" else lengths.data_transfer_ms
+    cue_ms = lengths.incoming_data_ms if label == Placed.INCOMING_DATA else lengths.data_transfer_ms
     return Item(label, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[label]))
 
 

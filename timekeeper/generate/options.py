@@ -5,20 +5,20 @@ example). The `generate` and `stats` commands build their click options from it,
 can build its fields from it; `options_from_text` turns raw strings (as a form sends them) into a
 checked `GenerateOptions`. Every value None means "as on the official tracks".
 
-`GenerateOptions.profile` is the official profile of the kind (figures.py) with the user's
-settings applied; the sampler draws from it and the rules check against it, so a setting outside
+`GenerateOptions.profile` is the official profile of the kind (a typed `Profile`, profile.py, of
+the figures in figures.py) with the user's settings applied; the sampler draws from it and the rules check against it, so a setting outside
 the official range moves both together. `relaxations` says which official rules a setting relaxes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
 from timekeeper.errors import ScenarioError
-from timekeeper.generate.figures import PROFILES
+from timekeeper.generate.profile import Placed, Profile
 from timekeeper.model import MAX_SEED, MAX_TURN, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
@@ -54,17 +54,17 @@ class GenerateOptions:
     threat_colors: tuple[str, ...] = ()  # threat piles dealt out evenly; () : no pile named
 
     @property
-    def official(self) -> dict:
-        return PROFILES[self.kind]
+    def official(self) -> Profile:
+        return Profile.official(self.kind)
 
     @cached_property
-    def profile(self) -> dict:
+    def profile(self) -> Profile:
         """The official figures of the kind with these settings applied (what sampler and rules use)."""
-        return _apply(self, dict(self.official))
+        return _apply(self, self.official)
 
     @property
     def default_level(self) -> int:
-        return self.official["confirmed_points"][1]
+        return self.official.confirmed_points[1]
 
     @property
     def level(self) -> int:
@@ -72,11 +72,11 @@ class GenerateOptions:
 
     @property
     def max_doubles(self) -> int:
-        return self.profile["double_turns"][1]
+        return self.profile.double_turns[1]
 
     @property
     def max_unconfirmed(self) -> int:
-        return self.profile["unconfirmed"][1] if self.players == 5 else 0
+        return self.profile.unconfirmed[1] if self.players == 5 else 0
 
     @property
     def threat_slots(self) -> int:
@@ -307,83 +307,71 @@ def _grid(ms: float) -> int:
     return int(round(ms / GRID_MS)) * GRID_MS
 
 
-def _count_override(profile: dict, key: str, span: Span) -> None:
-    """Set the total of an event kind. The sampler keeps to the official per-phase limits where it
-    can, but every event asked for must be placed, so a phase may carry up to the whole total."""
-    profile[key] = span
-    per_phase = profile[f"{key}_per_phase"]
-    keep_minima = sum(low for low, _ in per_phase) <= span[0]
-    profile[f"{key}_per_phase"] = tuple((low if keep_minima else 0, max(high, span[1])) for low, high in per_phase)
-
-
-def _apply(o: GenerateOptions, p: dict) -> dict:
+def _apply(o: GenerateOptions, p: Profile) -> Profile:
     if o.phase_lengths_ms is not None:
-        p["phase_ms"] = tuple((ms, ms) for ms in o.phase_lengths_ms)
-        p["mission_ms"] = sum(o.phase_lengths_ms)
+        p = replace(p, phase_ms=tuple((ms, ms) for ms in o.phase_lengths_ms), mission_ms=sum(o.phase_lengths_ms))
     elif o.length_ms is not None:
-        p["phase_ms"] = _scaled_phases(p["phase_ms"], o.length_ms)
-        p["mission_ms"] = o.length_ms
-    else:
-        p["mission_ms"] = None
+        p = replace(p, phase_ms=_scaled_phases(p.phase_ms, o.length_ms), mission_ms=o.length_ms)
     counts_changed = o.outages is not None or o.outage_length_ms is not None
-    for key, span in (("outages", o.outages), ("incoming_data", o.incoming_data), ("data_transfers", o.data_transfers)):
+    for placed, span in ((Placed.COMMS_DOWN, o.outages), (Placed.INCOMING_DATA, o.incoming_data),
+                         (Placed.DATA_TRANSFER, o.data_transfers)):
         if span is not None:
-            _count_override(p, key, span)
+            p = p.with_count(placed, span)
     if o.outage_length_ms is not None:
-        p["outage_ms"] = o.outage_length_ms
+        p = replace(p, outage_ms=o.outage_length_ms)
     if counts_changed:
-        (low, high), (short_ms, long_ms) = p["outages"], p["outage_ms"]
-        official_low, official_high = p["comms_down_ms"]
+        (low, high), (short_ms, long_ms) = p.outages, p.outage_ms
+        official_low, official_high = p.comms_down_ms
         total = (max(official_low, low * short_ms), min(official_high, high * long_ms))
         # keep the official total where the asked counts and lengths allow it
-        p["comms_down_ms"] = total if total[0] <= total[1] and low * long_ms >= total[0] and high * short_ms <= total[1] \
-            else (low * short_ms, high * long_ms)
-    p["ambush_chance"] = p["ambushes"] / p["threat_phases"] if o.ambush_percent is None else o.ambush_percent / 100
+        p = replace(p, comms_down_ms=total if total[0] <= total[1] and low * long_ms >= total[0] and high * short_ms <= total[1]
+                    else (low * short_ms, high * long_ms))
+    p = replace(p, ambush_chance=p.ambushes / p.threat_phases if o.ambush_percent is None else o.ambush_percent / 100)
     if o.max_serious is not None:
-        p["serious"] = (min(p["serious"][0], o.max_serious), o.max_serious)
-        p["serious_internal"] = (0, min(p["serious_internal"][1], o.max_serious))
-        if o.max_serious == 0:
-            p["unconfirmed_serious"] = False
+        p = replace(p, serious=(min(p.serious[0], o.max_serious), o.max_serious),
+                    serious_internal=(0, min(p.serious_internal[1], o.max_serious)),
+                    unconfirmed_serious=o.max_serious != 0)
     if o.max_internal is not None:
-        p["internal"] = (min(p["internal"][0], o.max_internal), o.max_internal)
-        p["serious_internal"] = (0, min(p["serious_internal"][1], o.max_internal))
-        p["double_turns"] = (min(p["double_turns"][0], o.max_internal), min(p["double_turns"][1], o.max_internal))
-        if o.max_internal > o.official["internal"][1]:
-            p["internal_turns"] = tuple(range(1, MAX_TURN + 1))
-    p["max_serious"] = o.max_serious
-    p["threat_colors"] = o.threat_colors
-    return p
+        p = replace(p, internal=(min(p.internal[0], o.max_internal), o.max_internal),
+                    serious_internal=(0, min(p.serious_internal[1], o.max_internal)),
+                    double_turns=(min(p.double_turns[0], o.max_internal), min(p.double_turns[1], o.max_internal)))
+        if o.max_internal > o.official.internal[1]:
+            p = replace(p, internal_turns=tuple(range(1, MAX_TURN + 1)))
+    return replace(p, max_serious=o.max_serious, threat_colors=o.threat_colors)
 
 
 def relaxations(options: GenerateOptions) -> tuple[str, ...]:
     """`rule: setting (official figure)` for every official rule these settings relax (empty: none)."""
     o, official, found = options, options.official, []
     p = o.profile
-    if p["phase_ms"] != official["phase_ms"]:
-        inside = all(low - GRID_MS <= a and b <= high + GRID_MS for (a, b), (low, high) in zip(p["phase_ms"], official["phase_ms"]))
+    if p.phase_ms != official.phase_ms:
+        inside = all(low - GRID_MS <= a and b <= high + GRID_MS for (a, b), (low, high) in zip(p.phase_ms, official.phase_ms))
         if not inside:
             asked = f"--length {format_time(o.length_ms)}" if o.length_ms else f"--phase-lengths {SPECS_BY_KEY['phase_lengths'].text(o.phase_lengths_ms)}"
-            found.append(f"phase-lengths: {asked} (official " + ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official["phase_ms"]) + ")")
-    for key in ("outages", "incoming_data", "data_transfers"):
-        if p[f"{key}_per_phase"] != official[f"{key}_per_phase"]:
-            found.append(f"event-counts: {SPECS_BY_KEY[key].flag} {_span_text(p[key])} (official {_span_text(official[key])}; "
-                         f"per phase as official where there is room, else up to {p[key][1]})")
-    if not _inside(p["outage_ms"], official["outage_ms"]) or not _inside(p["comms_down_ms"], official["comms_down_ms"]):
-        found.append(f"comms-down: outages of {_span_text((p['outage_ms'][0] // 1000, p['outage_ms'][1] // 1000))} s, "
-                     f"{_span_text((p['comms_down_ms'][0] // 1000, p['comms_down_ms'][1] // 1000))} s in all "
-                     f"(official {_span_text((official['outage_ms'][0] // 1000, official['outage_ms'][1] // 1000))} s each, "
-                     f"{_span_text((official['comms_down_ms'][0] // 1000, official['comms_down_ms'][1] // 1000))} s in all)")
-    official_chance = official["ambushes"] / official["threat_phases"]
-    if abs(p["ambush_chance"] - official_chance) > 0.005:
+            found.append(f"phase-lengths: {asked} (official " + ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official.phase_ms) + ")")
+    for placed, key in ((Placed.COMMS_DOWN, "outages"), (Placed.INCOMING_DATA, "incoming_data"),
+                        (Placed.DATA_TRANSFER, "data_transfers")):
+        if p.count_per_phase(placed) != official.count_per_phase(placed):
+            found.append(f"event-counts: {SPECS_BY_KEY[key].flag} {_span_text(p.count(placed))} (official "
+                         f"{_span_text(official.count(placed))}; per phase as official where there is room, else up to "
+                         f"{p.count(placed)[1]})")
+    if not _inside(p.outage_ms, official.outage_ms) or not _inside(p.comms_down_ms, official.comms_down_ms):
+        found.append(f"comms-down: outages of {_span_text((p.outage_ms[0] // 1000, p.outage_ms[1] // 1000))} s, "
+                     f"{_span_text((p.comms_down_ms[0] // 1000, p.comms_down_ms[1] // 1000))} s in all "
+                     f"(official {_span_text((official.outage_ms[0] // 1000, official.outage_ms[1] // 1000))} s each, "
+                     f"{_span_text((official.comms_down_ms[0] // 1000, official.comms_down_ms[1] // 1000))} s in all)")
+    official_chance = official.ambushes / official.threat_phases
+    if abs(p.ambush_chance - official_chance) > 0.005:
         found.append(f"ambush: --ambush-chance {o.ambush_percent}% (official {round(100 * official_chance)}%)")
     if o.level != o.default_level:
         found.append(f"threat-mix: --threat-level {o.level} (official {o.default_level}); threat counts scale with it")
-    for key, name, spec in (("serious", "serious threats", "max_serious"), ("internal", "internal threats", "max_internal")):
-        if p[key] != official[key]:
-            found.append(f"threat-mix: {SPECS_BY_KEY[spec].flag} {getattr(o, spec)} ({name} {_span_text(p[key])}, "
-                         f"official {_span_text(official[key])})")
-    if p["internal_turns"] != official["internal_turns"]:
-        found.append("internal-turns: internal threats on every turn (official T+" + ", T+".join(map(str, official["internal_turns"])) + ")")
+    for mine, theirs, name, spec in ((p.serious, official.serious, "serious threats", "max_serious"),
+                                     (p.internal, official.internal, "internal threats", "max_internal")):
+        if mine != theirs:
+            found.append(f"threat-mix: {SPECS_BY_KEY[spec].flag} {getattr(o, spec)} ({name} {_span_text(mine)}, "
+                         f"official {_span_text(theirs)})")
+    if p.internal_turns != official.internal_turns:
+        found.append("internal-turns: internal threats on every turn (official T+" + ", T+".join(map(str, official.internal_turns)) + ")")
     return tuple(found)
 
 

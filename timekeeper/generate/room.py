@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threat_item
+from timekeeper.generate.profile import Placed
 from timekeeper.generate.threats import PlannedThreat
 from timekeeper.model import TURNS_PER_PHASE
 from timekeeper.times import format_time
@@ -23,16 +24,15 @@ if TYPE_CHECKING:
     from timekeeper.generate.options import GenerateOptions
 
 SLACK_PER_WINDOW_MS = 2 * GRID_MS  # measured: no required event was ever left out with this slack (tests, benchmark)
-EVENT_KEYS = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}  # option = profile key
+EVENT_KEYS = {Placed.COMMS_DOWN: "outages", Placed.DATA_TRANSFER: "data_transfers", Placed.INCOMING_DATA: "incoming_data"}  # the option
 
 
 def required_count(options: GenerateOptions, label: str) -> int:
     """How many events of `label` must be placed: all the user asked for, else the official minimum."""
-    profile = options.profile
-    key = EVENT_KEYS[label]
-    if getattr(options, key) is not None or (label == "comms_down" and options.outage_length_ms is not None):
-        return profile[key][1]
-    return max(profile[key][0], sum(low for low, _ in profile[f"{key}_per_phase"]))
+    profile, placed = options.profile, Placed(label)
+    if getattr(options, EVENT_KEYS[placed]) is not None or (placed is Placed.COMMS_DOWN and options.outage_length_ms is not None):
+        return profile.count(placed)[1]
+    return max(profile.count(placed)[0], sum(low for low, _ in profile.count_per_phase(placed)))
 
 
 def check_room(options: GenerateOptions) -> None:
@@ -42,22 +42,22 @@ def check_room(options: GenerateOptions) -> None:
 @lru_cache(maxsize=256)
 def _check_room(o: GenerateOptions) -> None:
     profile, lengths = o.profile, cue_lengths()
-    gaps = profile["min_gap_ms"]
-    shortest = [low for low, _ in profile["phase_ms"]]
-    if profile["mission_ms"] is not None:
+    gaps = profile.min_gap_ms
+    shortest = [low for low, _ in profile.phase_ms]
+    if profile.mission_ms is not None:
         _check_length(o)
     windows, start_ms = [], 0
     for index, length_ms in enumerate(shortest):
         if length_ms < 90_000:
             raise ScenarioError(f"generate: phase {index + 1} would last only {format_time(length_ms)}; "
                                 "a phase needs at least 1:30 for its warnings")
-        windows.append(phase_windows(index + 1, start_ms, start_ms + length_ms, lengths, profile["first_event_ms"][index]))
+        windows.append(phase_windows(index + 1, start_ms, start_ms + length_ms, lengths, profile.first_event_ms[index]))
         start_ms += length_ms
     external_ms, internal_ms = (
         max(threat_item(PlannedThreat(turn, internal, serious, unconfirmed), lengths, gaps).footprint_ms
             for turn in range(1, 9) for serious in (False, True) for unconfirmed in (False, True))
         for internal in (False, True))
-    internal_most = profile["internal"][1]
+    internal_most = profile.internal[1]
 
     def threats_ms(count: int) -> int:
         inside = min(count, internal_most)
@@ -74,18 +74,18 @@ def _check_room(o: GenerateOptions) -> None:
                 "make the phases longer (--length, --phase-lengths)")
         free += [main_ms, late.end_ms - late.start_ms]
     all_threats_ms = threats_ms(most_threats(o))
-    outage_ms = profile["outage_ms"][1]
+    outage_ms = profile.outage_ms[1]
     largest = 0
     needed = 0
     for label in EVENT_KEYS:
         count = required_count(o, label)
-        item = event_item(label, lengths, gaps, outage_ms if label == "comms_down" else 0)
-        if label == "comms_down":  # the outages together last at most the total comms-down time
-            needed += min(profile["comms_down_ms"][1], count * outage_ms) + count * (item.footprint_ms - outage_ms)
+        item = event_item(label, lengths, gaps, outage_ms if label == Placed.COMMS_DOWN else 0)
+        if label == Placed.COMMS_DOWN:  # the outages together last at most the total comms-down time
+            needed += min(profile.comms_down_ms[1], count * outage_ms) + count * (item.footprint_ms - outage_ms)
         else:
             needed += count * item.footprint_ms
         largest = max(largest, item.footprint_ms if count else 0)
-        minima = [low for low, _ in o.official[f"{EVENT_KEYS[label]}_per_phase"]]
+        minima = [low for low, _ in o.official.count_per_phase(Placed(label))]
         for index, minimum in enumerate(minima):
             if index == 2 and minimum * item.footprint_ms > free[4]:
                 raise ScenarioError(f"generate: phase 3 of {format_time(shortest[2])} is too short "
@@ -104,15 +104,17 @@ def _check_room(o: GenerateOptions) -> None:
 def most_threats(o: GenerateOptions) -> int:
     """The most threats plan_threats can give: the fewest serious ones, the most unconfirmed reports."""
     profile = o.profile
-    unconfirmed_points = profile["unconfirmed_points"][1] if o.players == 5 else 0
-    serious_low = (2 * profile["serious"][0] * o.level + o.default_level) // (2 * o.default_level)
+    unconfirmed_points = profile.unconfirmed_points[1] if o.players == 5 else 0
+    serious_low = (2 * profile.serious[0] * o.level + o.default_level) // (2 * o.default_level)
     serious_low = max(0, serious_low - (1 if unconfirmed_points >= 2 else 0))
     return min(o.threat_slots, o.level - serious_low + unconfirmed_points)
 
 
 def _check_length(o: GenerateOptions) -> None:
-    spans = o.profile["phase_ms"]
-    total = o.profile["mission_ms"]
+    spans = o.profile.phase_ms
+    total = o.profile.mission_ms
+    if total is None:  # no length asked for: the phases are drawn from their official ranges
+        return
     if not sum(low for low, _ in spans) <= total <= sum(high for _, high in spans):
         raise ScenarioError(f"generate: --length {format_time(total)} cannot be split into phases")
 

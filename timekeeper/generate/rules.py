@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.options import GenerateOptions
+from timekeeper.generate.profile import Placed
 from timekeeper.model import CommsDown, Scenario, turn_phase
 from timekeeper.times import format_time
 
@@ -43,7 +44,7 @@ def _within(name: str, value: int, span: tuple[int, int]) -> list[str]:
 
 def _phase_lengths(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     found = []
-    for number, (length_ms, (low, high)) in enumerate(zip(f.phase_lengths_ms, o.profile["phase_ms"]), start=1):
+    for number, (length_ms, (low, high)) in enumerate(zip(f.phase_lengths_ms, o.profile.phase_ms), start=1):
         if not low - PHASE_MARGIN_MS <= length_ms <= high + PHASE_MARGIN_MS:
             found.append(f"phase {number} lasts {format_time(length_ms)}, official {_time_span((low, high))}")
     return found
@@ -52,7 +53,7 @@ def _phase_lengths(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 def _threat_points(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     found = [] if f.confirmed_points == o.level else [f"{f.confirmed_points} confirmed points, asked for {o.level}"]
     if o.players == 5:
-        return found + _within("unconfirmed points", f.unconfirmed_points, o.profile["unconfirmed_points"])
+        return found + _within("unconfirmed points", f.unconfirmed_points, o.profile.unconfirmed_points)
     return found + ([f"{f.unconfirmed} unconfirmed reports in a 4-player mission"] if f.unconfirmed else [])
 
 
@@ -61,15 +62,15 @@ def _threat_mix(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     if not o.is_default:
         caps = [] if o.max_serious is None else _within("serious threats", f.serious, (0, o.max_serious))
         return caps + ([] if o.max_internal is None else _within("internal threats", f.internal, (0, o.max_internal)))
-    count = p["threats"] if o.players == 5 else (p["threats"][0] - p["unconfirmed"][1], p["threats"][1] - p["unconfirmed"][0])
-    return (_within("threats", f.threats, count) + _within("serious threats", f.serious, p["serious"])
-            + (_within("external threats", f.external, p["external"]) if o.players == 5 else [])
-            + _within("internal threats", f.internal, p["internal"])
-            + _within("serious internal threats", f.serious_internal, p["serious_internal"]))
+    count = p.threats if o.players == 5 else (p.threats[0] - p.unconfirmed[1], p.threats[1] - p.unconfirmed[0])
+    return (_within("threats", f.threats, count) + _within("serious threats", f.serious, p.serious)
+            + (_within("external threats", f.external, p.external) if o.players == 5 else [])
+            + _within("internal threats", f.internal, p.internal)
+            + _within("serious internal threats", f.serious_internal, p.serious_internal))
 
 
 def _zone_spread(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
-    excess = max(o.profile["zone_excess"])
+    excess = max(o.profile.zone_excess)
     found = [] if f.zone_excess <= excess else [
         f"{f.most_in_one_zone} of {f.external} external threats in one zone, official at most {excess} above an even spread"]
     if f.zones_used < min(3, f.external):
@@ -78,7 +79,7 @@ def _zone_spread(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _first_event(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
-    spans = o.profile["first_event_ms"]
+    spans = o.profile.first_event_ms
     return [f"phase {n}: first event {ms // 1000} s after its start, official {spans[n - 1][0] // 1000}-{spans[n - 1][1] // 1000} s"
             for n, ms in enumerate(f.first_event_ms, start=1) if ms >= 0 and not spans[n - 1][0] <= ms <= spans[n - 1][1]]
 
@@ -102,27 +103,27 @@ def _turn_order(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _internal_turns(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
-    allowed = o.profile["internal_turns"]
+    allowed = o.profile.internal_turns
     return [f"internal threat on T+{turn}, official turns {allowed}" for turn in f.internal_turns if turn not in allowed]
 
 
 def _event_counts(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     p, found = o.profile, []
-    for name, per_phase, key in (("incoming data", f.incoming_data, "incoming_data"),
-                                 ("data transfers", f.data_transfers, "data_transfers"),
-                                 ("outages", f.outages, "outages")):
-        found += _within(name, sum(per_phase), p[key])
-        for number, (count, span) in enumerate(zip(per_phase, p[f"{key}_per_phase"]), start=1):
+    for name, per_phase, placed in (("incoming data", f.incoming_data, Placed.INCOMING_DATA),
+                                    ("data transfers", f.data_transfers, Placed.DATA_TRANSFER),
+                                    ("outages", f.outages, Placed.COMMS_DOWN)):
+        found += _within(name, sum(per_phase), p.count(placed))
+        for number, (count, span) in enumerate(zip(per_phase, p.count_per_phase(placed)), start=1):
             found += _within(f"{name} in phase {number}:", count, span)
     return found
 
 
 def _comms_down(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     p = o.profile
-    found = [] if p["comms_down_ms"][0] <= f.comms_down_ms <= p["comms_down_ms"][1] else [
-        f"communications down for {f.comms_down_ms // 1000} s, official {_time_span(p['comms_down_ms'])}"]
-    return found + [f"an outage of {ms // 1000} s, official {_time_span(p['outage_ms'])}"
-                    for ms in f.outage_lengths_ms if not p["outage_ms"][0] <= ms <= p["outage_ms"][1]]
+    found = [] if p.comms_down_ms[0] <= f.comms_down_ms <= p.comms_down_ms[1] else [
+        f"communications down for {f.comms_down_ms // 1000} s, official {_time_span(p.comms_down_ms)}"]
+    return found + [f"an outage of {ms // 1000} s, official {_time_span(p.outage_ms)}"
+                    for ms in f.outage_lengths_ms if not p.outage_ms[0] <= ms <= p.outage_ms[1]]
 
 
 def _outages_clear(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
@@ -132,7 +133,7 @@ def _outages_clear(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _ambush(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
-    span = o.profile["ambush_lead_ms"]
+    span = o.profile.ambush_lead_ms
     found = [f"a late threat {lead // 1000} s before its phase ends, official {span[0] // 1000}-{span[1] // 1000} s"
              for lead in f.ambush_lead_ms if not span[0] <= lead <= span[1]]
     for number in range(1, len(s.phase_ends_ms)):
@@ -162,38 +163,41 @@ def _scenario_rules(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _points_figure(o: GenerateOptions) -> str:
-    return f"{o.default_level} confirmed points + {_span(o.profile['unconfirmed_points'])} unconfirmed (5 players)"
+    return f"{o.default_level} confirmed points + {_span(o.profile.unconfirmed_points)} unconfirmed (5 players)"
 
 
 RULES = (
     Rule("phase-lengths", "each phase lasts as long as on the official tracks, within 5 s",
-         lambda o: ", ".join(_time_span(span) for span in o.profile["phase_ms"]), _phase_lengths),
+         lambda o: ", ".join(_time_span(span) for span in o.profile.phase_ms), _phase_lengths),
     Rule("first-event", "each phase's first event comes as soon after its start as on the official tracks",
-         lambda o: "phase 1 " + ", phase 2 ".join(_seconds(span) for span in o.profile["first_event_ms"][:2])
-                   + f", phase 3 {_seconds(o.profile['first_event_ms'][2])}", _first_event),
+         lambda o: "phase 1 " + ", phase 2 ".join(_seconds(span) for span in o.profile.first_event_ms[:2])
+                   + f", phase 3 {_seconds(o.profile.first_event_ms[2])}", _first_event),
     Rule("threat-points", "confirmed points = --threat-level (normal 1, serious 2); unconfirmed reports only with 5 players",
          _points_figure, _threat_points),
     Rule("threat-mix", "threats, external, serious, internal and serious internal threats as many as official (at the official level)",
          lambda o: "threats {}, external {}, serious {}, internal {}, serious internal {}".format(
-             *(_span(o.profile[k]) for k in ("threats", "external", "serious", "internal", "serious_internal"))), _threat_mix),
+             *(_span(span) for span in (o.profile.threats, o.profile.external, o.profile.serious, o.profile.internal,
+                                        o.profile.serious_internal))), _threat_mix),
     Rule("zone-spread", "external threats use every zone; the fullest zone carries at most a little more than an even spread",
-         lambda o: f"all 3 zones; fullest zone even share + {_span((0, max(o.profile['zone_excess'])))} "
-                   f"({o.profile['zone_excess'].get(0, 0)} of {o.profile['tracks']} tracks: + 0)", _zone_spread),
+         lambda o: f"all 3 zones; fullest zone even share + {_span((0, max(o.profile.zone_excess)))} "
+                   f"({o.profile.zone_excess.get(0, 0)} of {o.profile.tracks} tracks: + 0)", _zone_spread),
     Rule("turn-phases", "T+1..T+4 in phase 1, T+5..T+8 in phase 2, none in phase 3", lambda o: "rulebook", _turn_phases),
     Rule("turn-order", "each T+N once (a double turn: one external + one internal), announced in increasing order",
          lambda o: f"double turns {_span((0, o.max_doubles))}", _turn_order),
     Rule("internal-turns", "internal threats only on the turns the official tracks use",
-         lambda o: "T+" + ", T+".join(map(str, o.profile["internal_turns"])), _internal_turns),
+         lambda o: "T+" + ", T+".join(map(str, o.profile.internal_turns)), _internal_turns),
     Rule("event-counts", "incoming data, data transfers and outages: totals and per-phase counts as official",
-         lambda o: "; ".join(f"{k.replace('_', ' ')} {_span(o.profile[k])} (per phase "
-                             f"{', '.join(_span(x) for x in o.profile[k + '_per_phase'])})"
-                             for k in ("incoming_data", "data_transfers", "outages")), _event_counts),
+         lambda o: "; ".join(f"{name} {_span(o.profile.count(placed))} (per phase "
+                             f"{', '.join(_span(x) for x in o.profile.count_per_phase(placed))})"
+                             for name, placed in (("incoming data", Placed.INCOMING_DATA),
+                                                  ("data transfers", Placed.DATA_TRANSFER), ("outages", Placed.COMMS_DOWN))),
+         _event_counts),
     Rule("comms-down", "communications down as long in total and per outage as official",
-         lambda o: f"total {_seconds(o.profile['comms_down_ms'])}, each {_seconds(o.profile['outage_ms'])}", _comms_down),
+         lambda o: f"total {_seconds(o.profile.comms_down_ms)}, each {_seconds(o.profile.outage_ms)}", _comms_down),
     Rule("outages-clear", "no outage hides a phase-end warning", lambda o: "rulebook", _outages_clear),
     Rule("ambush", "at most one late threat per phase, as far before its end as official ambushes",
-         lambda o: f"{_seconds(o.profile['ambush_lead_ms'])} before the end, "
-                   f"in {o.profile['ambushes']} of {o.profile['threat_phases']} official phases with threats", _ambush),
+         lambda o: f"{_seconds(o.profile.ambush_lead_ms)} before the end, "
+                   f"in {o.profile.ambushes} of {o.profile.threat_phases} official phases with threats", _ambush),
     Rule("no-overlap", "no two announcements overlap in any shipped language (real cue lengths)", lambda o: "script.build_timeline", _no_overlap),
     Rule("scenario-rules", "timekeeper's own scenario rules: no error, no warning", lambda o: "scenario.rules", _scenario_rules),
 )

@@ -12,13 +12,12 @@ from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
 from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
 from timekeeper.generate.options import TRACK_KINDS, GenerateOptions, check_options
+from timekeeper.generate.profile import Placed, Profile
 from timekeeper.generate.room import required_count
 from timekeeper.generate.threats import plan_threats
 from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat
 
-EVENT_KINDS = ("comms_down", "data_transfer", "incoming_data")  # placed in this order: largest first
-PER_PHASE = {"comms_down": "outages_per_phase", "data_transfer": "data_transfers_per_phase", "incoming_data": "incoming_data_per_phase"}
-TOTALS = {"comms_down": "outages", "data_transfer": "data_transfers", "incoming_data": "incoming_data"}
+EVENT_KINDS = (Placed.COMMS_DOWN, Placed.DATA_TRANSFER, Placed.INCOMING_DATA)  # placed in this order: largest first
 
 Phase = tuple[Window, Window]  # (main window, last-minute window)
 
@@ -30,14 +29,14 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     rng = random.Random(seed)
     profile = options.profile
     lengths = cue_lengths()
-    ends_ms = _phase_ends(rng, profile["phase_ms"], profile["mission_ms"])
+    ends_ms = _phase_ends(rng, profile.phase_ms, profile.mission_ms)
     phases = [
-        phase_windows(index + 1, start_ms, end_ms, lengths, profile["first_event_ms"][index])
+        phase_windows(index + 1, start_ms, end_ms, lengths, profile.first_event_ms[index])
         for index, (start_ms, end_ms) in enumerate(zip((0, *ends_ms[:-1]), ends_ms))
     ]
-    threat_items = [threat_item(t, lengths, profile["min_gap_ms"]) for t in plan_threats(rng, options)]
+    threat_items = [threat_item(t, lengths, profile.min_gap_ms) for t in plan_threats(rng, options)]
     _place_threats(rng, threat_items, phases, profile)
-    late_targets = [from_histogram(rng, profile["late_events"]) for _ in phases]
+    late_targets = [from_histogram(rng, profile.late_events) for _ in phases]
     for entry in _event_items(rng, options):
         _assign(rng, entry, phases, late_targets, options)
     events = _timed_events(rng, phases, profile)
@@ -67,11 +66,11 @@ def _phase_ends(rng: random.Random, spans: tuple[tuple[int, int], ...], mission_
     return tuple(ends)
 
 
-def _place_threats(rng: random.Random, items: list[Item], phases: list[Phase], profile: dict) -> None:
+def _place_threats(rng: random.Random, items: list[Item], phases: list[Phase], profile: Profile) -> None:
     """Threats go to the main window of their phase; now and then the last one is a late ambush."""
     for number, (main, late) in enumerate(phases[:-1], start=1):
         mine = [item for item in items if item.threat is not None and item.threat.phase == number]
-        if len(mine) > 1 and chance(rng, profile["ambush_chance"]):  # a phase never starts silent
+        if len(mine) > 1 and chance(rng, profile.ambush_chance):  # a phase never starts silent
             late.add(mine.pop())
         main.add(*mine)
 
@@ -85,23 +84,24 @@ def _event_items(rng: random.Random, options: GenerateOptions) -> list[tuple[Ite
     profile = options.profile
     lengths = cue_lengths()
     planned: list[tuple[Item, int | None, bool]] = []
-    for label in EVENT_KINDS:
-        per_phase = profile[PER_PHASE[label]]
+    for placed in EVENT_KINDS:
+        label = placed.value
+        per_phase = profile.count_per_phase(placed)
         minima = [low for low, _ in per_phase]
-        low, high = profile[TOTALS[label]]
+        low, high = profile.count(placed)
         low = max(low, sum(minima))
         count = pick(rng, low, min(high, sum(high_p for _, high_p in per_phase)))
         required = max(low, min(count, required_count(options, label)))
-        durations = _outage_lengths(rng, count, profile) if label == "comms_down" else [0] * count
-        items = [event_item(label, lengths, profile["min_gap_ms"], ms) for ms in shuffled(rng, durations)]
+        durations = _outage_lengths(rng, count, profile) if label == Placed.COMMS_DOWN else [0] * count
+        items = [event_item(label, lengths, profile.min_gap_ms, ms) for ms in shuffled(rng, durations)]
         fixed = [phase for phase, minimum in enumerate(minima) for _ in range(minimum)]
         planned += [(item, fixed[i] if i < len(fixed) else None, i < required) for i, item in enumerate(items)]
     return sorted(planned, key=lambda entry: (entry[1] is None, not entry[2]))
 
 
-def _outage_lengths(rng: random.Random, count: int, profile: dict) -> list[int]:
+def _outage_lengths(rng: random.Random, count: int, profile: Profile) -> list[int]:
     """`count` outage lengths on the grid, each in the official range, adding up to an official total."""
-    (low_ms, high_ms), (total_low_ms, total_high_ms) = profile["outage_ms"], profile["comms_down_ms"]
+    (low_ms, high_ms), (total_low_ms, total_high_ms) = profile.outage_ms, profile.comms_down_ms
     low, high = low_ms // GRID_MS, high_ms // GRID_MS
     total = pick(rng, max(total_low_ms // GRID_MS, count * low), min(total_high_ms // GRID_MS, count * high))
     units = [low] * count
@@ -119,7 +119,7 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     (check_room makes sure there is room for every required one).
     """
     item, phase, required = entry
-    limits = options.official[PER_PHASE[item.label]]
+    limits = options.official.count_per_phase(Placed(item.label))
     if phase is not None:
         candidates = [phase]
     else:
@@ -155,12 +155,12 @@ def _interleave(rng: random.Random, ordered: list[Item], others: list[Item]) -> 
     return merged
 
 
-def _timed_events(rng: random.Random, phases: list[Phase], profile: dict) -> list[Event]:
+def _timed_events(rng: random.Random, phases: list[Phase], profile: Profile) -> list[Event]:
     """Times for every item: the first soon after the phase starts, an ambush as late as official ones."""
     events: list[Event] = []
-    lead_low_ms, lead_high_ms = profile["ambush_lead_ms"]
+    lead_low_ms, lead_high_ms = profile.ambush_lead_ms
     starts_ms = [0] + [late.end_ms + TWENTY_SECONDS_MS for _, late in phases[:-1]]
-    for (main, late), start_ms, (_, first_high_ms) in zip(phases, starts_ms, profile["first_event_ms"]):
+    for (main, late), start_ms, (_, first_high_ms) in zip(phases, starts_ms, profile.first_event_ms):
         threats = [item for item in main.items if item.threat is not None]
         main.items = _interleave(rng, threats, shuffled(rng, [i for i in main.items if i.threat is None]))
         ambush = [item for item in late.items if item.threat is not None]
@@ -176,6 +176,6 @@ def _event(at_ms: int, item: Item) -> Event:
     if item.threat is not None:
         t = item.threat
         return Threat(at_ms, t.turn, None if t.internal else t.zone, t.serious, t.unconfirmed, t.pile)
-    if item.label == "comms_down":
+    if item.label == Placed.COMMS_DOWN:
         return CommsDown(at_ms, at_ms + item.outage_ms)
-    return IncomingData(at_ms) if item.label == "incoming_data" else DataTransfer(at_ms)
+    return IncomingData(at_ms) if item.label == Placed.INCOMING_DATA else DataTransfer(at_ms)

@@ -43,24 +43,24 @@ def scaled(span: tuple[int, int], level: int, default_level: int) -> tuple[int, 
 def plan_threats(rng: random.Random, options: GenerateOptions) -> list[PlannedThreat]:
     """The threats of one mission in turn order (not yet timed)."""
     profile = options.profile
-    unconfirmed_points = pick(rng, *profile["unconfirmed_points"]) if options.players == 5 else 0
+    unconfirmed_points = pick(rng, *profile.unconfirmed_points) if options.players == 5 else 0
     unconfirmed_serious = _unconfirmed_serious(rng, unconfirmed_points, options)
     unconfirmed = unconfirmed_points - unconfirmed_serious  # each serious one counts 2 points
     confirmed_slots = options.threat_slots - unconfirmed
     level = options.level
-    serious_low, serious_high = scaled(profile["serious"], level, options.default_level)
+    serious_low, serious_high = scaled(profile.serious, level, options.default_level)
     serious_low = max(serious_low - unconfirmed_serious, level - confirmed_slots, 0)
     serious_high = min(max(serious_high - unconfirmed_serious, serious_low), level // 2)
-    if profile["max_serious"] is not None:
-        serious_high = max(min(serious_high, profile["max_serious"] - unconfirmed_serious), serious_low)
+    if profile.max_serious is not None:
+        serious_high = max(min(serious_high, profile.max_serious - unconfirmed_serious), serious_low)
     serious = pick(rng, serious_low, serious_high)
     total = level - serious + unconfirmed
     doubles = _doubles(rng, total, options)
     turns = _turns(rng, total - doubles, options)
     threats = _kinds(rng, turns, doubles, options)
     threats = _mark(rng, threats, unconfirmed, unconfirmed_serious, serious, options)
-    threats = _zones(rng, threats, profile["zone_excess"])
-    return _piles(rng, threats, profile["threat_colors"])
+    threats = _zones(rng, threats, profile.zone_excess)
+    return _piles(rng, threats, profile.threat_colors)
 
 
 def _zones(rng: random.Random, threats: list[PlannedThreat], excess_histogram: dict[int, int]) -> list[PlannedThreat]:
@@ -107,24 +107,24 @@ def _piles(rng: random.Random, threats: list[PlannedThreat], colors: tuple[str, 
 
 def _unconfirmed_serious(rng: random.Random, points: int, options: GenerateOptions) -> int:
     """How many unconfirmed reports are serious: only where the official tracks make one serious."""
-    if points < 2 or options.profile["unconfirmed"][0] >= points or options.profile.get("unconfirmed_serious") is False:
+    if points < 2 or options.profile.unconfirmed[0] >= points or not options.profile.unconfirmed_serious:
         return 0
-    return pick(rng, 0, min(1, points - options.profile["unconfirmed"][0]))
+    return pick(rng, 0, min(1, points - options.profile.unconfirmed[0]))
 
 
 def _doubles(rng: random.Random, total: int, options: GenerateOptions) -> int:
     """How many turns carry two threats; enough turns stay free of them to keep every double internal-capable."""
     if not options.max_doubles:
         return 0
-    ineligible = 2 * TURNS_PER_PHASE - len(options.profile["internal_turns"])
+    ineligible = 2 * TURNS_PER_PHASE - len(options.profile.internal_turns)
     high = min(options.max_doubles, max(total - ineligible, 0) // 2)
-    low = min(max(options.profile["double_turns"][0], total - 2 * TURNS_PER_PHASE), high)
+    low = min(max(options.profile.double_turns[0], total - 2 * TURNS_PER_PHASE), high)
     return pick(rng, low, high)
 
 
 def _turns(rng: random.Random, distinct: int, options: GenerateOptions) -> list[int]:
     """`distinct` different turns split over phases 1 and 2 as the official tracks split them."""
-    (low_1, high_1), (low_2, high_2) = options.profile["threats_per_phase"]
+    (low_1, high_1), (low_2, high_2) = options.profile.threats_per_phase
     low = max(distinct - TURNS_PER_PHASE, 0)
     high = min(TURNS_PER_PHASE, distinct)
     preferred_low, preferred_high = max(low, low_1, distinct - high_2), min(high, high_1, distinct - low_2)
@@ -139,16 +139,16 @@ def _turns(rng: random.Random, distinct: int, options: GenerateOptions) -> list[
 def _kinds(rng: random.Random, turns: list[int], doubles: int, options: GenerateOptions) -> list[PlannedThreat]:
     """Internal or external: a double turn pairs one of each, as in every official double turn."""
     profile = options.profile
-    eligible = [turn for turn in turns if turn in profile["internal_turns"]]
+    eligible = [turn for turn in turns if turn in profile.internal_turns]
     doubles = min(doubles, len(eligible))
     double_turns = set(shuffled(rng, eligible)[:doubles])
     singles = [turn for turn in eligible if turn not in double_turns]
-    internal_low, internal_high = profile["internal"]
+    internal_low, internal_high = profile.internal
     high = min(internal_high - doubles, len(singles))
     low = max(internal_low - doubles, 0)
     if options.is_default:  # as many external threats as the official tracks have (their counts include reports)
-        unconfirmed = 0 if options.players == 5 else profile["unconfirmed"][1]
-        external_low, external_high = (count - unconfirmed for count in profile["external"])
+        unconfirmed = 0 if options.players == 5 else profile.unconfirmed[1]
+        external_low, external_high = (count - unconfirmed for count in profile.external)
         high = min(high, len(turns) - external_low)
         low = min(max(low, len(turns) - external_high), internal_high - doubles, len(singles))
     count = pick(rng, low, max(high, low))
@@ -182,7 +182,7 @@ def _mark(
     for rank, index in enumerate(chosen):
         marked[index] = replace(marked[index], unconfirmed=True, serious=rank < unconfirmed_serious)
     confirmed = [index for index in order if index not in chosen]
-    internal_cap = options.profile["serious_internal"][1] - sum(1 for t in marked if t.internal and t.serious)
+    internal_cap = options.profile.serious_internal[1] - sum(1 for t in marked if t.internal and t.serious)
     picked: list[int] = []
     for index in confirmed:
         if len(picked) == serious:

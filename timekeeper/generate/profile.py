@@ -1,0 +1,89 @@
+"""What the generator draws from: the figures measured from the official tracks of a kind
+(figures.py), with the user's settings applied (options.py). One typed record, so every figure is
+named once and checked by the type checker instead of looked up by string."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from enum import Enum
+from typing import Any
+
+from timekeeper.generate.figures import PROFILES
+
+Span = tuple[int, int]  # (lowest, highest)
+
+
+class Placed(str, Enum):
+    """The events the sampler places besides threats; the value is the scenario format's word."""
+
+    COMMS_DOWN = "comms_down"
+    DATA_TRANSFER = "data_transfer"
+    INCOMING_DATA = "incoming_data"
+
+
+@dataclass(frozen=True)
+class Profile:
+    # threats
+    threats: Span
+    threats_per_phase: tuple[Span, ...]
+    external: Span
+    internal: Span
+    serious: Span
+    serious_internal: Span
+    internal_turns: tuple[int, ...]
+    double_turns: Span
+    confirmed_points: Span
+    unconfirmed: Span
+    unconfirmed_points: Span
+    zone_excess: dict[int, int]  # excess of the fullest zone -> official tracks with it
+    zones_used: Span
+    # phases and the other events
+    phase_ms: tuple[Span, ...]
+    first_event_ms: tuple[Span, ...]
+    outages: Span
+    outages_per_phase: tuple[Span, ...]
+    outage_ms: Span
+    comms_down_ms: Span  # the whole time without communications
+    data_transfers: Span
+    data_transfers_per_phase: tuple[Span, ...]
+    incoming_data: Span
+    incoming_data_per_phase: tuple[Span, ...]
+    min_gap_ms: dict[str, int]
+    late_events: dict[int, int]
+    ambush_lead_ms: Span
+    ambushes: int
+    threat_phases: int
+    tracks: int
+    # the user's settings (None: as official)
+    mission_ms: int | None = None
+    ambush_chance: float = 0.0
+    max_serious: int | None = None
+    unconfirmed_serious: bool = True  # may an unconfirmed report be a serious threat
+    threat_colors: tuple[str, ...] = ()
+
+    @classmethod
+    def official(cls, kind: str) -> Profile:
+        measured: dict[str, Any] = PROFILES[kind]  # figures.py is written by a tool: plain data
+        names = {field.name for field in fields(cls)}
+        return cls(**{name: value for name, value in measured.items() if name in names})
+
+    def count(self, placed: Placed) -> Span:
+        """How many of `placed` a mission carries."""
+        return {Placed.COMMS_DOWN: self.outages, Placed.DATA_TRANSFER: self.data_transfers,
+                Placed.INCOMING_DATA: self.incoming_data}[placed]
+
+    def count_per_phase(self, placed: Placed) -> tuple[Span, ...]:
+        return {Placed.COMMS_DOWN: self.outages_per_phase, Placed.DATA_TRANSFER: self.data_transfers_per_phase,
+                Placed.INCOMING_DATA: self.incoming_data_per_phase}[placed]
+
+    def with_count(self, placed: Placed, span: Span) -> Profile:
+        """The total of `placed` set to `span`. The sampler keeps to the official per-phase limits where
+        it can, but every event asked for must be placed, so a phase may carry up to the whole total."""
+        per_phase = self.count_per_phase(placed)
+        keep_minima = sum(low for low, _ in per_phase) <= span[0]
+        widened = tuple((low if keep_minima else 0, max(high, span[1])) for low, high in per_phase)
+        if placed is Placed.COMMS_DOWN:
+            return replace(self, outages=span, outages_per_phase=widened)
+        if placed is Placed.DATA_TRANSFER:
+            return replace(self, data_transfers=span, data_transfers_per_phase=widened)
+        return replace(self, incoming_data=span, incoming_data_per_phase=widened)
