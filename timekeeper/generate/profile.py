@@ -21,6 +21,9 @@ class Placed(str, Enum):
     INCOMING_DATA = "incoming_data"
 
 
+PLACED_BY_WORD = {placed.value: placed for placed in Placed}  # "comms_down" -> Placed.COMMS_DOWN, without Enum's slow call
+
+
 @dataclass(frozen=True)
 class Profile:
     # threats
@@ -61,20 +64,21 @@ class Profile:
     unconfirmed_serious: bool = True  # may an unconfirmed report be a serious threat
     threat_colors: tuple[str, ...] = ()
 
-    @classmethod
-    def official(cls, kind: str) -> Profile:
-        measured: dict[str, Any] = PROFILES[kind]  # figures.py is written by a tool: plain data
-        names = {field.name for field in fields(cls)}
-        return cls(**{name: value for name, value in measured.items() if name in names})
+    @staticmethod
+    def official(kind: str) -> Profile:
+        """The figures of the official tracks of `kind` (made once: the generator asks often)."""
+        return _OFFICIAL[kind]
 
     def count(self, placed: Placed) -> Span:
         """How many of `placed` a mission carries."""
-        return {Placed.COMMS_DOWN: self.outages, Placed.DATA_TRANSFER: self.data_transfers,
-                Placed.INCOMING_DATA: self.incoming_data}[placed]
+        if placed is Placed.COMMS_DOWN:
+            return self.outages
+        return self.data_transfers if placed is Placed.DATA_TRANSFER else self.incoming_data
 
     def count_per_phase(self, placed: Placed) -> tuple[Span, ...]:
-        return {Placed.COMMS_DOWN: self.outages_per_phase, Placed.DATA_TRANSFER: self.data_transfers_per_phase,
-                Placed.INCOMING_DATA: self.incoming_data_per_phase}[placed]
+        if placed is Placed.COMMS_DOWN:
+            return self.outages_per_phase
+        return self.data_transfers_per_phase if placed is Placed.DATA_TRANSFER else self.incoming_data_per_phase
 
     def with_count(self, placed: Placed, span: Span) -> Profile:
         """The total of `placed` set to `span`. The sampler keeps to the official per-phase limits where
@@ -87,3 +91,12 @@ class Profile:
         if placed is Placed.DATA_TRANSFER:
             return replace(self, data_transfers=span, data_transfers_per_phase=widened)
         return replace(self, incoming_data=span, incoming_data_per_phase=widened)
+
+
+def _measured(kind: str) -> Profile:
+    measured: dict[str, Any] = PROFILES[kind]  # figures.py is written by a tool: plain data
+    names = {field.name for field in fields(Profile)}
+    return Profile(**{name: value for name, value in measured.items() if name in names})
+
+
+_OFFICIAL = {kind: _measured(kind) for kind in PROFILES}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threat_item
-from timekeeper.generate.profile import Placed
+from timekeeper.generate.profile import PLACED_BY_WORD, Placed
 from timekeeper.generate.threats import PlannedThreat
 from timekeeper.model import TURNS_PER_PHASE
 from timekeeper.times import format_time
@@ -29,7 +29,7 @@ EVENT_KEYS = {Placed.COMMS_DOWN: "outages", Placed.DATA_TRANSFER: "data_transfer
 
 def required_count(options: GenerateOptions, label: str) -> int:
     """How many events of `label` must be placed: all the user asked for, else the official minimum."""
-    profile, placed = options.profile, Placed(label)
+    profile, placed = options.profile, PLACED_BY_WORD[label]
     if getattr(options, EVENT_KEYS[placed]) is not None or (placed is Placed.COMMS_DOWN and options.outage_length_ms is not None):
         return profile.count(placed)[1]
     return max(profile.count(placed)[0], sum(low for low, _ in profile.count_per_phase(placed)))

@@ -12,7 +12,7 @@ from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
 from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
 from timekeeper.generate.options import TRACK_KINDS, GenerateOptions, check_options
-from timekeeper.generate.profile import Placed, Profile
+from timekeeper.generate.profile import PLACED_BY_WORD, Placed, Profile
 from timekeeper.generate.room import required_count
 from timekeeper.generate.threats import plan_threats
 from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat
@@ -119,7 +119,7 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     (check_room makes sure there is room for every required one).
     """
     item, phase, required = entry
-    limits = options.official.count_per_phase(Placed(item.label))
+    limits = options.official.count_per_phase(PLACED_BY_WORD[item.label])
     if phase is not None:
         candidates = [phase]
     else:
