@@ -1,22 +1,45 @@
 """The package's imports flow one way: no module imports one that (directly or not) imports it,
-and the layers keep their order (audio basics at the bottom, the grammar below the voices, the
-voices below the mix, the commands on top).
+and the layers keep their order (audio basics at the bottom, the grammar below the scenario files,
+the voices below the mix, the commands on top).
 
-Read from the source with `ast`: every `import timekeeper...` and `from timekeeper... import`,
-at the top of a module or inside a function (a lazy import is still a dependency). Imports under
-`if TYPE_CHECKING:` are left out: they name types for the checker and never run.
+Read from the source with `ast`: every `import timekeeper...` and `from timekeeper... import`
+(relative ones too), at the top of a module or inside a function (a lazy import is still a
+dependency), and every `"timekeeper.x.y:attribute"` string (the command line imports its commands
+by such a name when one runs). `from timekeeper.x import y` counts as an import of module x.y when
+y is a submodule, else of x; a package's __init__ is a module of its own (timekeeper.generate).
+Imports in the body of `if TYPE_CHECKING:` are left out: they name types for the checker and never
+run (its `else:` branch does run, and counts).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections import deque
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
+COMMAND_TARGET = re.compile(r"(timekeeper(?:\.\w+)+):\w+")  # "timekeeper.commands.render:render_command"
+
+# Bottom to top: a module may import modules of its own layer or of a lower one, never of a higher one.
+# A subpackage is placed as a whole ("voice" is timekeeper/voice/); "__init__" is timekeeper/__init__.py.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__", "errors", "model", "times", "languages", "paths", "quiet", "pcm"),  # basics
+    ("userfiles", "outputpath", "atomicfile", "wavcache", "ffmpeg", "audio", "loudness"),  # files, tools, clips
+    ("phrases", "script", "durations"),  # the announcement grammar and the words it speaks
+    ("scenario",),  # scenario files: loading, validation (which uses the grammar), flash codes
+    ("generate", "cards"),  # make a scenario, print one: no sound
+    ("logbook",),  # the ship's log: no sound
+    ("sound",),  # synthesized effects
+    ("voice",),  # spoken phrases: TTS, neural, packs
+    ("mix",),  # timeline + voice + effects -> one stream
+    ("render", "live", "soundcheck"),  # the mix to a file, to a sound card, measured
+    ("serve",),  # the web front end
+    ("commands",),  # the command line's commands
+    ("cli", "__main__"),  # the command line
+)
+LEAVES = ("timekeeper.pcm", "timekeeper.model")  # import nothing of timekeeper
 
 
 def _module_name(path: Path) -> str:
@@ -24,12 +47,40 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _for_checker_only(tree: ast.Module) -> set[int]:
+    """ids of the nodes inside the body of an `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`."""
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+
+
+def _imported_names(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The dotted names an import statement (or a command-target string) in `module` reaches."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:  # from . import x, from ..voice import base
+            package = module.split(".") if is_package else module.split(".")[:-1]
+            base = ".".join(package[: len(package) - (node.level - 1)])
+            origin = f"{base}.{node.module}" if node.module else base
+        else:
+            origin = node.module or ""
+        return [f"{origin}.{alias.name}" for alias in node.names]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and (match := COMMAND_TARGET.fullmatch(node.value)):
+        return [match.group(1)]
+    return []
+
+
 @cache
 def import_graph() -> dict[str, frozenset[str]]:
     """module -> the timekeeper modules it imports."""
     paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
 
-    def resolve(name: str) -> str | None:  # "timekeeper.voice.base.Clip" -> "timekeeper.voice.base"
+    def resolve(name: str) -> str | None:  # "timekeeper.pcm.Clip" -> "timekeeper.pcm"
         while name and name not in paths:
             name = name.rpartition(".")[0]
         return name or None
@@ -37,23 +88,14 @@ def import_graph() -> dict[str, frozenset[str]]:
     graph = {}
     for module, path in paths.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for_checker = {
-            id(inner)
+        for_checker = _for_checker_only(tree)
+        imported = {
+            found
             for node in ast.walk(tree)
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-            for inner in ast.walk(node)
+            if id(node) not in for_checker
+            for name in _imported_names(node, module, path.name == "__init__.py")
+            if name.split(".")[0] == "timekeeper" and (found := resolve(name))
         }
-        imported: set[str] = set()
-        for node in ast.walk(tree):
-            if id(node) in for_checker:
-                continue
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [f"{node.module}.{alias.name}" for alias in node.names]
-            else:
-                continue
-            imported |= {found for name in names if name.startswith("timekeeper") and (found := resolve(name))}
         graph[module] = frozenset(imported - {module})
     return graph
 
@@ -68,6 +110,15 @@ def unit_graph() -> dict[str, frozenset[str]]:
     for module, imported in import_graph().items():
         units.setdefault(unit(module), set()).update(unit(other) for other in imported if unit(other) != unit(module))
     return {name: frozenset(found) for name, found in units.items()}
+
+
+def layer_of() -> dict[str, int]:
+    """unit -> its place in LAYERS (0 at the bottom)."""
+    return {
+        "timekeeper" if name == "__init__" else f"timekeeper.{name}": level
+        for level, names in enumerate(LAYERS)
+        for name in names
+    }
 
 
 def shortest_cycle(graph: dict[str, frozenset[str]]) -> list[str] | None:
@@ -91,8 +142,17 @@ def shortest_cycle(graph: dict[str, frozenset[str]]) -> list[str] | None:
     return best
 
 
-def imports_of(prefix: str) -> dict[str, frozenset[str]]:
-    return {module: imported for module, imported in import_graph().items() if unit(module) == prefix or module == prefix}
+def _graph_of(source: str, name: str = "timekeeper/probe.py") -> frozenset[str]:
+    """The imports `source` would add as module `name` (for the reader's own tests)."""
+    module = _module_name(PACKAGE.parent / name)
+    tree = ast.parse(source)
+    for_checker = _for_checker_only(tree)
+    return frozenset(
+        imported
+        for node in ast.walk(tree)
+        if id(node) not in for_checker
+        for imported in _imported_names(node, module, name.endswith("__init__.py"))
+    )
 
 
 def test_the_graph_is_read_from_the_source() -> None:
@@ -100,52 +160,60 @@ def test_the_graph_is_read_from_the_source() -> None:
     assert len(graph) > 100
     assert "timekeeper.pcm" in graph["timekeeper.mix"]  # a top-level import
     assert "timekeeper.voice.pace" in graph["timekeeper.voice.neural"]  # an import inside a method
-    assert shortest_cycle({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a", "b"})}) == ["b", "c", "b"]
+    assert "timekeeper.sound" in graph["timekeeper.voice.export"]  # from timekeeper import sound
+    assert "timekeeper.generate.sampler" in graph["timekeeper.generate"]  # a package's __init__ is a node
+    assert "timekeeper.commands.render" in graph["timekeeper.cli"]  # a command imported by name when it runs
+    assert "timekeeper.generate.stats" not in graph["timekeeper.generate.plot"]  # only under TYPE_CHECKING
+
+
+def test_the_reader_sees_relative_imports_and_running_branches() -> None:
+    assert _graph_of("from . import pcm\nfrom .voice.base import Voice\n", "timekeeper/mix.py") == {
+        "timekeeper.pcm", "timekeeper.voice.base.Voice"}
+    assert _graph_of("from .. import script\nfrom . import base\n", "timekeeper/voice/__init__.py") == {
+        "timekeeper.script", "timekeeper.voice.base"}
+    assert _graph_of("from ..script import Cue\n", "timekeeper/voice/tts.py") == {"timekeeper.script.Cue"}
+    checked = "if TYPE_CHECKING:\n    import timekeeper.a\nelse:\n    import timekeeper.b\n"
+    assert _graph_of(checked) == {"timekeeper.b"}
+    assert _graph_of('TARGET = "timekeeper.commands.live:live_command"\nNOTE = "see timekeeper.mix"\n') == {
+        "timekeeper.commands.live"}
+
+
+def test_the_shortest_cycle_is_found() -> None:
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a", "b"}), "d": frozenset({"a"})}
+    assert shortest_cycle(graph) == ["b", "c", "b"]
+    assert shortest_cycle({"a": frozenset({"b"}), "b": frozenset()}) is None
 
 
 def test_no_module_imports_itself_round_a_cycle() -> None:
-    assert shortest_cycle(import_graph()) is None, " -> ".join(shortest_cycle(import_graph()) or [])
+    cycle = shortest_cycle(import_graph())
+    assert cycle is None, " -> ".join(cycle or [])
 
 
 def test_no_layer_imports_itself_round_a_cycle() -> None:
     """Subpackages taken as one unit: voice/ may use the grammar, never the other way round."""
-    assert shortest_cycle(unit_graph()) is None, " -> ".join(shortest_cycle(unit_graph()) or [])
+    cycle = shortest_cycle(unit_graph())
+    assert cycle is None, " -> ".join(cycle or [])
 
 
-@pytest.mark.parametrize("lower, upper", [
-    ("timekeeper.pcm", "timekeeper"),  # the audio basics stand alone
-    ("timekeeper.wavcache", "timekeeper.voice"),
-    ("timekeeper.model", "timekeeper.scenario"),  # the model knows no file format
-    ("timekeeper.script", "timekeeper.voice"),  # the grammar knows no voice ...
-    ("timekeeper.phrases", "timekeeper.voice"),
-    ("timekeeper.durations", "timekeeper.voice"),
-    ("timekeeper.script", "timekeeper.scenario"),  # ... and no scenario file
-    ("timekeeper.sound", "timekeeper.voice"),  # effects are made without voices
-    ("timekeeper.loudness", "timekeeper.voice"),
-    ("timekeeper.audio", "timekeeper.voice"),
-    ("timekeeper.scenario", "timekeeper.voice"),  # validation needs phrase lengths, not voices
-    ("timekeeper.scenario", "timekeeper.mix"),
-    ("timekeeper.voice", "timekeeper.mix"),
-    ("timekeeper.voice", "timekeeper.render"),
-    ("timekeeper.mix", "timekeeper.render"),
-    ("timekeeper.generate", "timekeeper.voice"),
-])
-def test_a_lower_layer_never_imports_a_higher_one(lower: str, upper: str) -> None:
-    offending = {
-        f"{module} imports {other}"
-        for module, imported in imports_of(lower).items()
-        for other in imported
-        if other == upper or other.startswith(upper + ".") or (upper == "timekeeper" and other != module)
-    }
-    assert not offending, sorted(offending)
+def test_every_module_has_a_layer() -> None:
+    placed = layer_of()
+    assert len(placed) == sum(len(names) for names in LAYERS), "a unit is placed twice in LAYERS"
+    assert set(unit_graph()) == set(placed), (
+        f"place these in tests/test_layers.py LAYERS: {sorted(set(unit_graph()) - set(placed))}; "
+        f"gone: {sorted(set(placed) - set(unit_graph()))}")
 
 
-def test_only_the_command_line_imports_the_commands() -> None:
-    offending = {
-        f"{module} imports {other}"
+def test_a_layer_never_imports_a_higher_one() -> None:
+    placed = layer_of()
+    offending = sorted(
+        f"{module} (layer {placed[unit(module)]}) imports {other} (layer {placed[unit(other)]})"
         for module, imported in import_graph().items()
-        if unit(module) not in ("timekeeper.commands", "timekeeper.cli")
         for other in imported
-        if unit(other) == "timekeeper.commands"
-    }
-    assert not offending, sorted(offending)
+        if placed.get(unit(other), -1) > placed.get(unit(module), len(LAYERS))
+    )
+    assert not offending, offending
+
+
+def test_the_leaves_import_nothing_of_timekeeper() -> None:
+    offending = {leaf: sorted(import_graph()[leaf]) for leaf in LEAVES if import_graph()[leaf]}
+    assert not offending, offending

@@ -1,9 +1,9 @@
 """Clip editing with pydub: reading and converting files, joining sentences, trimming silence,
-fades and speeding up a tight cue. Clips travel as numpy float32 (see voice/base.py); each
+fades and speeding up a tight cue. Clips travel as numpy float32 (see timekeeper.pcm); each
 function converts to a pydub AudioSegment and back at its border.
 
 These run once per phrase or effect (the results are cached); the streaming mix never calls
-them. Levels are set in voice/base's float domain by timekeeper.loudness, which measures them.
+them. Levels are set in that float domain by timekeeper.loudness, which measures them.
 """
 
 from __future__ import annotations
