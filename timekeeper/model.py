@@ -12,6 +12,17 @@ class Zone(str, Enum):
     BLUE = "blue"
 
 
+class EventType(str, Enum):
+    """The `type` word of an event in the scenario format (a threat's word says external or internal)."""
+
+    THREAT = "threat"
+    INTERNAL = "internal"
+    INCOMING_DATA = "incoming_data"
+    DATA_TRANSFER = "data_transfer"
+    COMMS_DOWN = "comms_down"
+    ANNOUNCE = "announce"
+
+
 class Pile(str, Enum):
     """The threat pile a threat card is drawn from (white: normal, yellow: harder, red: hardest)."""
 
@@ -132,16 +143,21 @@ def turn_phase(turn: int) -> int:
     return (turn - 1) // TURNS_PER_PHASE + 1
 
 
+def event_type(event: Event) -> EventType:
+    """The type of this event, as the scenario format names it."""
+    if isinstance(event, Threat):
+        return EventType.INTERNAL if event.internal else EventType.THREAT
+    return _TYPES[type(event)]
+
+
 def event_type_name(event: Event) -> str:
     """The `type` word the scenario format uses for this event."""
-    if isinstance(event, Threat):
-        return "internal" if event.internal else "threat"
-    return _TYPE_NAMES[type(event)]
+    return event_type(event).value
 
 
-_TYPE_NAMES = {
-    IncomingData: "incoming_data",
-    DataTransfer: "data_transfer",
-    CommsDown: "comms_down",
-    Announcement: "announce",
+_TYPES = {
+    IncomingData: EventType.INCOMING_DATA,
+    DataTransfer: EventType.DATA_TRANSFER,
+    CommsDown: EventType.COMMS_DOWN,
+    Announcement: EventType.ANNOUNCE,
 }

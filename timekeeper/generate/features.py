@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timekeeper.generate.profile import Placed
-from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, Zone
+from timekeeper.model import CommsDown, DataTransfer, EventType, IncomingData, Scenario, Threat, Zone, event_type
 
 AMBUSH_WINDOW_MS = 60_000  # a threat in the last minute of its phase is an "ambush"
 ZONE_ORDER = (Zone.RED, Zone.WHITE, Zone.BLUE)
@@ -43,7 +42,7 @@ class Features:
     outage_lengths_ms: tuple[int, ...]
     first_event_ms: tuple[int, ...]  # per phase: first event start after the phase start (-1: none)
     late_events: tuple[int, ...]  # per phase: events other than threats starting in its last minute
-    gaps_ms: tuple[tuple[str, int], ...]  # (type of an event, time until the next event starts)
+    gaps_ms: tuple[tuple[EventType, int], ...]  # (type of an event, time until the next event starts)
     zone_counts: tuple[int, ...]  # external threats (unconfirmed included) in red, white, blue
 
     @property
@@ -66,19 +65,6 @@ class Features:
     def zone_excess(self) -> int:
         """How many threats the fullest zone carries beyond an even spread (0: as even as it gets)."""
         return self.most_in_one_zone - even_share(self.external)
-
-
-def event_label(event: object) -> str:
-    """A short type name: threat, internal, incoming_data, data_transfer, comms_down."""
-    if isinstance(event, Threat):
-        return "internal" if event.internal else "threat"
-    if isinstance(event, IncomingData):
-        return Placed.INCOMING_DATA.value
-    if isinstance(event, DataTransfer):
-        return Placed.DATA_TRANSFER.value
-    if isinstance(event, CommsDown):
-        return Placed.COMMS_DOWN.value
-    return "announce"
 
 
 def measure(scenario: Scenario) -> Features:
@@ -117,7 +103,7 @@ def measure(scenario: Scenario) -> Features:
     events = sorted(scenario.events, key=lambda e: e.at_ms)
     for event, following in zip(events, events[1:]):
         start_ms = event.until_ms if isinstance(event, CommsDown) else event.at_ms
-        gaps.append((event_label(event), following.at_ms - start_ms))
+        gaps.append((event_type(event), following.at_ms - start_ms))
     outages = [e for e in scenario.events if isinstance(e, CommsDown)]
     return Features(
         phase_lengths_ms=tuple(end - start for start, end in zip(starts, ends)),
@@ -159,7 +145,7 @@ def summarize(tracks: list[Features]) -> dict[str, object]:
     def phase_spans(get) -> tuple[tuple[int, int], ...]:
         return tuple(_span([get(f)[p] for f in tracks]) for p in range(phases))
 
-    gap_kinds = sorted({label for f in tracks for label, _ in f.gaps_ms})
+    gap_kinds = sorted({kind.value for f in tracks for kind, _ in f.gaps_ms})  # figures.py holds plain words
     threat_phases = sum(1 for f in tracks for count in f.threats_per_phase if count)
     return {
         "tracks": len(tracks),
@@ -190,5 +176,5 @@ def summarize(tracks: list[Features]) -> dict[str, object]:
         "external": _span([f.external for f in tracks]),
         "zones_used": _span([f.zones_used for f in tracks]),
         "zone_excess": _histogram([f.zone_excess for f in tracks]),
-        "min_gap_ms": {kind: min(g for f in tracks for k, g in f.gaps_ms if k == kind) for kind in gap_kinds},
+        "min_gap_ms": {kind: min(g for f in tracks for k, g in f.gaps_ms if k.value == kind) for kind in gap_kinds},
     }

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from timekeeper.generate.cues import CueLengths
 from timekeeper.generate.draw import below, pick
-from timekeeper.generate.profile import Placed
 from timekeeper.generate.threats import PlannedThreat
+from timekeeper.model import EventType
 
 GRID_MS = 5000
 SILENCE_MS = 500  # at least this much quiet after every cue
@@ -31,9 +31,9 @@ def on_grid(ms: int) -> int:
 
 @dataclass
 class Item:
-    """Something to announce: a planned threat, or "incoming_data" / "data_transfer" / "comms_down"."""
+    """Something to announce: a planned threat (THREAT or INTERNAL), or one of the placed events."""
 
-    label: str
+    kind: EventType
     footprint_ms: int
     threat: PlannedThreat | None = None
     outage_ms: int = 0
@@ -56,19 +56,19 @@ class Window:
         return self.end_ms - self.start_ms - self.used_ms
 
 
-def threat_item(threat: PlannedThreat, lengths: CueLengths, min_gap_ms: dict[str, int]) -> Item:
-    label = "internal" if threat.internal else "threat"
+def threat_item(threat: PlannedThreat, lengths: CueLengths, min_gap_ms: dict[EventType, int]) -> Item:
+    kind = EventType.INTERNAL if threat.internal else EventType.THREAT
     cue_ms = lengths.threat(threat.turn, threat.internal, threat.serious, threat.unconfirmed)
-    return Item(label, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[label]), threat=threat)
+    return Item(kind, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[kind]), threat=threat)
 
 
-def event_item(label: str, lengths: CueLengths, min_gap_ms: dict[str, int], outage_ms: int = 0) -> Item:
+def event_item(kind: EventType, lengths: CueLengths, min_gap_ms: dict[EventType, int], outage_ms: int = 0) -> Item:
     """An incoming data, data transfer or outage item; an outage's footprint runs until after "restored"."""
-    if label == Placed.COMMS_DOWN:
-        after_ms = max(on_grid(lengths.comms_restored_ms + SILENCE_MS), min_gap_ms[label])
-        return Item(label, outage_ms + after_ms, outage_ms=outage_ms)
-    cue_ms = lengths.incoming_data_ms if label == Placed.INCOMING_DATA else lengths.data_transfer_ms
-    return Item(label, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[label]))
+    if kind is EventType.COMMS_DOWN:
+        after_ms = max(on_grid(lengths.comms_restored_ms + SILENCE_MS), min_gap_ms[kind])
+        return Item(kind, outage_ms + after_ms, outage_ms=outage_ms)
+    cue_ms = lengths.incoming_data_ms if kind is EventType.INCOMING_DATA else lengths.data_transfer_ms
+    return Item(kind, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[kind]))
 
 
 def phase_windows(

@@ -18,16 +18,17 @@ from functools import cached_property
 from typing import Any
 
 from timekeeper.errors import ScenarioError
-from timekeeper.generate.profile import Placed, Profile
-from timekeeper.model import MAX_SEED, MAX_TURN, Pile, TrackKind
+from timekeeper.generate.profile import PLACED, Profile
+from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
 GENERATOR_VERSION = "4"  # bump when the same seed and options would give a different mission
-KINDS = ("mission", "simulation", "double-action")
-TRACK_KINDS = {"mission": TrackKind.MISSION, "simulation": TrackKind.SIMULATION, "double-action": TrackKind.DOUBLE_ACTION}
+KINDS = tuple(kind.value for kind in (TrackKind.MISSION, TrackKind.SIMULATION, TrackKind.DOUBLE_ACTION))  # imitated
 PLAYERS = (4, 5)
 GRID_MS = 5000
 PILES = tuple(pile.value for pile in Pile)
+COUNT_KEYS = {EventType.COMMS_DOWN: "outages", EventType.DATA_TRANSFER: "data_transfers",
+              EventType.INCOMING_DATA: "incoming_data"}  # the option (and its GenerateOptions field) counting each
 
 Span = tuple[int, int]
 
@@ -52,6 +53,11 @@ class GenerateOptions:
     max_serious: int | None = None  # serious threats, unconfirmed reports included
     max_internal: int | None = None
     threat_colors: tuple[str, ...] = ()  # threat piles dealt out evenly; () : no pile named
+
+    def asked_count(self, placed: EventType) -> Span | None:
+        """The count of `placed` (one of PLACED) the user asked for; None: as official."""
+        span: Span | None = getattr(self, COUNT_KEYS[placed])
+        return span
 
     @property
     def official(self) -> Profile:
@@ -313,8 +319,8 @@ def _apply(o: GenerateOptions, p: Profile) -> Profile:
     elif o.length_ms is not None:
         p = replace(p, phase_ms=_scaled_phases(p.phase_ms, o.length_ms), mission_ms=o.length_ms)
     counts_changed = o.outages is not None or o.outage_length_ms is not None
-    for placed, span in ((Placed.COMMS_DOWN, o.outages), (Placed.INCOMING_DATA, o.incoming_data),
-                         (Placed.DATA_TRANSFER, o.data_transfers)):
+    for placed in PLACED:
+        span = o.asked_count(placed)
         if span is not None:
             p = p.with_count(placed, span)
     if o.outage_length_ms is not None:
@@ -349,10 +355,9 @@ def relaxations(options: GenerateOptions) -> tuple[str, ...]:
         if not inside:
             asked = f"--length {format_time(o.length_ms)}" if o.length_ms else f"--phase-lengths {SPECS_BY_KEY['phase_lengths'].text(o.phase_lengths_ms)}"
             found.append(f"phase-lengths: {asked} (official " + ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official.phase_ms) + ")")
-    for placed, key in ((Placed.COMMS_DOWN, "outages"), (Placed.INCOMING_DATA, "incoming_data"),
-                        (Placed.DATA_TRANSFER, "data_transfers")):
+    for placed in (EventType.COMMS_DOWN, EventType.INCOMING_DATA, EventType.DATA_TRANSFER):  # the order of the options
         if p.count_per_phase(placed) != official.count_per_phase(placed):
-            found.append(f"event-counts: {SPECS_BY_KEY[key].flag} {_span_text(p.count(placed))} (official "
+            found.append(f"event-counts: {SPECS_BY_KEY[COUNT_KEYS[placed]].flag} {_span_text(p.count(placed))} (official "
                          f"{_span_text(official.count(placed))}; per phase as official where there is room, else up to "
                          f"{p.count(placed)[1]})")
     if not _inside(p.outage_ms, official.outage_ms) or not _inside(p.comms_down_ms, official.comms_down_ms):

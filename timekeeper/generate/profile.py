@@ -5,23 +5,14 @@ named once and checked by the type checker instead of looked up by string."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from enum import Enum
 from typing import Any
 
 from timekeeper.generate.figures import PROFILES
+from timekeeper.model import EventType
 
 Span = tuple[int, int]  # (lowest, highest)
 
-
-class Placed(str, Enum):
-    """The events the sampler places besides threats; the value is the scenario format's word."""
-
-    COMMS_DOWN = "comms_down"
-    DATA_TRANSFER = "data_transfer"
-    INCOMING_DATA = "incoming_data"
-
-
-PLACED_BY_WORD = {placed.value: placed for placed in Placed}  # "comms_down" -> Placed.COMMS_DOWN, without Enum's slow call
+PLACED = (EventType.COMMS_DOWN, EventType.DATA_TRANSFER, EventType.INCOMING_DATA)  # the events placed besides threats
 
 
 @dataclass(frozen=True)
@@ -51,7 +42,7 @@ class Profile:
     data_transfers_per_phase: tuple[Span, ...]
     incoming_data: Span
     incoming_data_per_phase: tuple[Span, ...]
-    min_gap_ms: dict[str, int]
+    min_gap_ms: dict[EventType, int]  # the tightest spacing after an event of each type
     late_events: dict[int, int]
     ambush_lead_ms: Span
     ambushes: int
@@ -69,26 +60,26 @@ class Profile:
         """The figures of the official tracks of `kind` (made once: the generator asks often)."""
         return _OFFICIAL[kind]
 
-    def count(self, placed: Placed) -> Span:
-        """How many of `placed` a mission carries."""
-        if placed is Placed.COMMS_DOWN:
+    def count(self, placed: EventType) -> Span:
+        """How many of `placed` (one of PLACED) a mission carries."""
+        if placed is EventType.COMMS_DOWN:
             return self.outages
-        return self.data_transfers if placed is Placed.DATA_TRANSFER else self.incoming_data
+        return self.data_transfers if placed is EventType.DATA_TRANSFER else self.incoming_data
 
-    def count_per_phase(self, placed: Placed) -> tuple[Span, ...]:
-        if placed is Placed.COMMS_DOWN:
+    def count_per_phase(self, placed: EventType) -> tuple[Span, ...]:
+        if placed is EventType.COMMS_DOWN:
             return self.outages_per_phase
-        return self.data_transfers_per_phase if placed is Placed.DATA_TRANSFER else self.incoming_data_per_phase
+        return self.data_transfers_per_phase if placed is EventType.DATA_TRANSFER else self.incoming_data_per_phase
 
-    def with_count(self, placed: Placed, span: Span) -> Profile:
+    def with_count(self, placed: EventType, span: Span) -> Profile:
         """The total of `placed` set to `span`. The sampler keeps to the official per-phase limits where
         it can, but every event asked for must be placed, so a phase may carry up to the whole total."""
         per_phase = self.count_per_phase(placed)
         keep_minima = sum(low for low, _ in per_phase) <= span[0]
         widened = tuple((low if keep_minima else 0, max(high, span[1])) for low, high in per_phase)
-        if placed is Placed.COMMS_DOWN:
+        if placed is EventType.COMMS_DOWN:
             return replace(self, outages=span, outages_per_phase=widened)
-        if placed is Placed.DATA_TRANSFER:
+        if placed is EventType.DATA_TRANSFER:
             return replace(self, data_transfers=span, data_transfers_per_phase=widened)
         return replace(self, incoming_data=span, incoming_data_per_phase=widened)
 
@@ -96,7 +87,9 @@ class Profile:
 def _measured(kind: str) -> Profile:
     measured: dict[str, Any] = PROFILES[kind]  # figures.py is written by a tool: plain data
     names = {field.name for field in fields(Profile)}
-    return Profile(**{name: value for name, value in measured.items() if name in names})
+    typed = {name: value for name, value in measured.items() if name in names}
+    typed["min_gap_ms"] = {EventType(word): ms for word, ms in measured["min_gap_ms"].items()}
+    return Profile(**typed)
 
 
 _OFFICIAL = {kind: _measured(kind) for kind in PROFILES}

@@ -15,22 +15,21 @@ from typing import TYPE_CHECKING
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threat_item
-from timekeeper.generate.profile import PLACED_BY_WORD, Placed
+from timekeeper.generate.profile import PLACED
 from timekeeper.generate.threats import PlannedThreat
-from timekeeper.model import TURNS_PER_PHASE
+from timekeeper.model import TURNS_PER_PHASE, EventType
 from timekeeper.times import format_time
 
 if TYPE_CHECKING:
     from timekeeper.generate.options import GenerateOptions
 
 SLACK_PER_WINDOW_MS = 2 * GRID_MS  # measured: no required event was ever left out with this slack (tests, benchmark)
-EVENT_KEYS = {Placed.COMMS_DOWN: "outages", Placed.DATA_TRANSFER: "data_transfers", Placed.INCOMING_DATA: "incoming_data"}  # the option
 
 
-def required_count(options: GenerateOptions, label: str) -> int:
-    """How many events of `label` must be placed: all the user asked for, else the official minimum."""
-    profile, placed = options.profile, PLACED_BY_WORD[label]
-    if getattr(options, EVENT_KEYS[placed]) is not None or (placed is Placed.COMMS_DOWN and options.outage_length_ms is not None):
+def required_count(options: GenerateOptions, placed: EventType) -> int:
+    """How many events of `placed` must be placed: all the user asked for, else the official minimum."""
+    profile = options.profile
+    if options.asked_count(placed) is not None or (placed is EventType.COMMS_DOWN and options.outage_length_ms is not None):
         return profile.count(placed)[1]
     return max(profile.count(placed)[0], sum(low for low, _ in profile.count_per_phase(placed)))
 
@@ -77,19 +76,19 @@ def _check_room(o: GenerateOptions) -> None:
     outage_ms = profile.outage_ms[1]
     largest = 0
     needed = 0
-    for label in EVENT_KEYS:
-        count = required_count(o, label)
-        item = event_item(label, lengths, gaps, outage_ms if label == Placed.COMMS_DOWN else 0)
-        if label == Placed.COMMS_DOWN:  # the outages together last at most the total comms-down time
+    for placed in PLACED:
+        count = required_count(o, placed)
+        item = event_item(placed, lengths, gaps, outage_ms if placed is EventType.COMMS_DOWN else 0)
+        if placed is EventType.COMMS_DOWN:  # the outages together last at most the total comms-down time
             needed += min(profile.comms_down_ms[1], count * outage_ms) + count * (item.footprint_ms - outage_ms)
         else:
             needed += count * item.footprint_ms
         largest = max(largest, item.footprint_ms if count else 0)
-        minima = [low for low, _ in o.official.count_per_phase(Placed(label))]
+        minima = [low for low, _ in o.official.count_per_phase(placed)]
         for index, minimum in enumerate(minima):
             if index == 2 and minimum * item.footprint_ms > free[4]:
                 raise ScenarioError(f"generate: phase 3 of {format_time(shortest[2])} is too short "
-                                    f"for its official {minimum} {label.replace('_', ' ')} event(s); make it longer")
+                                    f"for its official {minimum} {placed.value.replace('_', ' ')} event(s); make it longer")
     # windows fill unevenly: a last-minute window may be too short for the largest item, and each
     # main window may end with time too short for the next one
     wasted_ms = sum(min(late_ms, largest - GRID_MS) for late_ms in free[1::2]) + SLACK_PER_WINDOW_MS * len(free[::2])
@@ -121,5 +120,5 @@ def _check_length(o: GenerateOptions) -> None:
 
 def o_is_official(o: GenerateOptions) -> bool:
     """Official settings are known to fit from the measured figures (tests run thousands of seeds)."""
-    return all(getattr(o, name) is None for name in ("length_ms", "phase_lengths_ms", "outages", "outage_length_ms",
-                                                      "incoming_data", "data_transfers"))
+    return all(value is None for value in (o.length_ms, o.phase_lengths_ms, o.outages, o.outage_length_ms,
+                                            o.incoming_data, o.data_transfers))

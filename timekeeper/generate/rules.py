@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.options import GenerateOptions
-from timekeeper.generate.profile import Placed
-from timekeeper.model import CommsDown, Scenario, turn_phase
+from timekeeper.model import CommsDown, EventType, Scenario, turn_phase
 from timekeeper.times import format_time
 
 PHASE_MARGIN_MS = 5000  # the "small margin" around the official phase lengths
@@ -109,9 +108,9 @@ def _internal_turns(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 def _event_counts(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
     p, found = o.profile, []
-    for name, per_phase, placed in (("incoming data", f.incoming_data, Placed.INCOMING_DATA),
-                                    ("data transfers", f.data_transfers, Placed.DATA_TRANSFER),
-                                    ("outages", f.outages, Placed.COMMS_DOWN)):
+    for name, per_phase, placed in (("incoming data", f.incoming_data, EventType.INCOMING_DATA),
+                                    ("data transfers", f.data_transfers, EventType.DATA_TRANSFER),
+                                    ("outages", f.outages, EventType.COMMS_DOWN)):
         found += _within(name, sum(per_phase), p.count(placed))
         for number, (count, span) in enumerate(zip(per_phase, p.count_per_phase(placed)), start=1):
             found += _within(f"{name} in phase {number}:", count, span)
@@ -189,8 +188,8 @@ RULES = (
     Rule("event-counts", "incoming data, data transfers and outages: totals and per-phase counts as official",
          lambda o: "; ".join(f"{name} {_span(o.profile.count(placed))} (per phase "
                              f"{', '.join(_span(x) for x in o.profile.count_per_phase(placed))})"
-                             for name, placed in (("incoming data", Placed.INCOMING_DATA),
-                                                  ("data transfers", Placed.DATA_TRANSFER), ("outages", Placed.COMMS_DOWN))),
+                             for name, placed in (("incoming data", EventType.INCOMING_DATA),
+                                                  ("data transfers", EventType.DATA_TRANSFER), ("outages", EventType.COMMS_DOWN))),
          _event_counts),
     Rule("comms-down", "communications down as long in total and per outage as official",
          lambda o: f"total {_seconds(o.profile.comms_down_ms)}, each {_seconds(o.profile.outage_ms)}", _comms_down),

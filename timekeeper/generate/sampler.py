@@ -11,13 +11,11 @@ import random
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
 from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
-from timekeeper.generate.options import TRACK_KINDS, GenerateOptions, check_options
-from timekeeper.generate.profile import PLACED_BY_WORD, Placed, Profile
+from timekeeper.generate.options import GenerateOptions, check_options
+from timekeeper.generate.profile import PLACED, Profile
 from timekeeper.generate.room import required_count
 from timekeeper.generate.threats import plan_threats
-from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat
-
-EVENT_KINDS = (Placed.COMMS_DOWN, Placed.DATA_TRANSFER, Placed.INCOMING_DATA)  # placed in this order: largest first
+from timekeeper.model import CommsDown, DataTransfer, Event, EventType, IncomingData, Scenario, Threat, TrackKind
 
 Phase = tuple[Window, Window]  # (main window, last-minute window)
 
@@ -44,7 +42,7 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
         title=title or f"Generated {options.kind} {seed}",
         phase_ends_ms=ends_ms,
         events=tuple(events),
-        kind=TRACK_KINDS[options.kind],
+        kind=TrackKind(options.kind),
         notes=f"Made by 'timekeeper generate --seed {seed}'. Play it with 'timekeeper live FILE'.",
         players=options.players,
         seed=seed,
@@ -84,16 +82,15 @@ def _event_items(rng: random.Random, options: GenerateOptions) -> list[tuple[Ite
     profile = options.profile
     lengths = cue_lengths()
     planned: list[tuple[Item, int | None, bool]] = []
-    for placed in EVENT_KINDS:
-        label = placed.value
+    for placed in PLACED:  # largest first
         per_phase = profile.count_per_phase(placed)
         minima = [low for low, _ in per_phase]
         low, high = profile.count(placed)
         low = max(low, sum(minima))
         count = pick(rng, low, min(high, sum(high_p for _, high_p in per_phase)))
-        required = max(low, min(count, required_count(options, label)))
-        durations = _outage_lengths(rng, count, profile) if label == Placed.COMMS_DOWN else [0] * count
-        items = [event_item(label, lengths, profile.min_gap_ms, ms) for ms in shuffled(rng, durations)]
+        required = max(low, min(count, required_count(options, placed)))
+        durations = _outage_lengths(rng, count, profile) if placed is EventType.COMMS_DOWN else [0] * count
+        items = [event_item(placed, lengths, profile.min_gap_ms, ms) for ms in shuffled(rng, durations)]
         fixed = [phase for phase, minimum in enumerate(minima) for _ in range(minimum)]
         planned += [(item, fixed[i] if i < len(fixed) else None, i < required) for i, item in enumerate(items)]
     return sorted(planned, key=lambda entry: (entry[1] is None, not entry[2]))
@@ -119,11 +116,11 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     (check_room makes sure there is room for every required one).
     """
     item, phase, required = entry
-    limits = options.official.count_per_phase(PLACED_BY_WORD[item.label])
+    limits = options.official.count_per_phase(item.kind)
     if phase is not None:
         candidates = [phase]
     else:
-        candidates = [p for p in range(len(phases)) if _count(phases[p], item.label) < limits[p][1]]
+        candidates = [p for p in range(len(phases)) if _count(phases[p], item.kind) < limits[p][1]]
     fitting = [p for p in candidates if any(w.free_ms >= item.footprint_ms for w in phases[p])]
     if not fitting:
         if not required:
@@ -138,8 +135,8 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     (late if wants_late or main.free_ms < item.footprint_ms else main).add(item)
 
 
-def _count(phase: Phase, label: str) -> int:
-    return sum(1 for window in phase for item in window.items if item.label == label)
+def _count(phase: Phase, kind: EventType) -> int:
+    return sum(1 for window in phase for item in window.items if item.kind is kind)
 
 
 def _interleave(rng: random.Random, ordered: list[Item], others: list[Item]) -> list[Item]:
@@ -176,6 +173,6 @@ def _event(at_ms: int, item: Item) -> Event:
     if item.threat is not None:
         t = item.threat
         return Threat(at_ms, t.turn, None if t.internal else t.zone, t.serious, t.unconfirmed, t.pile)
-    if item.label == Placed.COMMS_DOWN:
+    if item.kind is EventType.COMMS_DOWN:
         return CommsDown(at_ms, at_ms + item.outage_ms)
-    return IncomingData(at_ms) if item.label == Placed.INCOMING_DATA else DataTransfer(at_ms)
+    return IncomingData(at_ms) if item.kind is EventType.INCOMING_DATA else DataTransfer(at_ms)
