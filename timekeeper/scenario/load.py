@@ -17,6 +17,7 @@ from timekeeper.model import (
     CommsDown,
     DataTransfer,
     Event,
+    EventType,
     IncomingData,
     Pile,
     Scenario,
@@ -41,13 +42,13 @@ TOP_KEYS = (
     "title", "kind", "notes", "language", "players", "seed", "double_threats", "phase_ends", "events", "generator",
 )
 COMMON_EVENT_KEYS = ("at", "type", "double")
-EVENT_KEYS = {
-    "threat": ("t", "zone", "serious", "unconfirmed", "pile"),
-    "internal": ("t", "serious", "unconfirmed", "pile"),
-    "incoming_data": (),
-    "data_transfer": (),
-    "comms_down": ("until", "duration"),
-    "announce": ("text",),
+EVENT_KEYS = {  # the fields of each event type, by its `type` word
+    EventType.THREAT.value: ("t", "zone", "serious", "unconfirmed", "pile"),
+    EventType.INTERNAL.value: ("t", "serious", "unconfirmed", "pile"),
+    EventType.INCOMING_DATA.value: (),
+    EventType.DATA_TRANSFER.value: (),
+    EventType.COMMS_DOWN.value: ("until", "duration"),
+    EventType.ANNOUNCE.value: ("text",),
 }
 
 
@@ -291,25 +292,26 @@ class _Builder:
         if raw_type is None:
             self.error(node, f"event: missing 'type' (expected one of {', '.join(EVENT_KEYS)})")
             return None
-        kind = self.choice(raw_type, list(EVENT_KEYS), "event type")
-        if kind is None:
+        word = self.choice(raw_type, list(EVENT_KEYS), "event type")
+        if word is None:
             return None
-        fields = self.mapping(node, COMMON_EVENT_KEYS + EVENT_KEYS[kind], f"{kind} field")
+        fields = self.mapping(node, COMMON_EVENT_KEYS + EVENT_KEYS[word], f"{word} field")
         if "at" not in fields:
-            self.error(node, f"{kind}: missing 'at' (the time, such as \"2:15\")")
+            self.error(node, f"{word}: missing 'at' (the time, such as \"2:15\")")
             return None
         at_ms = self.time(fields["at"], "at")
         if at_ms is None:
             return None
         if "double" in fields:
             self.boolean(fields["double"], "double")
-        if kind in ("threat", "internal"):
+        kind = EventType(word)
+        if kind in (EventType.THREAT, EventType.INTERNAL):
             return self.threat(node, kind, at_ms, fields)
-        if kind == "incoming_data":
+        if kind is EventType.INCOMING_DATA:
             return IncomingData(at_ms)
-        if kind == "data_transfer":
+        if kind is EventType.DATA_TRANSFER:
             return DataTransfer(at_ms)
-        if kind == "comms_down":
+        if kind is EventType.COMMS_DOWN:
             return self.comms_down(node, at_ms, fields)
         text = self.string(fields.get("text"), "text")
         if not text:
@@ -318,13 +320,13 @@ class _Builder:
             return None
         return Announcement(at_ms, text)
 
-    def threat(self, node: yaml.Node, kind: str, at_ms: int, fields: dict[str, yaml.Node]) -> Threat | None:
+    def threat(self, node: yaml.Node, kind: EventType, at_ms: int, fields: dict[str, yaml.Node]) -> Threat | None:
         if "t" not in fields:
-            self.error(node, f"{kind}: missing 't' (the turn T+1 to T+8 in which the threat appears)")
+            self.error(node, f"{kind.value}: missing 't' (the turn T+1 to T+8 in which the threat appears)")
             return None
         turn = self.integer(fields["t"], "t", 1, 8)
         zone: Zone | None = None
-        if kind == "threat":
+        if kind is EventType.THREAT:
             if "zone" not in fields:
                 self.error(node, "threat: missing 'zone' (red, white or blue)")
                 return None

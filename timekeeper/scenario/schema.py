@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from timekeeper.languages import LANGUAGES
-from timekeeper.model import Pile, TrackKind, Zone
+from timekeeper.model import EventType, Pile, TrackKind, Zone
 from timekeeper.scenario.load import EVENT_KEYS
 
 TIME = {
@@ -30,7 +30,7 @@ _FIELD_SCHEMAS = {
     "duration": {**TIME, "description": "length of the outage: seconds or m:ss"},
     "text": {"type": "string", "minLength": 1},
 }
-_REQUIRED = {"threat": ["t", "zone"], "internal": ["t"], "announce": ["text"]}
+_REQUIRED = {EventType.THREAT.value: ["t", "zone"], EventType.INTERNAL.value: ["t"], EventType.ANNOUNCE.value: ["text"]}
 
 
 def _event_schema(kind: str) -> dict:
@@ -46,7 +46,7 @@ def _event_schema(kind: str) -> dict:
         "required": ["at", "type", *_REQUIRED.get(kind, [])],
         "additionalProperties": False,
     }
-    if kind == "comms_down":
+    if kind == EventType.COMMS_DOWN.value:
         schema["oneOf"] = [{"required": ["until"]}, {"required": ["duration"]}]
     return schema
 
