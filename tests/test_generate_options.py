@@ -16,7 +16,7 @@ from timekeeper.errors import ScenarioError
 from timekeeper.generate import OPTION_SPECS, GenerateOptions, batch, generate, options_from_text, relaxations
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.features import measure
-from timekeeper.generate.options import KINDS, SPECS_BY_KEY, check_options, parse_seed
+from timekeeper.generate.options import KINDS, PLAYERS, SPECS_BY_KEY, check_options, parse_seed
 from timekeeper.generate.rules import FAST_RULES, RULES, check_generated
 from timekeeper.model import Pile, Threat, Zone
 from timekeeper.scenario.catalog import load_scenario
@@ -76,6 +76,7 @@ def test_form_values_make_checked_options() -> None:
                             "choices": list(KINDS), "low": None, "high": None, "help": OPTION_SPECS[0].help,
                             "example": "double-action", "metavar": "KIND"}
     assert options_from_text({d["key"]: d["default"] for d in described}) == GenerateOptions()
+    assert described[1]["choices"] == ["4", "5"] and options_from_text({"players": "4"}).players == PLAYERS[0]
     assert SPECS_BY_KEY["length"].parse("12") == SPECS_BY_KEY["length"].parse("12:00") == 720_000
 
 

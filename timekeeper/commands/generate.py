@@ -36,7 +36,7 @@ def generator_options(function):
     for spec in reversed(OPTION_SPECS):
         help_text = f"{spec.help} Example: {spec.flag} {spec.example}"
         if spec.type == "choice":
-            option = click.option(spec.flag, spec.field, type=click.Choice(list(spec.choices), case_sensitive=False),
+            option = click.option(spec.flag, spec.field, type=click.Choice([str(choice) for choice in spec.choices], case_sensitive=False),
                                   default=str(spec.default),
                                   show_default=True, help=help_text)
         else:

@@ -131,7 +131,7 @@ class OptionSpec:
     help: str
     example: str
     metavar: str
-    choices: tuple[str, ...] = ()
+    choices: tuple[Any, ...] = ()  # the typed values a choice may take (read and written as text)
     low: int | None = None
     high: int | None = None
     rule: str = ""  # the official rule a value outside the official range relaxes
@@ -153,7 +153,7 @@ class OptionSpec:
     def describe(self) -> dict[str, Any]:
         """The spec as plain data (JSON-ready) for a form: the default as text, '' for "as official"."""
         return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default),
-                "choices": list(self.choices), "low": self.low, "high": self.high, "help": self.help,
+                "choices": [str(choice) for choice in self.choices], "low": self.low, "high": self.high, "help": self.help,
                 "example": self.example, "metavar": self.metavar}
 
     def text(self, value: Any) -> str:
@@ -164,10 +164,10 @@ class OptionSpec:
 
 
 def _choice(spec: OptionSpec, text: str) -> Any:
-    if text.lower() not in spec.choices:
-        raise ValueError(f"expected one of {', '.join(spec.choices)}")
-    value = text.lower()
-    return int(value) if spec.key == "players" else value
+    for choice in spec.choices:
+        if str(choice) == text.lower():
+            return choice
+    raise ValueError(f"expected one of {', '.join(map(str, spec.choices))}")
 
 
 def _number(spec: OptionSpec, text: str) -> int:
@@ -249,7 +249,7 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec("kind", "kind", "choice", "mission", "Which official tracks to imitate (double-action: longer, with double threats).",
                "double-action", "KIND", choices=KINDS),
     OptionSpec("players", "players", "choice", 5, "Crew size; 5 players also hear unconfirmed reports.", "4", "N",
-               choices=("4", "5")),
+               choices=PLAYERS),
     OptionSpec("threat_level", "threat_level", "integer", None,
                "Confirmed threat points (normal 1, serious 2). Default: as official (simulation 5, mission 7, double-action 10).",
                "9", "POINTS", low=1, high=99, rule="threat-mix"),
