@@ -44,6 +44,8 @@ MIN_PHASES = 2
 MAX_PHASES = 3
 TURNS_PER_PHASE = 4
 MAX_TURN = 8
+MAX_PLAYERS = 5  # a crew is 1 to 5 players; only a full crew hears unconfirmed reports
+CAMPAIGN_MISSIONS = 3  # an exploration campaign is three missions in a row
 MAX_SEED = 2**63 - 1  # a generated mission's seed (and a SQLite integer) fits in 63 bits
 
 

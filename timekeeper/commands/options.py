@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 from timekeeper.languages import LANGUAGES, language_code
+from timekeeper.model import MAX_PLAYERS
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar as ClickProgressBar
@@ -51,7 +52,7 @@ voice_option = click.option(
     "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
 )
 players_option = click.option(
-    "--players", type=click.IntRange(1, 5), default=5, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
+    "--players", type=click.IntRange(1, MAX_PLAYERS), default=MAX_PLAYERS, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
 )
 solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
 

@@ -8,10 +8,9 @@ from pathlib import Path
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.options import GenerateOptions, check_options, check_seed
 from timekeeper.generate.sampler import generate
-from timekeeper.model import Scenario
+from timekeeper.model import CAMPAIGN_MISSIONS, Scenario
 from timekeeper.scenario.dump import dump_scenario
 
-CAMPAIGN_MISSIONS = 3
 MAX_COUNT = 100_000
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from enum import Enum
 
 from timekeeper.logbook.record import (
-    CAMPAIGN_MISSIONS,
     MAX_REPAIRS_PER_ZONE,
     ZONES,
     Crew,
@@ -27,6 +26,7 @@ from timekeeper.logbook.record import (
     Track,
     penalties,
 )
+from timekeeper.model import CAMPAIGN_MISSIONS
 
 POOLS = {
     "missions": tuple(f"mission-{n}" for n in range(1, 9)),

@@ -19,10 +19,10 @@ from timekeeper.logbook.form import (
 )
 from timekeeper.logbook.record import (
     BATTLEBOT_SQUADS,
-    MAX_PLAYERS,
     MAX_ZONE_DAMAGE,
     Difficulty,
 )
+from timekeeper.model import MAX_PLAYERS
 
 DIFFICULTIES = tuple(d.value for d in Difficulty)
 

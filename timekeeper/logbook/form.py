@@ -34,7 +34,6 @@ from typing import NoReturn
 from timekeeper.errors import LogEntryError, ScenarioError
 from timekeeper.logbook.record import (
     BATTLEBOT_SQUADS,
-    MAX_PLAYERS,
     MAX_ZONE_DAMAGE,
     ZONES,
     Crew,
@@ -45,6 +44,7 @@ from timekeeper.logbook.record import (
     Role,
     Track,
 )
+from timekeeper.model import MAX_PLAYERS
 
 FormValue = str | Sequence[str] | None
 FormValues = Mapping[str, FormValue]

@@ -18,8 +18,6 @@ ZONES = tuple(Zone)
 MAX_ZONE_DAMAGE = 6  # six damage tiles per zone; the seventh destroys the ship
 BATTLEBOT_SQUADS = 2  # the squads in the lower red and lower blue stations
 MIN_FIGURES = 4  # a crew of fewer than four players fills up with androids
-MAX_PLAYERS = 5
-CAMPAIGN_MISSIONS = 3
 MAX_REPAIRS_PER_ZONE = 2  # between campaign missions
 
 

@@ -12,6 +12,7 @@ import yaml
 from timekeeper.errors import ScenarioError
 from timekeeper.languages import LANGUAGES
 from timekeeper.model import (
+    MAX_PLAYERS,
     MAX_SEED,
     Announcement,
     CommsDown,
@@ -125,7 +126,7 @@ class _Builder:
         phase_ends = self.phase_ends(fields.get("phase_ends"))
         events = self.events(fields.get("events"))
         language = self.choice(fields.get("language"), list(LANGUAGES), "language")  # any shipped language
-        players = self.integer(fields.get("players"), "players", 1, 5)
+        players = self.integer(fields.get("players"), "players", 1, MAX_PLAYERS)
         seed = self.integer(fields.get("seed"), "seed", 0, MAX_SEED)
         generator = self.generator(fields.get("generator"))
         if phase_ends is None or events is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from timekeeper.languages import LANGUAGES
-from timekeeper.model import EventType, Pile, TrackKind, Zone
+from timekeeper.model import MAX_PLAYERS, EventType, Pile, TrackKind, Zone
 from timekeeper.scenario.load import EVENT_KEYS
 
 TIME = {
@@ -66,7 +66,7 @@ def scenario_schema() -> dict:
             "kind": {"enum": [k.value for k in TrackKind], "default": "custom"},
             "notes": {"type": "string", "description": "briefing or notes printed on the card"},
             "language": {"enum": list(LANGUAGES)},
-            "players": {"type": "integer", "minimum": 1, "maximum": 5},
+            "players": {"type": "integer", "minimum": 1, "maximum": MAX_PLAYERS},
             "seed": {"type": "integer", "minimum": 0},
             "double_threats": FLAG,
             "generator": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.mix import PreparedMix
+from timekeeper.model import MAX_PLAYERS
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, PLAYING, Game, GameStore, new_game_id, wall_ms
@@ -115,9 +116,9 @@ class ServerState:
             voice = str(packs_dir() / voice_id[5:])
         elif voice_id.startswith("tts:"):
             voice = voice_id[4:]
-        players = raw.get("players", 5)
-        if players not in (1, 2, 3, 4, 5) or isinstance(players, bool):
-            raise SettingsError(f"players {players!r}: expected a whole number from 1 to 5")
+        players = raw.get("players", MAX_PLAYERS)
+        if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
+            raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}")
         music_name = raw.get("music") or ""
         music = None
         if music_name:
