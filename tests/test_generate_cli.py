@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from running import timekeeper as run
 
+from timekeeper.errors import ScenarioError
 from timekeeper.generate import GenerateOptions, generate
 from timekeeper.generate.rules import check_generated
 from timekeeper.generate.stats import FEATURES, fidelity_report, format_report
+from timekeeper.model import MAX_SEED
 from timekeeper.scenario.catalog import load_scenario
 
 
@@ -65,6 +67,15 @@ def test_bad_options_give_one_clear_line(tmp_path: Path, args: tuple[str, ...], 
     assert done.returncode == code
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_stats_takes_the_seeds_generate_takes(tmp_path: Path) -> None:
+    done = run("stats", "--seed", str(MAX_SEED - 1), "--count", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with pytest.raises(ScenarioError, match=f"seed {MAX_SEED + 1} is out of range"):
+        fidelity_report(3, first_seed=MAX_SEED - 1)
+    too_high = run("stats", "--seed", str(MAX_SEED + 1), cwd=tmp_path)
+    assert too_high.returncode == 2 and f"0<=x<={MAX_SEED}" in too_high.stderr
 
 
 def test_stats_prints_official_and_generated_side_by_side(tmp_path: Path) -> None:

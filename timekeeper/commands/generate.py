@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from timekeeper.commands.options import shipped_language_option, voice_option
+from timekeeper.generate.batch import MAX_COUNT
 from timekeeper.model import MAX_SEED
 
 
@@ -68,7 +69,7 @@ def _options(settings: dict):
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
               help="Seed of the mission (default: a random one; it is written into the file).")
 @generator_options
-@click.option("--count", type=click.IntRange(1, 100_000), default=1, show_default=True,
+@click.option("--count", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True,
               help="Make this many missions (seeds SEED, SEED+1, ...) into the folder given by -o.")
 @click.option("--campaign", is_flag=True, help="Make an exploration campaign: three missions in a row (needs -o DIR/).")
 @click.option("-o", "--output", type=click.Path(), default=None,
@@ -182,7 +183,7 @@ def _render(scenario, target: Path, language: str | None, voice: str | None = No
 @click.command("stats")
 @click.option("--count", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
               help="How many missions to generate for the comparison.")
-@click.option("--seed", "first_seed", type=click.IntRange(0, 2**62), default=0, show_default=True,
+@click.option("--seed", "first_seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Seed of the first mission (the others follow on).")
 @generator_options
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, metavar="FILE.png",

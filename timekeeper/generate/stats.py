@@ -8,7 +8,7 @@ from pathlib import Path
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.figures import SOURCES
-from timekeeper.generate.options import GenerateOptions, relaxations
+from timekeeper.generate.options import GenerateOptions, check_seed, relaxations
 from timekeeper.generate.sampler import generate
 
 
@@ -89,6 +89,8 @@ def official_features(kind: str) -> list[Features]:
 def fidelity_report(count: int, options: GenerateOptions = GenerateOptions(), first_seed: int = 0,
                     progress: Callable[[Iterable[int]], Iterable[int]] = lambda seeds: seeds) -> Report:
     """Generate `count` missions (seeds first_seed...) and compare each feature with the official group."""
+    check_seed(first_seed)
+    check_seed(first_seed + count - 1)
     official = official_features(options.kind)
     generated = [measure(generate(seed, options)) for seed in progress(range(first_seed, first_seed + count))]
     comparisons = tuple(
