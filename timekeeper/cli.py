@@ -68,8 +68,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="timekeeper")
 @click.option("--debug", is_flag=True, help="Show a full traceback on errors.")
-@click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(debug: bool) -> None:
     """timekeeper: the soundtrack, timekeeper and scenario cards for Space Alert.
 
     \b
@@ -79,7 +78,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
       timekeeper render mission-1 -o mission-1.mp3
       timekeeper live mission-5
     """
-    ctx.obj = {"debug": debug}
+    # --debug is read where it is used: main() re-raises with it, `serve` reads the root context's params
 
 
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
@@ -20,8 +19,6 @@ from timekeeper.commands.options import (
 )
 from timekeeper.errors import ExitStatus
 
-if TYPE_CHECKING:
-    pass
 
 @click.command("plan")
 @click.argument("scenario")
