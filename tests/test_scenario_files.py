@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.model import CommsDown, Threat, Zone
+from timekeeper.model import (
+    Announcement,
+    CommsDown,
+    DataTransfer,
+    EventType,
+    IncomingData,
+    Scenario,
+    Threat,
+    Zone,
+    event_type,
+)
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.load import MAX_EVENTS, load_file, load_text
@@ -114,6 +124,16 @@ def test_round_trip_gives_the_same_model(name: str) -> None:
     scenario = load_scenario(name)
     again = load_text(dump_scenario(scenario), name)
     assert again.scenario == scenario
+
+
+def test_every_event_type_is_written_and_read_by_its_word() -> None:
+    events = (Threat(10_000, 1, Zone.RED), Threat(40_000, 2, None), IncomingData(70_000), DataTransfer(100_000),
+              CommsDown(130_000, 140_000), Announcement(170_000, "Coffee break."))
+    scenario = Scenario("every type", (240_000, 480_000, 600_000), events)
+    text = dump_scenario(scenario)
+    assert [event_type(event) for event in events] == list(EventType)
+    assert all(f"type: {kind.value}" in text for kind in EventType)
+    assert load_text(text, "every-type.yaml").scenario == scenario
 
 
 def test_file_too_large_is_refused_without_reading_it(tmp_path: Path) -> None:
