@@ -62,13 +62,9 @@ def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueL
     """The longest length of every cue over `languages` (default: all supported languages)."""
     probe = _probe(phases)
     threat_ms: dict[ThreatKey, int] = {}
-    simple: dict[str, int] = {}
-    per_phase: dict[str, list[int]] = {
-        name: [0] * phases for name in ("warning_1", "closing")
-    }
-
-    def keep(name: str, value: int) -> None:
-        simple[name] = max(simple.get(name, 0), value)
+    simple: dict[CueKind, int] = {}
+    warning_1 = [0] * phases
+    closing = [0] * phases
 
     for language in languages:
         timeline = build_timeline(probe, phrase_book(language), default_measure(language))
@@ -80,22 +76,20 @@ def cue_lengths(languages: tuple[str, ...] = LANGUAGES, phases: int = 3) -> CueL
             elif cue.kind is CueKind.PHASE_WARNING:
                 end_ms = probe.phase_ends_ms[cue.phase - 1]
                 if end_ms - cue.at_ms > 30_000:  # the one-minute warning (the 20-second one is not planned for)
-                    warning = per_phase["warning_1"]
-                    warning[cue.phase - 1] = max(warning[cue.phase - 1], cue.duration_ms)
+                    warning_1[cue.phase - 1] = max(warning_1[cue.phase - 1], cue.duration_ms)
             elif cue.kind is CueKind.PHASE_END:
                 end_ms = probe.phase_ends_ms[cue.phase - 1]
-                closing = per_phase["closing"]
                 closing[cue.phase - 1] = max(closing[cue.phase - 1], cue.end_ms - end_ms)
             else:
-                keep(cue.kind.value, cue.duration_ms)
+                simple[cue.kind] = max(simple.get(cue.kind, 0), cue.duration_ms)
     return CueLengths(
         languages=tuple(languages),
         threat_ms=threat_ms,
-        incoming_data_ms=simple[CueKind.INCOMING_DATA.value],
-        data_transfer_ms=simple[CueKind.DATA_TRANSFER.value],
-        comms_down_ms=simple[CueKind.COMMS_DOWN.value],
-        comms_restored_ms=simple[CueKind.COMMS_RESTORED.value],
-        begin_ms=simple[CueKind.BEGIN.value],
-        warning_1_minute_ms=tuple(per_phase["warning_1"]),
-        closing_ms=tuple(per_phase["closing"]),
+        incoming_data_ms=simple[CueKind.INCOMING_DATA],
+        data_transfer_ms=simple[CueKind.DATA_TRANSFER],
+        comms_down_ms=simple[CueKind.COMMS_DOWN],
+        comms_restored_ms=simple[CueKind.COMMS_RESTORED],
+        begin_ms=simple[CueKind.BEGIN],
+        warning_1_minute_ms=tuple(warning_1),
+        closing_ms=tuple(closing),
     )
