@@ -13,7 +13,7 @@ the official range moves both together. `relaxations` says which official rules 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import Any
 
@@ -112,22 +112,23 @@ class GenerateOptions:
 
 # --- the option specs --------------------------------------------------------------------------------
 
+_DEFAULTS = {option.name: option.default for option in fields(GenerateOptions)}
+
 
 @dataclass(frozen=True)
 class OptionSpec:
     """One generator setting, for the command line and for forms.
 
     `key` names it in a form and in the scenario's `generator:` mapping (`--phase-lengths` ->
-    `phase_lengths`); `field` is the GenerateOptions field. `type` says how text is read:
-    choice, integer, span (N or N-M), seconds (a span of seconds), time (m:ss), times (m:ss list),
-    percent, piles (a list of white/yellow/red). `low`/`high` bound every number (seconds for
-    times); `default` is the typed value used when the text is empty.
+    `phase_lengths`); `field` is the GenerateOptions field, whose default is the value used when
+    the text is empty. `type` says how text is read: choice, integer, span (N or N-M), seconds (a
+    span of seconds), time (m:ss), times (m:ss list), percent, piles (a list of white/yellow/red).
+    `low`/`high` bound every number (seconds for times).
     """
 
     key: str
     field: str
     type: str
-    default: Any
     help: str
     example: str
     metavar: str
@@ -135,6 +136,11 @@ class OptionSpec:
     low: int | None = None
     high: int | None = None
     rule: str = ""  # the official rule a value outside the official range relaxes
+
+    @property
+    def default(self) -> Any:
+        """The typed default of the setting: GenerateOptions' own (None: as on the official tracks)."""
+        return _DEFAULTS[self.field]
 
     @property
     def flag(self) -> str:
@@ -246,40 +252,40 @@ _WRITERS: dict[str, Callable[[Any], str]] = {
 }
 
 OPTION_SPECS: tuple[OptionSpec, ...] = (
-    OptionSpec("kind", "kind", "choice", "mission", "Which official tracks to imitate (double-action: longer, with double threats).",
+    OptionSpec("kind", "kind", "choice", "Which official tracks to imitate (double-action: longer, with double threats).",
                "double-action", "KIND", choices=KINDS),
-    OptionSpec("players", "players", "choice", 5, "Crew size; 5 players also hear unconfirmed reports.", "4", "N",
+    OptionSpec("players", "players", "choice", "Crew size; 5 players also hear unconfirmed reports.", "4", "N",
                choices=PLAYERS),
-    OptionSpec("threat_level", "threat_level", "integer", None,
+    OptionSpec("threat_level", "threat_level", "integer",
                "Confirmed threat points (normal 1, serious 2). Default: as official (simulation 5, mission 7, double-action 10).",
                "9", "POINTS", low=1, high=99, rule="threat-mix"),
-    OptionSpec("length", "length_ms", "time", None,
+    OptionSpec("length", "length_ms", "time",
                "Length of the whole mission (m:ss, or whole minutes); the phases keep their official proportions. Default: as official (about 10:00 for a mission).",
                "12:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths"),
-    OptionSpec("phase_lengths", "phase_lengths_ms", "times", None,
+    OptionSpec("phase_lengths", "phase_lengths_ms", "times",
                "Length of each of the three phases (m:ss,m:ss,m:ss). Default: drawn from the official range.",
                "4:00,4:00,3:00", "P1,P2,P3", low=90, high=10 * 60, rule="phase-lengths"),
-    OptionSpec("outages", "outages", "span", None, "How many communication outages: N or LOW-HIGH. Default: as official (mission 2-5).",
+    OptionSpec("outages", "outages", "span", "How many communication outages: N or LOW-HIGH. Default: as official (mission 2-5).",
                "3", "N[-M]", low=0, high=8, rule="event-counts"),
-    OptionSpec("outage_length", "outage_length_ms", "seconds", None,
+    OptionSpec("outage_length", "outage_length_ms", "seconds",
                "Length of each outage in seconds (multiples of 5): N or LOW-HIGH. Default: as official (5-30).",
                "10-20", "S[-S]", low=5, high=60, rule="comms-down"),
-    OptionSpec("incoming_data", "incoming_data", "span", None,
+    OptionSpec("incoming_data", "incoming_data", "span",
                "How many incoming data: N or LOW-HIGH. Default: as official (mission 2-3).", "2-4", "N[-M]",
                low=0, high=6, rule="event-counts"),
-    OptionSpec("data_transfers", "data_transfers", "span", None,
+    OptionSpec("data_transfers", "data_transfers", "span",
                "How many data transfers: N or LOW-HIGH. Default: as official (mission 3-4).", "5", "N[-M]",
                low=0, high=8, rule="event-counts"),
-    OptionSpec("ambush_chance", "ambush_percent", "percent", None,
+    OptionSpec("ambush_chance", "ambush_percent", "percent",
                "Chance (percent) that a phase with threats ends with a last-minute ambush. Default: as official (mission 19%).",
                "50", "PERCENT", low=0, high=100, rule="ambush"),
-    OptionSpec("max_serious", "max_serious", "integer", None,
+    OptionSpec("max_serious", "max_serious", "integer",
                "At most this many serious threats (unconfirmed reports included). Default: as official (mission 3).",
                "1", "N", low=0, high=10, rule="threat-mix"),
-    OptionSpec("max_internal", "max_internal", "integer", None,
+    OptionSpec("max_internal", "max_internal", "integer",
                "At most this many internal threats (more than official also allows them on every turn). Default: as official (mission 2).",
                "0", "N", low=0, high=8, rule="threat-mix"),
-    OptionSpec("threat_colors", "threat_colors", "piles", (),
+    OptionSpec("threat_colors", "threat_colors", "piles",
                "Threat piles to deal the threats from, evenly (white,yellow: exactly half each; repeat a colour to weight it). "
                "Printed on the card and shown live, never spoken. Default: no pile named.",
                "white,yellow", "COLOURS", choices=PILES),
