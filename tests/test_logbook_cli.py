@@ -205,6 +205,16 @@ def test_import_of_a_bad_row_names_file_and_line_and_stores_nothing(tmp_path):
     assert wrong.returncode == ExitStatus.INVALID_LOG_ENTRY and ":1: not a ship's log CSV" in wrong.stderr
 
 
+def test_every_problem_of_a_bad_campaign_row_names_file_and_line(tmp_path):
+    csv_file = tmp_path / "log.csv"
+    csv_file.write_text("date,crew,track,campaign,campaign_mission\n2026-10-04,,no-such-track,c1,1\n")
+    result = timekeeper(tmp_path / "log.sqlite3", "import", str(csv_file))
+    assert result.returncode == ExitStatus.INVALID_LOG_ENTRY
+    lines = result.stderr.removeprefix("Error: ").splitlines()
+    assert [line.split(": ")[1] for line in lines] == ["crew", "track"]
+    assert all(line.startswith(f"{csv_file}:2: ") for line in lines), result.stderr
+
+
 def test_print_writes_a_log_page_with_crew_lines_and_bracketed_campaigns(tmp_path):
     db = tmp_path / "log.sqlite3"
     _three_missions(db)

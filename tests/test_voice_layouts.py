@@ -235,7 +235,7 @@ def test_whole_cue_recordings_are_placed_at_their_moment(cue_pack: Path, tmp_pat
     ("  data_transfer: {file: takes/t1-red.wav, moment: 99}\n", "moment 99 s lies beyond the end"),
     ("  data_transfer: {file: takes/t1-red.wav, moment: -1}\n", "moment must be seconds into the clip"),
     ("  data_transfer: {file: takes/t1-red.wav, at: 1}\n", "unknown field(s) at"),
-    ("  data_transfer: {file: ../../etc/passwd}\n", "points outside the voice pack"),
+    ("  data_transfer: {file: ../../etc/passwd}\n", ": pack.yaml: cues: data_transfer: ../../etc/passwd points outside the voice pack"),
 ])
 def test_bad_cue_entries_are_named(cue_pack: Path, tmp_path: Path, entry: str, message: str) -> None:
     pack = copy_pack(cue_pack, tmp_path / "bad")

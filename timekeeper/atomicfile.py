@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from timekeeper.errors import OutputError, TimekeeperError
+from timekeeper.errors import OutputError
 from timekeeper.outputpath import check_output_path
 
 
@@ -45,11 +45,10 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
             temp.unlink()
 
 
-def write_atomic(path: str | Path, data: bytes | str, error: type[TimekeeperError] = OutputError) -> Path:
+def write_atomic(path: str | Path, data: bytes | str) -> Path:
     """Write `data` (text is UTF-8) to `path` so readers see the old file or the whole new one.
 
-    An OSError becomes OutputError (exit 10) with the message `path: cannot write: reason`; `error`
-    is kept for callers that name it and is no longer used (one exit code for "cannot write").
+    An OSError becomes OutputError (exit 10) with the message `path: cannot write: reason`.
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data

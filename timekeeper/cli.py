@@ -9,11 +9,12 @@ import importlib.util
 import os
 import signal
 import sys
+from typing import NoReturn
 
 import click
 
 from timekeeper import __version__
-from timekeeper.errors import ExitStatus, Terminated, TimekeeperError
+from timekeeper.errors import ExitStatus, OutputError, Terminated, TimekeeperError
 
 # command name -> "module:attribute" of a click command in timekeeper.commands
 COMMANDS = {
@@ -117,27 +118,27 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()
         sys.exit(ExitStatus.PIPE_CLOSED)
     except click.ClickException as error:
-        try:
-            error.show()
-        except BrokenPipeError:
-            pass
-        sys.exit(error.exit_code)
+        _fail(error)
     except OSError as error:  # a system failure no command foresaw: still one line naming the file
         if "--debug" in args:
             raise
         if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
             _quiet_stdout()
-            _echo_err(f"Error: <stdout>: cannot write: {error.strerror}")
-            sys.exit(ExitStatus.OUTPUT)
-        where = f"{str(error.filename)[:200]}: " if error.filename else ""
-        _echo_err(f"Error: {where}{error.strerror or error}")
-        sys.exit(ExitStatus.ERROR)
+            _fail(OutputError.cannot_write("<stdout>", error))
+        _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None))
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
         _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
         sys.exit(ExitStatus.ERROR)
     sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
+
+
+def _fail(error: click.ClickException) -> NoReturn:
+    """Print `error` as `Error: message` (usage errors with their usage line) and exit with its code."""
+    with contextlib.suppress(OSError, ValueError):
+        error.show()
+    sys.exit(error.exit_code)
 
 
 def _echo_err(text: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
@@ -31,11 +32,13 @@ class Terminated(KeyboardInterrupt):
 
 
 class TimekeeperError(click.ClickException):
-    """An error a user can act on; click prints `Error: message` and exits with `exit_code`.
+    """An error a user can act on; commands raise it, cli.main prints `Error: message` and exits
+    with `exit_code`.
 
-    Where it is known, the error says where the problem is as fields: `path` (a file or the name
-    of what was read), `line` and `column` (1-based; 0 = unknown), and `detail`, the message
-    without the place; `message` joins them as `path:line:column: detail` (see `located`).
+    Where it is known, the error says where the problem is as fields: `path` (a file, or the name
+    of what was read: a URL, "generate" for the generator's settings), `line` and `column`
+    (1-based; 0 = unknown), and `detail`, the message without the place; `message` joins them as
+    `path:line:column: detail` (see `located`). Code reads the fields, never the message.
     `missing` marks a thing named that does not exist (a file, a track, a game).
     """
 
@@ -47,18 +50,32 @@ class TimekeeperError(click.ClickException):
         super().__init__(located(detail, path, line, column))
 
 
+def place(path: str, line: int = 0, column: int = 0) -> str:
+    """Where something is, as far as known: `path:line:column`, `path:line` or `path`."""
+    return ":".join([path, *([str(line)] if line else []), *([str(column)] if line and column else [])])
+
+
 def located(detail: str, path: str | None = None, line: int = 0, column: int = 0) -> str:
-    """`detail` led by its place: `path:line:column: `, `path:line: ` or `path: ` as far as known."""
-    if path is None:
-        return detail
-    place = ":".join([path, *([str(line)] if line else []), *([str(column)] if line and column else [])])
-    return f"{place}: {detail}"
+    """`detail` led by its place (`path:line:column: detail`); just `detail` without a path."""
+    return detail if path is None else f"{place(path, line, column)}: {detail}"
 
 
 class ScenarioError(TimekeeperError):
-    """A scenario file (or built-in name) that cannot be read or is not valid."""
+    """A scenario file (or built-in name) that cannot be read or is not valid.
+
+    `lines` are the separate problems the message lists, one a line (one problem: the detail).
+    """
 
     exit_code = ExitStatus.INVALID_SCENARIO
+
+    def __init__(self, detail: str, *, lines: Sequence[str] = (), **where: Any) -> None:
+        super().__init__(detail, **where)
+        self.lines = tuple(lines) or (detail,)
+
+    @classmethod
+    def listing(cls, lines: Sequence[str], **where: Any) -> ScenarioError:
+        """One error for several problems, one a line; `where` (path, line, column) leads the first."""
+        return cls("\n".join(lines), lines=lines, **where)
 
 
 class VoiceError(TimekeeperError):
@@ -88,8 +105,17 @@ class OutputError(TimekeeperError):
     @classmethod
     def cannot_write(cls, path: object, failure: BaseException | str, what: str = "") -> OutputError:
         """The one "cannot write" error: `path: cannot write[ what]: reason` (an OSError's strerror)."""
-        reason = failure if isinstance(failure, str) else getattr(failure, "strerror", None) or str(failure)
-        return cls(f"cannot write{' ' + what if what else ''}: {reason}", path=str(path))
+        return cls(f"cannot write{' ' + what if what else ''}: {_reason(failure)}", path=str(path))
+
+    @classmethod
+    def cannot_create(cls, folder: object, failure: BaseException | str, what: str = "the folder") -> OutputError:
+        """A folder for the output cannot be made: `folder: cannot create what: reason`."""
+        return cls(f"cannot create {what}: {_reason(failure)}", path=str(folder))
+
+
+def _reason(failure: BaseException | str) -> str:
+    """Why a write failed, in words: an OSError's strerror (without the errno and file name)."""
+    return failure if isinstance(failure, str) else getattr(failure, "strerror", None) or str(failure)
 
 
 class MissingToolError(TimekeeperError):
@@ -107,8 +133,8 @@ class LogEntryError(TimekeeperError):
 
     exit_code = ExitStatus.INVALID_LOG_ENTRY
 
-    def __init__(self, detail: str, problems: dict[str, str] | None = None, **place: Any) -> None:
-        super().__init__(detail, **place)
+    def __init__(self, detail: str, problems: dict[str, str] | None = None, **where: Any) -> None:
+        super().__init__(detail, **where)
         self.problems = dict(problems or {})
 
 

@@ -30,14 +30,14 @@ def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = ()
     except (OSError, ValueError) as failure:
         raise OutputError.cannot_write(path, failure) from failure
     if info is not None and not stat.S_ISREG(info.st_mode):
-        raise OutputError(f"{path}: is {kind_of(info.st_mode)}; refusing to replace it with the {what} (name a regular file)")
+        raise OutputError(f"is {kind_of(info.st_mode)}; refusing to replace it with the {what} (name a regular file)", path=str(path))
     folder = target.parent if str(target.parent) else Path(".")
     if not os.path.isdir(folder):
         raise OutputError.cannot_write(path, f"folder {folder} does not exist")
     if info is not None:
         for source in inputs:
             if source is not None and _same_file(target, Path(source)):
-                raise OutputError(f"{path}: is also the input {source}; refusing to overwrite it (name another {what} file)")
+                raise OutputError(f"is also the input {source}; refusing to overwrite it (name another {what} file)", path=str(path))
     return target
 
 

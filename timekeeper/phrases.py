@@ -98,7 +98,7 @@ def pack_book(language: str, name: str | None, printed: Mapping[str, str], spoke
     for label, given, known in (("printed", printed, printable), ("spoken", spoken, base.spoken)):
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise VoiceError(f"{where}: {label}: unknown key(s) {', '.join(unknown)} (see voices/en.yaml for the keys)")
+            raise VoiceError(f"{label}: unknown key(s) {', '.join(unknown)} (see voices/en.yaml for the keys)", path=where)
     return PhraseBook(
         language=language,
         name=name or (base.name if language in LANGUAGES else language),

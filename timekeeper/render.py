@@ -49,7 +49,7 @@ def output_format(out: Path) -> tuple[str, tuple[str, ...]]:
         return FORMATS[out.suffix.lower()]
     except KeyError:
         raise RenderError(
-            f"{out}: unknown audio format {out.suffix or '(none)'!r} (expected {', '.join(FORMATS)})"
+            f"unknown audio format {out.suffix or '(none)'!r} (expected {', '.join(FORMATS)})", path=str(out),
         ) from None
 
 
@@ -144,7 +144,7 @@ def encode(
                 detail = message[-1] if message else f"exit status {status}"
                 if any(reason in detail for reason in _WRITE_FAILURES):  # the disk, not the encoding
                     raise OutputError.cannot_write(out, detail)
-                raise RenderError(f"{out}: ffmpeg could not encode the track: {detail}")
+                raise RenderError(f"ffmpeg could not encode the track: {detail}", path=str(out))
             if container == "mp3":
                 _comment_frame(temp, metadata.get("comment", ""))
     except OSError as error:

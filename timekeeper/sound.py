@@ -309,10 +309,10 @@ class Music:
         try:
             info = miniaudio.get_file_info(str(path))
         except (miniaudio.MiniaudioError, OSError, ValueError) as error:
-            raise RenderError(f"{path}: not a readable music file (wav, mp3, ogg or flac): {error}") from error
+            raise RenderError(f"not a readable music file (wav, mp3, ogg or flac): {error}", path=str(path)) from error
         self.n_samples = int(info.num_frames * SAMPLE_RATE / info.sample_rate) if info.sample_rate else 0
         if self.n_samples <= 0:
-            raise RenderError(f"{path}: the music file holds no audio")
+            raise RenderError("the music file holds no audio", path=str(path))
         self.gain = self._gain()
 
     def _gain(self) -> float:
@@ -345,7 +345,7 @@ class Music:
                 produced = True
                 yield np.asarray(piece, dtype=np.float32)
             if not produced:
-                raise RenderError(f"{self.path}: the music file holds no audio")
+                raise RenderError("the music file holds no audio", path=str(self.path))
             offset = 0
 
     def _looped(self, start_sample: int) -> Iterator[np.ndarray]:
@@ -357,10 +357,10 @@ class Music:
             decoded = miniaudio.decode_file(str(self.path), output_format=miniaudio.SampleFormat.FLOAT32,
                                             nchannels=1, sample_rate=SAMPLE_RATE)
         except (miniaudio.MiniaudioError, OSError, ValueError) as error:
-            raise RenderError(f"{self.path}: not a readable music file (wav, mp3, ogg or flac): {error}") from error
+            raise RenderError(f"not a readable music file (wav, mp3, ogg or flac): {error}", path=str(self.path)) from error
         loop = np.asarray(decoded.samples, dtype=np.float32)
         if len(loop) == 0:
-            raise RenderError(f"{self.path}: the music file holds no audio")
+            raise RenderError("the music file holds no audio", path=str(self.path))
         piece = np.tile(loop, -(-(SAMPLE_RATE // 2) // len(loop)) + 1)
         offset = start_sample % len(loop)
         while True:

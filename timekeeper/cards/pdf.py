@@ -160,7 +160,7 @@ def _parts(painter: CardPainter, card: CardText, box: Box, scale: float) -> list
         chunk = rows[start:start + low]
         fitted = painter.layout(card, chunk, box, scale)
         if fitted is None:
-            raise RenderError(f"{card.header.title}: a row is too wide for the card")
+            raise RenderError("a row is too wide for the card", path=card.header.title)
         parts.append((chunk, fitted))
     return parts
 

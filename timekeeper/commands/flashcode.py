@@ -67,7 +67,7 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     for message in batch.repairs:
         click.echo(f"Warning: {message}", err=True)
     if batch.problems and not (skip_invalid and batch.tracks):
-        raise ScenarioError(flashfile.problems_message(batch.problems))
+        raise ScenarioError.listing(flashfile.shown_problems(batch.problems))
     paths = flashfile.write_batch(batch, Path(output))
     for problem in batch.problems:
         click.echo(f"Skipped: {problem}", err=True)
@@ -99,16 +99,16 @@ def _code_file(argument: str) -> tuple[str, str] | None:
         path = Path(argument)
         if not path_exists(path):
             if "," not in argument and ("/" in argument or argument.endswith((".txt", ".csv", ".tsv"))):
-                raise ScenarioError(f"{argument}: no such file of codes")
+                raise ScenarioError("no such file of codes", path=argument, missing=True)
             return None
         display = argument
         raw = read_user_file(path, MAX_CODE_FILE_BYTES, what=what, error=ScenarioError)
     if b"\x00" in raw:
-        raise ScenarioError(f"{display}: is a binary file, expected text with one FlashPlayerCode per line")
+        raise ScenarioError("is a binary file, expected text with one FlashPlayerCode per line", path=display)
     try:
         return display, raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ScenarioError(f"{display}: is not UTF-8 text (byte {error.start})") from error
+        raise ScenarioError(f"is not UTF-8 text (byte {error.start})", path=display) from error
 
 
 @click.command("export")

@@ -20,14 +20,12 @@ class SpecType(click.ParamType):
         self.name = spec.type
 
     def convert(self, value, param, ctx):
-        from timekeeper.errors import ScenarioError
-
         if not isinstance(value, str):
             return value
         try:
-            return self.spec.parse(value)
-        except ScenarioError as error:
-            self.fail(error.message.split(": ", 2)[-1], param, ctx)
+            return self.spec.read(value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
 
 
 def generator_options(function):
@@ -62,7 +60,7 @@ def _options(settings: dict):
     try:
         return check_options(GenerateOptions(**values))
     except ScenarioError as error:  # a combination it cannot use is a usage error (exit 2), as click's own
-        raise click.UsageError(error.message.removeprefix("generate: ")) from error
+        raise click.UsageError(error.detail) from error
 
 
 @click.command("generate")

@@ -25,7 +25,7 @@ def batch(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int
     if campaign:
         count = CAMPAIGN_MISSIONS
     if not 1 <= count <= MAX_COUNT:
-        raise ScenarioError(f"generate: --count {count} is out of range (expected 1 to {MAX_COUNT})")
+        raise ScenarioError(f"--count {count} is out of range (expected 1 to {MAX_COUNT})", path="generate")
     check_seed(seed + count - 1)
     missions = []
     for index in range(count):
@@ -57,7 +57,7 @@ def write_batch(missions: list[Scenario], output: str) -> list[Path]:
 
     if len(missions) > 1 and not is_folder(output):
         if output.endswith((".yaml", ".yml")):
-            raise ScenarioError(f"{output}: {len(missions)} missions need a folder; give -o {Path(output).stem}/")
+            raise ScenarioError(f"{len(missions)} missions need a folder; give -o {Path(output).stem}/", path=output)
     folder = Path(output) if len(missions) > 1 or is_folder(output) else None
     targets = [folder / file_name(m) for m in missions] if folder else [Path(output)]
     try:

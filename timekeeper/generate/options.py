@@ -147,14 +147,17 @@ class OptionSpec:
         return "--" + self.key.replace("_", "-")
 
     def parse(self, text: str) -> Any:
-        """The typed value of `text` (empty: the default); ScenarioError says what was expected."""
-        text = str(text).strip()
-        if not text:
-            return self.default
+        """The typed value of `text` (empty: the default); ScenarioError names the option and says
+        what was expected."""
         try:
-            return _PARSERS[self.type](self, text)
+            return self.read(text)
         except ValueError as error:
-            raise ScenarioError(f"generate: {self.flag} {text!r}: {error}") from None
+            raise ScenarioError(f"{self.flag} {str(text).strip()!r}: {error}", path="generate") from None
+
+    def read(self, text: str) -> Any:
+        """The typed value of `text` (empty: the default); ValueError says what was expected."""
+        text = str(text).strip()
+        return _PARSERS[self.type](self, text) if text else self.default
 
     def describe(self) -> dict[str, Any]:
         """The spec as plain data (JSON-ready) for a form: the default as text, '' for "as official"."""
@@ -302,7 +305,7 @@ def options_from_text(raw: Mapping[str, str]) -> GenerateOptions:
     for key, text in raw.items():
         spec = SPECS_BY_KEY.get(key.replace("-", "_").lstrip("_"))
         if spec is None:
-            raise ScenarioError(f"generate: unknown option {key!r} (expected {', '.join(SPECS_BY_KEY)})")
+            raise ScenarioError(f"unknown option {key!r} (expected {', '.join(SPECS_BY_KEY)})", path="generate")
         values[spec.field] = spec.parse(text if text is not None else "")
     return check_options(GenerateOptions(**values))
 
@@ -397,36 +400,37 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
     """`options` if the generator can honour them, else ScenarioError saying what is possible."""
     o = options
     if o.kind not in KINDS:
-        raise ScenarioError(f"generate: unknown kind {o.kind!r} (expected one of {', '.join(KINDS)})")
+        raise ScenarioError(f"unknown kind {o.kind!r} (expected one of {', '.join(KINDS)})", path="generate")
     if o.players not in PLAYERS:
-        raise ScenarioError(f"generate: {o.players} players; missions are generated for 4 or 5 players")
+        raise ScenarioError(f"{o.players} players; missions are generated for 4 or 5 players", path="generate")
     if not 1 <= o.level <= o.max_level:
         raise ScenarioError(
-            f"generate: threat level {o.level} is impossible for a {o.kind} with {o.players} players: "
+            f"threat level {o.level} is impossible for a {o.kind} with {o.players} players: "
             f"its {o.threat_slots} threat slots carry 1 to {o.max_level} confirmed points "
-            f"(the official {o.kind}s carry {o.default_level})"
+            f"(the official {o.kind}s carry {o.default_level})", path="generate",
         )
     if o.length_ms is not None and o.phase_lengths_ms is not None:
-        raise ScenarioError("generate: give --length or --phase-lengths, not both")
+        raise ScenarioError("give --length or --phase-lengths, not both", path="generate")
     for spec in OPTION_SPECS:
         value = getattr(o, spec.field)
         if value != spec.default and spec.type in ("span", "seconds", "integer", "percent"):
             _check_bounds(spec, value)
     if o.phase_lengths_ms is not None and len(o.phase_lengths_ms) != 3:
-        raise ScenarioError("generate: --phase-lengths takes three lengths, one per phase")
+        raise ScenarioError("--phase-lengths takes three lengths, one per phase", path="generate")
     for spec, times in ((SPECS_BY_KEY["length"], (o.length_ms,)), (SPECS_BY_KEY["phase_lengths"], o.phase_lengths_ms or ())):
         for ms in times:
             if ms is not None and (ms % GRID_MS or not spec.low * 1000 <= ms <= spec.high * 1000):  # type: ignore[operator]
-                raise ScenarioError(f"generate: {spec.flag} {format_time(ms, precise=True)}: expected a time on the 5-second grid "
-                                    f"from {format_time(spec.low * 1000)} to {format_time(spec.high * 1000)}")  # type: ignore[operator]
+                raise ScenarioError(f"{spec.flag} {format_time(ms, precise=True)}: expected a time on the 5-second grid "
+                                    f"from {format_time(spec.low * 1000)} to {format_time(spec.high * 1000)}",  # type: ignore[operator]
+                                    path="generate")
     if o.threat_colors and any(pile not in PILES for pile in o.threat_colors):
-        raise ScenarioError(f"generate: unknown threat pile in {','.join(o.threat_colors)} (expected {', '.join(PILES)})")
+        raise ScenarioError(f"unknown threat pile in {','.join(o.threat_colors)} (expected {', '.join(PILES)})", path="generate")
     if o.max_serious is not None:
         slots = o.threat_slots - o.max_unconfirmed
         needed = max(0, o.level - slots)
         if needed > o.max_serious:
-            raise ScenarioError(f"generate: --max-serious {o.max_serious} is too few for threat level {o.level}: "
-                                f"{slots} threat slots need at least {needed} serious threats")
+            raise ScenarioError(f"--max-serious {o.max_serious} is too few for threat level {o.level}: "
+                                f"{slots} threat slots need at least {needed} serious threats", path="generate")
     from timekeeper.generate.room import check_room
 
     check_room(o)
@@ -437,12 +441,12 @@ def _check_bounds(spec: OptionSpec, value: Any) -> None:
     numbers = value if isinstance(value, tuple) else (value,)
     scale = 1000 if spec.type == "seconds" else 1
     if any(not spec.low * scale <= n <= spec.high * scale for n in numbers) or numbers[0] > numbers[-1]:  # type: ignore[operator]
-        raise ScenarioError(f"generate: {spec.flag} {spec.text(value)} is out of range (expected {spec.low} to {spec.high})")
+        raise ScenarioError(f"{spec.flag} {spec.text(value)} is out of range (expected {spec.low} to {spec.high})", path="generate")
 
 
 def check_seed(seed: int) -> int:
     if not 0 <= seed <= MAX_SEED:
-        raise ScenarioError(f"generate: seed {seed} is out of range (expected 0 to {MAX_SEED})")
+        raise ScenarioError(f"seed {seed} is out of range (expected 0 to {MAX_SEED})", path="generate")
     return seed
 
 
@@ -452,6 +456,6 @@ def parse_seed(text: str) -> int | None:
     if not text:
         return None
     if not text.isdigit():
-        raise ScenarioError(f"generate: seed {text!r}: expected a whole number from 0 to {MAX_SEED}")
+        raise ScenarioError(f"seed {text!r}: expected a whole number from 0 to {MAX_SEED}", path="generate")
     return check_seed(int(text))
 

@@ -48,8 +48,8 @@ def _check_room(o: GenerateOptions) -> None:
     windows, start_ms = [], 0
     for index, length_ms in enumerate(shortest):
         if length_ms < 90_000:
-            raise ScenarioError(f"generate: phase {index + 1} would last only {format_time(length_ms)}; "
-                                "a phase needs at least 1:30 for its warnings")
+            raise ScenarioError(f"phase {index + 1} would last only {format_time(length_ms)}; "
+                                "a phase needs at least 1:30 for its warnings", path="generate")
         windows.append(phase_windows(index + 1, start_ms, start_ms + length_ms, lengths, profile.first_event_ms[index]))
         start_ms += length_ms
     external_ms, internal_ms = (
@@ -68,9 +68,9 @@ def _check_room(o: GenerateOptions) -> None:
         main_ms = main.end_ms - main.start_ms
         if index < 2 and main_ms < threats_ms(per_phase_threats):
             raise ScenarioError(
-                f"generate: phase {index + 1} of {format_time(shortest[index])} leaves {main_ms // 1000} s before its "
+                f"phase {index + 1} of {format_time(shortest[index])} leaves {main_ms // 1000} s before its "
                 f"one-minute warning, but its {per_phase_threats} threats may need {threats_ms(per_phase_threats) // 1000} s; "
-                "make the phases longer (--length, --phase-lengths)")
+                "make the phases longer (--length, --phase-lengths)", path="generate")
         free += [main_ms, late.end_ms - late.start_ms]
     all_threats_ms = threats_ms(most_threats(o))
     outage_ms = profile.outage_ms[1]
@@ -87,17 +87,19 @@ def _check_room(o: GenerateOptions) -> None:
         minima = [low for low, _ in o.official.count_per_phase(placed)]
         for index, minimum in enumerate(minima):
             if index == 2 and minimum * item.footprint_ms > free[4]:
-                raise ScenarioError(f"generate: phase 3 of {format_time(shortest[2])} is too short "
-                                    f"for its official {minimum} {placed.value.replace('_', ' ')} event(s); make it longer")
+                raise ScenarioError(f"phase 3 of {format_time(shortest[2])} is too short "
+                                    f"for its official {minimum} {placed.value.replace('_', ' ')} event(s); make it longer",
+                                    path="generate")
     # windows fill unevenly: a last-minute window may be too short for the largest item, and each
     # main window may end with time too short for the next one
     wasted_ms = sum(min(late_ms, largest - GRID_MS) for late_ms in free[1::2]) + SLACK_PER_WINDOW_MS * len(free[::2])
     if not o_is_official(o) and sum(free) - all_threats_ms - wasted_ms < needed:
         room_s = max(0, sum(free) - all_threats_ms - wasted_ms) // 1000
         raise ScenarioError(
-            f"generate: the events asked for need {needed // 1000} s of announcements, but phases of "
+            f"the events asked for need {needed // 1000} s of announcements, but phases of "
             f"{', '.join(format_time(ms) for ms in shortest)} leave room for {room_s} s between the threats; ask for "
-            "fewer or shorter outages, fewer data transfers or incoming data, or longer phases (--length, --phase-lengths)")
+            "fewer or shorter outages, fewer data transfers or incoming data, or longer phases (--length, --phase-lengths)",
+            path="generate")
 
 
 def most_threats(o: GenerateOptions) -> int:
@@ -115,7 +117,7 @@ def _check_length(o: GenerateOptions) -> None:
     if total is None:  # no length asked for: the phases are drawn from their official ranges
         return
     if not sum(low for low, _ in spans) <= total <= sum(high for _, high in spans):
-        raise ScenarioError(f"generate: --length {format_time(total)} cannot be split into phases")
+        raise ScenarioError(f"--length {format_time(total)} cannot be split into phases", path="generate")
 
 
 def o_is_official(o: GenerateOptions) -> bool:

@@ -103,16 +103,16 @@ def connect(path: str | Path) -> sqlite3.Connection:
     """Open (or create) the log at `path`, checked and migrated to SCHEMA_VERSION; LogDatabaseError if unusable."""
     path = Path(path)
     if path.exists() and not path.is_file():
-        raise LogDatabaseError(f"{path}: not a file (expected a ship's log database)")
+        raise LogDatabaseError("not a file (expected a ship's log database)", path=str(path))
     if not path.exists():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise LogDatabaseError(f"{path.parent}: cannot create the log's folder: {error.strerror}") from error
+            raise LogDatabaseError(f"cannot create the log's folder: {error.strerror}", path=str(path.parent)) from error
     try:
         connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as error:
-        raise LogDatabaseError(f"{path}: cannot open the ship's log: {error}") from error
+        raise LogDatabaseError(f"cannot open the ship's log: {error}", path=str(path)) from error
     try:
         _check(connection, path)
         connection.execute("PRAGMA foreign_keys = ON")
@@ -121,10 +121,10 @@ def connect(path: str | Path) -> sqlite3.Connection:
         _migrate(connection, path)
     except sqlite3.OperationalError as error:
         connection.close()
-        raise LogDatabaseError(f"{path}: cannot use the ship's log: {error}") from error
+        raise LogDatabaseError(f"cannot use the ship's log: {error}", path=str(path)) from error
     except sqlite3.DatabaseError as error:
         connection.close()
-        raise LogDatabaseError(f"{path}: damaged or not a ship's log ({error}); left as it is") from error
+        raise LogDatabaseError(f"damaged or not a ship's log ({error}); left as it is", path=str(path)) from error
     except LogDatabaseError:
         connection.close()
         raise
@@ -137,15 +137,15 @@ def _check(connection: sqlite3.Connection, path: Path) -> None:
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     tables = connection.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").fetchone()[0]
     if application_id != APPLICATION_ID and (tables or version):
-        raise LogDatabaseError(f"{path}: an SQLite database, but not a timekeeper ship's log; left as it is")
+        raise LogDatabaseError("an SQLite database, but not a timekeeper ship's log; left as it is", path=str(path))
     if version > SCHEMA_VERSION:
         raise LogDatabaseError(
-            f"{path}: written by a newer timekeeper (log version {version}, this one reads up to "
-            f"{SCHEMA_VERSION}); upgrade timekeeper. The log is left as it is")
+            f"written by a newer timekeeper (log version {version}, this one reads up to "
+            f"{SCHEMA_VERSION}); upgrade timekeeper. The log is left as it is", path=str(path))
     problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
     if problems != ["ok"]:
-        raise LogDatabaseError(f"{path}: the ship's log is damaged ({'; '.join(problems[:3])}); left as it is "
-                               "(restore a backup, or `timekeeper log export` what can still be read)")
+        raise LogDatabaseError(f"the ship's log is damaged ({'; '.join(problems[:3])}); left as it is "
+                               "(restore a backup, or `timekeeper log export` what can still be read)", path=str(path))
 
 
 def _migrate(connection: sqlite3.Connection, path: Path) -> None:

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper.errors import LogEntryError
+from timekeeper.errors import LogEntryError, place
 from timekeeper.logbook.campaign import Campaign, Status
 from timekeeper.logbook.form import parse_mission, record_values, resolve_track, text
 from timekeeper.logbook.record import Entry, MissionRecord, Track
@@ -104,18 +104,18 @@ def import_csv(log: ShipLog, path: Path) -> ImportResult:
     try:
         content = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise LogEntryError(f"{path}: cannot read: {error}") from error
+        raise LogEntryError(f"cannot read: {error}", path=str(path)) from error
     reader = csv.DictReader(io.StringIO(content))
     columns = reader.fieldnames or []
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
-        raise LogEntryError(f"{path}:1: not a ship's log CSV: missing column(s) {', '.join(missing)} "
-                            f"(expected the columns `timekeeper log export` writes)")
+        raise LogEntryError(f"not a ship's log CSV: missing column(s) {', '.join(missing)} "
+                            f"(expected the columns `timekeeper log export` writes)", path=str(path), line=1)
     singles: list[tuple[int, dict[str, str]]] = []
     campaigns: dict[str, list[tuple[int, dict[str, str]]]] = {}
     for row in reader:
         if None in row:
-            raise LogEntryError(f"{path}:{reader.line_num}: more values than columns")
+            raise LogEntryError("more values than columns", path=str(path), line=reader.line_num)
         values = {key: value or "" for key, value in row.items()}
         if text(values, "campaign"):
             campaigns.setdefault(text(values, "campaign"), []).append((reader.line_num, values))
@@ -125,7 +125,7 @@ def import_csv(log: ShipLog, path: Path) -> ImportResult:
     added = skipped = added_campaigns = 0
     with log.batch():
         for line, values in singles:
-            record = parse_mission(values, where=f"{path}:{line}", tracks=_tracks(values))
+            record = parse_mission(values, where=place(str(path), line), tracks=_tracks(values))
             if known["single"][_fingerprint(record)] > 0:
                 known["single"][_fingerprint(record)] -= 1
                 skipped += 1
@@ -153,16 +153,14 @@ def _replay(log: ShipLog, path: Path, label: str, rows: list[tuple[int, dict[str
     rows = sorted(rows, key=lambda item: int(n) if (n := text(item[1], "campaign_mission")).isdigit() else 0)
     campaign_id = None
     for number, (line, values) in enumerate(rows, start=1):
-        where = f"{path}:{line}"
+        where = place(str(path), line)
         if text(values, "campaign_mission") != str(number):
-            raise LogEntryError(f"{where}: campaign_mission: campaign {label} has no mission {number} before this one")
-        try:
-            if campaign_id is None:
-                campaign_id = log.start_campaign(values, tracks=_tracks(values)).id
-            else:
-                log.next_mission({**values, "campaign": str(campaign_id)}, tracks=_tracks(values))
-        except LogEntryError as error:
-            raise LogEntryError(f"{where}: {error.message}", error.problems) from None
+            raise LogEntryError(f"campaign_mission: campaign {label} has no mission {number} before this one",
+                                path=str(path), line=line)
+        if campaign_id is None:
+            campaign_id = log.start_campaign(values, where=where, tracks=_tracks(values)).id
+        else:
+            log.next_mission({**values, "campaign": str(campaign_id)}, where=where, tracks=_tracks(values))
         log.record_mission({**values, "campaign": str(campaign_id)}, where=where, tracks=_tracks(values))
     assert campaign_id is not None
     campaign = log.campaign(campaign_id)
@@ -170,8 +168,8 @@ def _replay(log: ShipLog, path: Path, label: str, rows: list[tuple[int, dict[str
     if status == Status.ENDED.value and campaign.status is Status.OPEN:
         campaign = log.end_campaign(campaign_id)
     elif status and status != campaign.status.value:
-        raise LogEntryError(f"{path}:{rows[-1][0]}: campaign_status: campaign {label} is {status!r} in the file, "
-                            f"but its missions make it {campaign.status.value!r}")
+        raise LogEntryError(f"campaign_status: campaign {label} is {status!r} in the file, "
+                            f"but its missions make it {campaign.status.value!r}", path=str(path), line=rows[-1][0])
     return campaign
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from timekeeper.errors import LogEntryError, ScenarioError
+from timekeeper.errors import LogEntryError, ScenarioError, located
 from timekeeper.logbook.record import (
     BATTLEBOT_SQUADS,
     MAX_ZONE_DAMAGE,
@@ -79,8 +79,8 @@ class Problems:
 
 
 def raise_problems(problems: Mapping[str, str], where: str = "") -> NoReturn:
-    prefix = f"{where}: " if where else ""
-    lines = [f"{prefix}{field}: {message}" for field, message in problems.items()]
+    """One LogEntryError for the `problems` (field -> message), one a line, each led by `where`."""
+    lines = [located(f"{field}: {message}", where or None) for field, message in problems.items()]
     raise LogEntryError("\n".join(lines), dict(problems))
 
 

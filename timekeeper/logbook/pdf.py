@@ -13,7 +13,6 @@ from pathlib import Path
 from timekeeper.atomicfile import write_atomic
 from timekeeper.cards.pdf import FONTS_DIR
 from timekeeper.cards.pdf_card import FONT
-from timekeeper.errors import RenderError
 from timekeeper.logbook.rows import COLUMNS, CampaignLine, LogLine, MissionLine
 
 PAGE_MM = (297.0, 210.0)
@@ -80,9 +79,9 @@ def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
 
 
 def write_log_pdf(path: str | Path, lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
-    """Write the log PDF to `path` atomically (RenderError if it cannot be written)."""
+    """Write the log PDF to `path` atomically (OutputError if it cannot be written)."""
     printed = log_pdf(lines, title)
-    write_atomic(path, printed.data, RenderError)
+    write_atomic(path, printed.data)
     return printed
 
 

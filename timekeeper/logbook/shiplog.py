@@ -170,8 +170,8 @@ class ShipLog:
         row = self.connection.execute(
             SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
         if row is None:
-            raise LogEntryError(f"{self.path}: no mission #{entry_id} in the log (see `timekeeper log list`)",
-                                {"id": "no such mission"})
+            raise LogEntryError(f"no mission #{entry_id} in the log (see `timekeeper log list`)",
+                                {"id": "no such mission"}, path=str(self.path))
         return entry_from_row(row)
 
     def remove(self, entry_id: int) -> Entry:
@@ -190,10 +190,12 @@ class ShipLog:
 
     # --- campaigns ---------------------------------------------------------------------------
     def start_campaign(self, values: FormValues, *, rng: random.Random | None = None,
-                       today: datetime.date | None = None, tracks: TrackResolver = resolve_track) -> Campaign:
+                       today: datetime.date | None = None, where: str = "",
+                       tracks: TrackResolver = resolve_track) -> Campaign:
         """Start a campaign: fields crew (+ role fields), common, serious, pool (missions or
-        double-action), optional track (instead of a random one) and date. Draws mission 1."""
-        problems = Problems()
+        double-action), optional track (instead of a random one) and date. Draws mission 1.
+        `where` leads every problem's message (a file and line)."""
+        problems = Problems(where)
         crew = None
         try:
             crew = parse_crew(text(values, "crew"))
@@ -223,12 +225,12 @@ class ShipLog:
             self._insert_leg(campaign_id, 1, chosen, common, serious, Repairs())
             return self.campaign(campaign_id)
 
-    def next_mission(self, values: FormValues, *, rng: random.Random | None = None,
+    def next_mission(self, values: FormValues, *, rng: random.Random | None = None, where: str = "",
                      tracks: TrackResolver = resolve_track) -> Campaign:
         """Go on with a campaign: fields campaign, repairs after the last mission (`repairs` as
         red=2,squads=1, or repair_red/white/blue/squads), common, serious, optional track. Draws the
-        next mission."""
-        problems = Problems()
+        next mission. `where` leads every problem's message (a file and line)."""
+        problems = Problems(where)
         parts = ("red", "white", "blue", "squads")
         listed = pairs(values, "repairs", parts, None, problems)
         repairs = Repairs(**{part: _count(values, f"repair_{part}", problems) or listed.get(part, 0) for part in parts})
@@ -237,16 +239,16 @@ class ShipLog:
         problems.raise_if_any()
         assert common is not None and serious is not None
         with transaction(self.connection):
-            campaign = self._chosen_campaign(text(values, "campaign") or "current")
+            campaign = self._chosen_campaign(text(values, "campaign") or "current", where)
             if not campaign.can_continue:
                 reason = (f"mission {campaign.pending.number} ({campaign.pending.track.label()}) is waiting for its "
                           "result (`timekeeper log add --campaign`)" if campaign.pending else
                           f"it is {campaign.status.value}" if campaign.status is not Status.OPEN else
                           f"it has flown all {len(campaign.legs)} missions")
-                raise LogEntryError(f"campaign {campaign.id} cannot go on: {reason}", {"campaign": reason})
+                raise LogEntryError(f"campaign {campaign.id} cannot go on: {reason}", {"campaign": reason}, path=where or None)
             repair_errors = rules.repair_problems(campaign, repairs)
             if repair_errors:
-                raise_problems(repair_errors)
+                raise_problems(repair_errors, where)
             used = {leg.track.name for leg in campaign.legs}
             chosen = track or rules.draw_track(campaign.pool, used, rng or random.Random())
             self._insert_leg(campaign.id, len(campaign.legs) + 1, chosen, common, serious, repairs)
@@ -268,8 +270,8 @@ class ShipLog:
             "SELECT id, crew, pool, status, started_on, ended_on FROM campaigns WHERE id = ?", (campaign_id,)
         ).fetchone()
         if row is None:
-            raise LogEntryError(f"{self.path}: no campaign {campaign_id} in the log (see `timekeeper log campaign show`)",
-                                {"campaign": "no such campaign"})
+            raise LogEntryError(f"no campaign {campaign_id} in the log (see `timekeeper log campaign show`)",
+                                {"campaign": "no such campaign"}, path=str(self.path))
         entries = {e.id: e for e in self._campaign_entries(campaign_id)}
         legs = tuple(
             Leg(number, Track(track, track_file, seed), Difficulty(common), Difficulty(serious),
@@ -341,13 +343,13 @@ class ShipLog:
         if raw == "current":
             found = self.current_campaign()
             if found is None:
-                raise LogEntryError(f"{where + ': ' if where else ''}no campaign is open "
-                                    "(start one with `timekeeper log campaign start`)", {"campaign": "none open"})
+                raise LogEntryError("no campaign is open (start one with `timekeeper log campaign start`)",
+                                    {"campaign": "none open"}, path=where or None)
             return found
         try:
             return self.campaign(integer(raw, 1))
         except ValueError as error:
-            raise LogEntryError(f"{where + ': ' if where else ''}campaign: {error}", {"campaign": str(error)}) from None
+            raise LogEntryError(f"campaign: {error}", {"campaign": str(error)}, path=where or None) from None
 
     def _insert(self, record: MissionRecord, campaign: Campaign | None) -> Entry:
         cursor = self.connection.execute(

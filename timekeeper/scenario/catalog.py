@@ -59,8 +59,10 @@ def load_scenario(name_or_path: str) -> Scenario:
     path, display = resolve(name_or_path)
     result = load_file(path, display)
     problems = errors(result.problems)
-    if problems or result.scenario is None:
-        raise ScenarioError("\n".join(str(p) for p in problems) or f"{display}: not a valid scenario")
+    if problems:
+        raise ScenarioError.listing([str(p) for p in problems])
+    if result.scenario is None:
+        raise ScenarioError("not a valid scenario", path=display)
     return result.scenario
 
 

@@ -41,7 +41,7 @@ def dump_checked(scenario: Scenario, header: str = "", display: str = "<scenario
     text = dump_scenario(scenario, header)
     problems = errors(load_text(text, display, spacing=False).problems)  # spacing only ever warns
     if problems:
-        raise ScenarioError(f"{display}: would not be a valid scenario, not written:\n" + "\n".join(str(p) for p in problems[:10]))
+        raise ScenarioError.listing(["would not be a valid scenario, not written:", *(str(p) for p in problems[:10])], path=display)
     return text
 
 

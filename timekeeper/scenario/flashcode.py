@@ -11,6 +11,7 @@ one ends the mission). Two threats with the same n make a double-threat track.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from timekeeper.errors import ScenarioError
@@ -103,7 +104,7 @@ def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scen
         else:
             events.append((item, token))
     if problems:
-        raise ScenarioError("\n".join(problems))
+        raise ScenarioError.listing(problems)
     events.sort(key=lambda pair: pair[0].at_ms)
     repairs: list[str] = []
     if repair:
@@ -111,7 +112,7 @@ def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scen
         repairs += _restore_phase_ends(phase_ends, events)
     problems += _phase_problems(phase_ends, tokens)
     if problems:
-        raise ScenarioError("\n".join(problems) + ("" if repair else _repair_hint(problems)))
+        raise ScenarioError.listing(problems + ([] if repair else _repair_hint(problems)))
     turns = [event.turn for event, _ in events if isinstance(event, Threat)]
     scenario = Scenario(
         title=title,
@@ -122,15 +123,14 @@ def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scen
     try:
         _check(scenario, [token for _, token in events], [phase_ends[n][1] for n in sorted(phase_ends)])
     except ScenarioError as error:
-        raise ScenarioError(error.message + ("" if repair else _repair_hint(error.message.splitlines()))) from None
+        raise ScenarioError.listing([*error.lines, *([] if repair else _repair_hint(error.lines))]) from None
     return scenario, repairs
 
 
-def _repair_hint(problems: list[str]) -> str:
-    """A pointer to --repair when a problem is one of the Java generator's known defects."""
+def _repair_hint(problems: Sequence[str]) -> list[str]:
+    """A pointer to --repair (a line to add) when a problem is one of the Java generator's known defects."""
     known = any("is missing (the code has" in p or "communications outage at" in p and "overlaps" in p for p in problems)
-    return ("\n(a known defect of codes from the Java generator: `timekeeper import --repair` repairs it)"
-            if known else "")
+    return ["(a known defect of codes from the Java generator: `timekeeper import --repair` repairs it)"] if known else []
 
 
 def _merge_outages(events: list[tuple[Event, Token]]) -> tuple[list[tuple[Event, Token]], list[str]]:
@@ -293,7 +293,7 @@ def _check(scenario: Scenario, event_tokens: list[Token], phase_tokens: list[Tok
             where = ""
         problems.append(where + finding.message)
     if problems:
-        raise ScenarioError("\n".join(problems))
+        raise ScenarioError.listing(problems)
 
 
 def format_flashcode(scenario: Scenario) -> str:
@@ -319,7 +319,7 @@ def format_flashcode(scenario: Scenario) -> str:
                             "FlashPlayerCode times are whole seconds")
         items.append((end_ms, 0, f"{_time_code(end_ms)}PE{number}"))
     if problems:
-        raise ScenarioError(f"{scenario.title}: cannot be written as FlashPlayerCode:\n" + "\n".join(problems))
+        raise ScenarioError.listing(["cannot be written as FlashPlayerCode:", *problems], path=scenario.title)
     items.sort(key=lambda item: (item[0], item[1]))
     return ",".join(text for _, _, text in items)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
-from timekeeper.errors import OutputError, ScenarioError
+from timekeeper.errors import OutputError, ScenarioError, located, place
 from timekeeper.model import Scenario
 from timekeeper.scenario.dump import dump_checked
 from timekeeper.scenario.flashcode import parse_flashcode, repair_flashcode
@@ -69,24 +69,24 @@ def import_code_file(text: str, display: str, *, repair: bool = False) -> Import
     used: dict[str, int] = {}
     lines = read_code_lines(text)
     if len(lines) > MAX_CODES:
-        raise ScenarioError(f"{display}: {len(lines):,} codes; a file may hold at most {MAX_CODES:,} (split it)")
+        raise ScenarioError(f"{len(lines):,} codes; a file may hold at most {MAX_CODES:,} (split it)", path=display)
     for line in lines:
         title = line.name or f"{Path(display).stem} line {line.line}"
         try:
             if repair:
                 scenario, repairs = repair_flashcode(line.code, title, first_column=line.column)
-                batch.repairs += [f"{display}:{line.line}: {message}" for message in repairs]
+                batch.repairs += [located(message, display, line.line) for message in repairs]
             else:
                 scenario = parse_flashcode(line.code, title, first_column=line.column)
-            yaml_text = scenario_yaml(scenario, line.code, f"{display}:{line.line}")
+            yaml_text = scenario_yaml(scenario, line.code, place(display, line.line))
         except ScenarioError as error:
             batch.bad_lines += 1
-            batch.problems += [f"{display}:{line.line}: {message}" for message in error.message.splitlines()]
+            batch.problems += [located(problem, display, line.line) for problem in error.lines]
             continue
         base = safe_file_name(line.name) or f"{stem}-{line.line}"
         batch.tracks.append(ImportedTrack(_unique(base, used) + ".yaml", scenario, line.code, yaml_text))
     if not batch.tracks and not batch.problems:
-        batch.problems.append(f"{display}: no FlashPlayerCode lines found")
+        batch.problems.append(located("no FlashPlayerCode lines found", display))
     return batch
 
 
@@ -121,7 +121,7 @@ def scenario_yaml(scenario: Scenario, code: str, display: str = "<imported track
 def write_batch(batch: ImportBatch, folder: Path) -> list[Path]:
     """Write every track of `batch` into `folder` (created if needed), each file atomically."""
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{folder}: not a folder (a file of codes writes one scenario per line into a folder)")
+        raise OutputError("not a folder (a file of codes writes one scenario per line into a folder)", path=str(folder))
     make_folder(folder)
     return [write_atomic(folder / track.file_name, track.text or scenario_yaml(track.scenario, track.code)) for track in batch.tracks]
 
@@ -130,12 +130,13 @@ def make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise OutputError(f"{folder}: cannot create the folder: {error.strerror or error}") from error
+        raise OutputError.cannot_create(folder, error) from error
 
 
-def problems_message(problems: list[str]) -> str:
+def shown_problems(problems: list[str]) -> list[str]:
+    """The first MAX_SHOWN_PROBLEMS problems, and how many more there are."""
     shown = problems[:MAX_SHOWN_PROBLEMS]
     if len(problems) > len(shown):
         shown.append(f"... and {len(problems) - len(shown)} more problems")
-    return "\n".join(shown)
+    return shown
 

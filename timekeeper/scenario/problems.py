@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from timekeeper.errors import located
+
 
 class Severity(str, Enum):
     ERROR = "error"
@@ -22,9 +24,8 @@ class Problem:
     severity: Severity = Severity.ERROR
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}:{self.column}" if self.line else self.path
         label = "warning: " if self.severity is Severity.WARNING else ""
-        return f"{where}: {label}{self.message}"
+        return located(label + self.message, self.path, self.line, self.column)
 
 
 def errors(problems: list[Problem]) -> list[Problem]:

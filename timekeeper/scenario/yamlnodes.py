@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 
 import yaml
 
-from timekeeper.errors import ScenarioError, located
+from timekeeper.errors import ScenarioError
 from timekeeper.userfiles import read_user_file
 
 MAX_FILE_BYTES = 1_000_000
@@ -93,10 +93,6 @@ def _check_tree(node: yaml.Node, display: str, depth: int, visited: set[int]) ->
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
             _check_tree(item, display, depth + 1, visited)
-
-
-def where(display: str, node: yaml.Node) -> str:
-    return located("", display, *position(node)).removesuffix(": ")
 
 
 class Place(TypedDict):

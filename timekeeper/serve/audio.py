@@ -104,7 +104,7 @@ class RenderJob:
 
 def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str) -> None:
     """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`."""
-    from timekeeper.errors import TimekeeperError
+    from timekeeper.errors import OutputError, TimekeeperError
     from timekeeper.ffmpeg import find_ffmpeg
     from timekeeper.render import FORMATS as CODECS
     from timekeeper.render import encode, tags
@@ -119,6 +119,6 @@ def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str
     except TimekeeperError as error:
         job.error = error.message
     except OSError as error:
-        job.error = f"cannot write the soundtrack: {error.strerror or error}"
+        job.error = OutputError.cannot_write(job.path, error, "the soundtrack").detail
     finally:
         job.finished = True

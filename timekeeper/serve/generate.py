@@ -22,7 +22,7 @@ def generator_form() -> dict:
 def _count(raw: object) -> int:
     text = str(raw if raw is not None else "").strip() or "1"
     if not text.isdigit() or not 1 <= int(text[:6]) <= MAX_PAGE_COUNT:
-        raise ScenarioError(f"generate: count {text[:20]!r} (expected 1 to {MAX_PAGE_COUNT} in the page)")
+        raise ScenarioError(f"count {text[:20]!r} (expected 1 to {MAX_PAGE_COUNT} in the page)", path="generate")
     return int(text)
 
 

@@ -29,7 +29,8 @@ class InvalidTrack(ScenarioError):
     """A scenario that failed to load; `problems` keeps each one with its line and column."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        super().__init__("\n".join(str(p) for p in problems))
+        shown = [str(p) for p in problems]
+        super().__init__("\n".join(shown), lines=shown)
         self.problems = problems
 
 

@@ -96,7 +96,7 @@ async def upload(request: web.Request) -> web.Response:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsError(f"{name}: not UTF-8 text; a scenario file is YAML") from None
+        raise SettingsError("not UTF-8 text; a scenario file is YAML", path=name) from None
     loaded = await asyncio.to_thread(state_of(request).library.add_yaml, text, name)
     return added(loaded)
 

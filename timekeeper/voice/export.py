@@ -77,7 +77,7 @@ def export_pack(
     if fmt not in EXPORT_FORMATS:
         raise VoiceError(f"unknown clip format {fmt!r} (expected {', '.join(EXPORT_FORMATS)})")
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{folder}: exists and is not a folder")
+        raise OutputError("exists and is not a folder", path=str(folder))
     if voice is not None:
         from timekeeper.voice.engines import get_engine
 
@@ -85,7 +85,7 @@ def export_pack(
     try:
         folder.mkdir(parents=True, exist_ok=True)  # before the work: an impossible folder fails at once
     except OSError as error:
-        raise OutputError(f"{folder}: cannot create the voice pack folder: {error.strerror or error}") from error
+        raise OutputError.cannot_create(folder, error, "the voice pack folder") from error
     clips = pack_clips(language, voice, progress)
     tts = TtsVoice(language, voice)
     written = []
@@ -120,5 +120,5 @@ def _write_mp3(path: Path, clip: Clip) -> None:
         command += ["-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0", "-b:a", "128k", "-f", "mp3", str(temp)]
         result = subprocess.run(command, input=samples, capture_output=True)
         if result.returncode != 0:
-            raise VoiceError(f"{path}: ffmpeg failed: {result.stderr.decode('utf-8', 'replace').strip()}")
+            raise VoiceError(f"ffmpeg failed: {result.stderr.decode('utf-8', 'replace').strip()}", path=str(path))
 

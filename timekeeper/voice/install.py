@@ -12,10 +12,12 @@ import os
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from timekeeper.atomicfile import replacing
-from timekeeper.errors import VoiceError
+from timekeeper.errors import OutputError, VoiceError
 from timekeeper.pcm import Progress
 from timekeeper.voice.neural import NeuralModel, piper_dir
 
@@ -32,6 +34,7 @@ SUGGESTED = {  # a good Piper voice per shipped language (docs/voices.md)
 }
 CHUNK_BYTES = 1 << 16
 TIMEOUT_S = 60
+T = TypeVar("T")
 
 
 def voice_url(name: str, base: str | None = None) -> str:
@@ -51,28 +54,41 @@ def install_voice(name: str, base: str | None = None, progress: Progress | None 
     progress(bytes_done, bytes_total) follows the model download."""
     url = voice_url(name, base)
     folder = piper_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise OutputError.cannot_create(folder, error, "the folder of Piper voices") from error
     target = folder / f"{name}.onnx"
     settings = folder / f"{name}.onnx.json"
     with replacing(target) as model_temp, replacing(settings) as settings_temp:
-        _download(f"{url}.onnx.json", settings_temp, None)
-        _download(f"{url}.onnx", model_temp, progress)
+        _download(f"{url}.onnx.json", settings_temp, settings, None)
+        _download(f"{url}.onnx", model_temp, target, progress)
         NeuralModel.load(model_temp, settings_temp)  # readable settings, or nothing is installed
     return NeuralModel.load(target)
 
 
-def _download(url: str, path: Path, progress: Progress | None) -> None:
+def _download(url: str, path: Path, target: Path, progress: Progress | None) -> None:
+    """Fetch `url` into `path` (the temporary file of `target`): VoiceError if the repository
+    cannot be read, OutputError (naming `target`) if the file cannot be written."""
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_S) as response, open(path, "wb") as out:
+        with _fetching(url, urllib.request.urlopen, url, timeout=TIMEOUT_S) as response, open(path, "wb") as out:
             total = int(response.headers.get("Content-Length") or 0)
             done = 0
-            while chunk := response.read(CHUNK_BYTES):
+            while chunk := _fetching(url, response.read, CHUNK_BYTES):
                 out.write(chunk)
                 done += len(chunk)
                 if progress is not None:
                     progress(done, total or done)
+    except OSError as error:  # the network's failures are VoiceErrors by now: this is the local file
+        raise OutputError.cannot_write(target, error) from error
+
+
+def _fetching(url: str, call: Callable[..., T], *args: Any, **options: Any) -> T:
+    """`call(*args, **options)`, a read from the voice repository; VoiceError if it fails."""
+    try:
+        return call(*args, **options)
     except urllib.error.HTTPError as error:
-        raise VoiceError(f"{url}: the voice repository answered {error.code} {error.reason} (is the name right?)") from error
+        raise VoiceError(f"the voice repository answered {error.code} {error.reason} (is the name right?)", path=url) from error
     except (urllib.error.URLError, OSError) as error:
         reason = getattr(error, "reason", None) or error
-        raise VoiceError(f"{url}: cannot download ({reason}); are you online?") from error
+        raise VoiceError(f"cannot download ({reason}); are you online?", path=url) from error

@@ -69,16 +69,16 @@ def android_manifest(folder: Path, manifest: dict) -> dict:
     for a language without a shipped table some `printed` words). pack.yaml entries win."""
     path = folder / ANDROID_GRAMMAR
     if path.stat().st_size > GRAMMAR_LIMIT_BYTES:
-        raise VoiceError(f"{path}: too large for a grammar file (at most {GRAMMAR_LIMIT_BYTES // 1000} kB)")
+        raise VoiceError(f"too large for a grammar file (at most {GRAMMAR_LIMIT_BYTES // 1000} kB)", path=str(path))
     text = path.read_bytes()
     if b"<!DOCTYPE" in text or b"<!ENTITY" in text:
-        raise VoiceError(f"{path}: declarations (<!DOCTYPE>, <!ENTITY>) are not allowed in a grammar file")
+        raise VoiceError("declarations (<!DOCTYPE>, <!ENTITY>) are not allowed in a grammar file", path=str(path))
     try:
         root = ElementTree.fromstring(text)
     except ElementTree.ParseError as error:
-        raise VoiceError(f"{path}: not valid XML ({error})") from error
+        raise VoiceError(f"not valid XML ({error})", path=str(path)) from error
     if root.tag != "Settings":
-        raise VoiceError(f"{path}: expected the root element <Settings>, found <{root.tag}>")
+        raise VoiceError(f"expected the root element <Settings>, found <{root.tag}>", path=str(path))
     words: dict[str, str] = {}
     language = None
     for element in root:
@@ -160,30 +160,30 @@ def cue_recordings(folder: Path, manifest: dict, where: str, inside: Callable[[P
     `inside(folder, path, label)` resolves a path and refuses one outside the pack."""
     entries = manifest.get("cues") or {}
     if not isinstance(entries, dict):
-        raise VoiceError(f"{where}: 'cues' must map cue names to recordings (see docs/voices.md)")
+        raise VoiceError("'cues' must map cue names to recordings (see docs/voices.md)", path=where)
     known = set(cue_names())
     found = {}
     for name, entry in entries.items():
-        label = f"{where}: cues: {name}"
+        label = f"cues: {name}"
         if str(name) not in known:
             close = [k for k in known if k.startswith(str(name).split("_")[0])][:3]
-            raise VoiceError(f"{label}: unknown cue name" + (f" (e.g. {', '.join(sorted(close))})" if close else ""))
+            raise VoiceError(f"{label}: unknown cue name" + (f" (e.g. {', '.join(sorted(close))})" if close else ""), path=where)
         if isinstance(entry, str):
             entry = {"file": entry}
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            raise VoiceError(f"{label}: expected a file name, or a mapping with file, moment and sounds")
+            raise VoiceError(f"{label}: expected a file name, or a mapping with file, moment and sounds", path=where)
         unknown = set(entry) - {"file", "moment", "sounds"}
         if unknown:
-            raise VoiceError(f"{label}: unknown field(s) {', '.join(sorted(map(str, unknown)))} (expected file, moment, sounds)")
+            raise VoiceError(f"{label}: unknown field(s) {', '.join(sorted(map(str, unknown)))} (expected file, moment, sounds)", path=where)
         moment = entry.get("moment", 0)
         if isinstance(moment, bool) or not isinstance(moment, (int, float)) or moment < 0:
-            raise VoiceError(f"{label}: moment must be seconds into the clip (a number, 0 or more), not {moment!r}")
+            raise VoiceError(f"{label}: moment must be seconds into the clip (a number, 0 or more), not {moment!r}", path=where)
         sounds = entry.get("sounds", False)
         if not isinstance(sounds, bool):
-            raise VoiceError(f"{label}: sounds must be true or false, not {sounds!r}")
-        path = inside(folder, folder / entry["file"], f"{label}: {entry['file']}")
+            raise VoiceError(f"{label}: sounds must be true or false, not {sounds!r}", path=where)
+        path = inside(folder, folder / entry["file"], f"{Path(where).name}: {label}: {entry['file']}")
         if not path.is_file():
-            raise VoiceError(f"{label}: no such file {entry['file']!r} in the pack")
+            raise VoiceError(f"{label}: no such file {entry['file']!r} in the pack", path=where)
         found[str(name)] = CueRecording(str(name), path, round(moment * 1000), sounds)
     return found
 

@@ -62,16 +62,16 @@ class NeuralModel:
         """The voice of model `path`, with its settings `config` (default: `path` + `.json`)."""
         config = config or path.with_name(path.name + ".json")
         if not path.is_file():
-            raise VoiceError(f"{path}: no such Piper voice model")
+            raise VoiceError("no such Piper voice model", path=str(path))
         if not config.is_file():
-            raise VoiceError(f"{path}: the voice's settings {config.name} are missing beside it")
+            raise VoiceError(f"the voice's settings {config.name} are missing beside it", path=str(path))
         if config.stat().st_size > CONFIG_LIMIT_BYTES:
-            raise VoiceError(f"{config}: too large for a Piper voice's settings")
+            raise VoiceError("too large for a Piper voice's settings", path=str(config))
         try:
             data = json.loads(config.read_text(encoding="utf-8"))
             language = data.get("language", {}).get("family") or data["espeak"]["voice"]
         except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise VoiceError(f"{config}: not a Piper voice's settings (expected language.family or espeak.voice)") from error
+            raise VoiceError("not a Piper voice's settings (expected language.family or espeak.voice)", path=str(config)) from error
         digest = hashlib.sha256(config.read_bytes() + str(path.stat().st_size).encode()).hexdigest()[:16]
         base = str(language).lower().replace("_", "-").split("-")[0]
         return cls(name=path.name.removesuffix(".onnx"), path=path.resolve(), language=base, fingerprint=digest)

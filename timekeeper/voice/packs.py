@@ -60,7 +60,7 @@ class PackVoice(Voice):
         self.name = f"pack:{manifest.get('name') or self.folder.name}"
         pack_language = manifest.get("language")
         if pack_language and pack_language != language:
-            raise VoiceError(f"{self.folder}: this voice pack speaks {pack_language!r}; use --lang {pack_language}")
+            raise VoiceError(f"this voice pack speaks {pack_language!r}; use --lang {pack_language}", path=str(self.folder))
         self.words = _pack_words(self.folder, language, manifest)
         self.cues = cue_recordings(self.folder, manifest, str(self.folder / MANIFEST), _inside)
         self.combined = any(name in self.files for name in COMBINED)
@@ -78,7 +78,7 @@ class PackVoice(Voice):
             check_length(self.files[name], name)
             clip = decode_file(self.files[name])
             if len(clip) == 0 or not np.any(clip):
-                raise VoiceError(f"{self.files[name]}: the clip holds no audio")
+                raise VoiceError("the clip holds no audio", path=str(self.files[name]))
             self._clips[name] = _levelled(name, clip)
         return self._clips[name]
 
@@ -155,8 +155,8 @@ class PackVoice(Voice):
             clip = decode_file(recording.file)
             if recording.moment_ms > clip_ms(clip):
                 raise VoiceError(
-                    f"{self.folder / MANIFEST}: cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
-                    f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)"
+                    f"cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
+                    f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)", path=str(self.folder / MANIFEST),
                 )
             self._clips[key] = clip
         return self._clips[key]
@@ -208,11 +208,11 @@ def check_length(path: Path, name: str) -> None:
     try:
         length_ms = round(miniaudio.get_file_info(str(path)).duration * 1000)
     except (miniaudio.MiniaudioError, OSError, ValueError) as error:
-        raise VoiceError(f"{path}: not a readable audio clip ({error})") from error
+        raise VoiceError(f"not a readable audio clip ({error})", path=str(path)) from error
     if length_ms > limit_ms:
         raise VoiceError(
-            f"{path}: clip {name!r} is {format_time(length_ms)} long, longer than any slot in a mission"
-            f" (at most {format_time(limit_ms)}); shorten it"
+            f"clip {name!r} is {format_time(length_ms)} long, longer than any slot in a mission"
+            f" (at most {format_time(limit_ms)}); shorten it", path=str(path),
         )
 
 
@@ -238,7 +238,7 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
     override them. No clip may resolve (through `..` or a link) outside the pack folder.
     """
     if not folder.is_dir():
-        raise VoiceError(f"{folder}: no such voice pack folder")
+        raise VoiceError("no such voice pack folder", path=str(folder))
     files: dict[str, Path] = {}
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() in AUDIO_SUFFIXES and path.is_file():
@@ -248,11 +248,11 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
     if manifest:
         clips = manifest.get("clips") or {}
         if not isinstance(clips, dict):
-            raise VoiceError(f"{manifest_path}: 'clips' must map clip names to files in the pack")
+            raise VoiceError("'clips' must map clip names to files in the pack", path=str(manifest_path))
         for name, relative in clips.items():
             path = _inside(folder, folder / str(relative), f"{MANIFEST}: clips: {name}: {relative}")
             if not path.is_file() or not str(name):
-                raise VoiceError(f"{manifest_path}: clips: {name}: no such file {relative!r} in the pack")
+                raise VoiceError(f"clips: {name}: no such file {relative!r} in the pack", path=str(manifest_path))
             files[str(name)] = path
     if (folder / ANDROID_GRAMMAR).is_file():
         manifest = android_manifest(folder, manifest)
@@ -275,21 +275,21 @@ def read_manifest(path: Path) -> dict:
     try:
         root = yamlnodes.compose(raw.decode("utf-8-sig"), str(path))
     except UnicodeDecodeError as error:
-        raise VoiceError(f"{path}: is not UTF-8 text (byte {error.start})") from error
+        raise VoiceError(f"is not UTF-8 text (byte {error.start})", path=str(path)) from error
     except ScenarioError as error:
-        raise VoiceError(error.message) from error
+        raise VoiceError(error.detail, path=error.path, line=error.line, column=error.column) from error
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):
-        raise VoiceError(f"{path}: expected a mapping with name, language and clips")
+        raise VoiceError("expected a mapping with name, language and clips", path=str(path))
     manifest: dict = {}
     for key, value in root.value:
         if not isinstance(key, yaml.ScalarNode):
-            raise VoiceError(f"{yamlnodes.where(str(path), key)}: expected a plain key")
+            raise VoiceError("expected a plain key", path=str(path), **yamlnodes.at_mark(key.start_mark))
         if key.value in MAPPINGS and isinstance(value, yaml.MappingNode):
             manifest[key.value] = {_scalar(path, key.value, k): _scalar(path, key.value, v) for k, v in value.value}
         elif key.value in MAPPINGS and not (isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")):
-            raise VoiceError(f"{path}: '{key.value}' must map {MAPPINGS[key.value]}")
+            raise VoiceError(f"'{key.value}' must map {MAPPINGS[key.value]}", path=str(path))
         elif key.value == "cues":
             manifest["cues"] = _constructed(value)
         elif key.value == "language":
@@ -305,7 +305,8 @@ def _language(path: Path, node: yaml.Node) -> str:
 
     code = language_code(node.value) if isinstance(node, yaml.ScalarNode) and len(node.value) < 10 else None
     if code is None:
-        raise VoiceError(f"{yamlnodes.where(str(path), node)}: language: expected a language code such as en, fr or el")
+        raise VoiceError("language: expected a language code such as en, fr or el", path=str(path),
+                         **yamlnodes.at_mark(node.start_mark))
     return code
 
 
@@ -324,8 +325,10 @@ def _constructed(node: yaml.Node) -> object:
 
 
 def _scalar(path: Path, section: str, node: yaml.Node) -> str:
+    from timekeeper.scenario import yamlnodes
+
     if not isinstance(node, yaml.ScalarNode) or len(node.value) > MAX_MANIFEST_TEXT:
-        raise VoiceError(f"{path}:{node.start_mark.line + 1}: {section}: expected {MAPPINGS[section]}")
+        raise VoiceError(f"{section}: expected {MAPPINGS[section]}", path=str(path), **yamlnodes.at_mark(node.start_mark))
     return node.value
 
 
@@ -336,7 +339,7 @@ def _pack_words(folder: Path, language: str, manifest: dict) -> PhraseBook:
     printed, spoken = manifest.get("printed") or {}, manifest.get("spoken") or {}
     for label, given in (("printed", printed), ("spoken", spoken)):
         if not isinstance(given, dict) or not all(isinstance(v, str) for v in given.values()):
-            raise VoiceError(f"{where}: '{label}' must map phrase keys to words")
+            raise VoiceError(f"'{label}' must map phrase keys to words", path=where)
     if language not in LANGUAGES:
         printed = {**(manifest.get("android_printed") or {}), **printed}
     android = manifest.get("android_spoken") or {}
@@ -353,7 +356,7 @@ def _inside(folder: Path, path: Path, label: str) -> Path:
 
     resolved = path.resolve()
     if not resolved.is_relative_to(folder):
-        raise VoiceError(f"{folder}: {label} points outside the voice pack (refused)")
+        raise VoiceError(f"{label} points outside the voice pack (refused)", path=str(folder))
     if resolved.exists():
         check_input_file(resolved, MAX_CLIP_BYTES, what="a voice clip", error=VoiceError)
     return resolved

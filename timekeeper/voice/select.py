@@ -42,7 +42,7 @@ def open_voice(language: str, spec: str | None = None) -> Voice:
     if os.sep in spec or spec.startswith("."):
         from timekeeper.errors import VoiceError
 
-        raise VoiceError(f"{spec}: no such voice pack folder")
+        raise VoiceError("no such voice pack folder", path=spec)
     return TtsVoice(language, voice=spec)
 
 

@@ -62,7 +62,7 @@ def decode_file(path: Path) -> Clip:
             str(path), output_format=miniaudio.SampleFormat.FLOAT32, nchannels=1, sample_rate=SAMPLE_RATE
         )
     except (miniaudio.MiniaudioError, OSError, ValueError) as error:
-        raise VoiceError(f"{path}: not a readable audio clip ({error})") from error
+        raise VoiceError(f"not a readable audio clip ({error})", path=str(path)) from error
     return np.asarray(decoded.samples, dtype=np.float32)
 
 
