@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from running import timekeeper as run
 
 ROOT = Path(__file__).resolve().parent.parent
 CREW = "Ann:captain, Bob:co, Cid, Dee:sc"
@@ -13,6 +13,4 @@ CREW = "Ann:captain, Bob:co, Cid, Dee:sc"
 
 def timekeeper(db: Path, *args: str, input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """`timekeeper log --db DB ARGS...` in a subprocess; stdout and stderr as text."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "timekeeper", "log", "--db", str(db), *args], input=input,
-                          capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT)
+    return run("log", "--db", str(db), *args, input=input, timeout=timeout, cwd=ROOT)

@@ -80,7 +80,7 @@ def test_list_shows_every_builtin_track_in_natural_order() -> None:
     assert result.returncode == 0
     names = [line.split()[0] for line in result.stdout.splitlines()]
     assert names[:3] == ["test-run-1", "test-run-2", "simulation-1"]
-    assert names.index("mission-2") < names.index("mission-10" if "mission-10" in names else "double-action-1")
+    assert names.index("double-action-2") < names.index("double-action-9") < names.index("double-action-10")  # natural, not text
     assert len(names) == len(builtin_paths())
     mission_3 = next(line for line in result.stdout.splitlines() if line.startswith("mission-3 "))
     assert mission_3.split()[1:3] == ["mission", "10:00"]

@@ -7,10 +7,10 @@ import hashlib
 import io
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from running import timekeeper as run
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate import OPTION_SPECS, GenerateOptions, batch, generate, options_from_text, relaxations
@@ -25,10 +25,6 @@ from timekeeper.scenario.load import load_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = 60
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], cwd=cwd, capture_output=True, text=True)
 
 
 def keeps_every_rule(options: GenerateOptions, seeds: int = SEEDS) -> list:

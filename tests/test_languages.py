@@ -3,6 +3,7 @@ every cue (decoded render), plan has no overlap, the card prints in the language
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -62,4 +63,7 @@ def test_live_speaks_french() -> None:
     done = timekeeper("live", str(LIVE_TRACK), "--lang", "fr", "--backend", "null", "--start-at", "3:21")
     assert done.returncode == 0, done.stderr
     assert "Fin de l'opération dans cinq" in done.stdout and "Mission accomplie." in done.stdout
-    assert phrase_book("fr").word("title") in done.stdout or "Temps" in done.stdout  # the card, in French
+    book = phrase_book("fr")
+    header = rf"^{book.word('time')}\s+T\+\s+{book.word('event')}\s+{book.word('zone')}$"  # the card, in French
+    assert re.search(header, done.stdout, re.MULTILINE), done.stdout
+    assert book.word("phase_end").format(n=2) in done.stdout and book.word("mission_end") in done.stdout

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 from logbook_helpers import CREW, timekeeper
 from pypdf import PdfReader
+from running import timekeeper as run
 
-from timekeeper.cli import cli
 from timekeeper.errors import ExitStatus
 from timekeeper.logbook.shiplog import ShipLog
 
@@ -90,9 +89,9 @@ def test_add_asks_for_each_value_and_asks_again_after_a_bad_one(tmp_path):
         "-2", "3",  # survived: bad, then good
         "12", "1", "0", "2", "0", "1", "4",  # destroyed, damage r/w/b, knocked out, squads, visual
     ]) + "\n"
-    result = CliRunner().invoke(cli, ["log", "--db", str(db), "add", "--prompt"], input=answers)
-    assert result.exit_code == 0, result.output
-    assert "did you mean 'mission-5'" in result.output and "at least 0, got -2" in result.output
+    result = timekeeper(db, "add", "--prompt", input=answers)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "did you mean 'mission-5'" in result.stdout and "at least 0, got -2" in result.stdout  # asked again
     with ShipLog.open(db) as log:
         (entry,) = log.entries()
     assert entry.record.track.name == "mission-5" and entry.record.serious.value == "2"
@@ -107,20 +106,17 @@ def test_a_campaign_mission_asks_only_for_the_results(tmp_path):
     assert timekeeper(db, "remove", "1").returncode == 0
     # in a terminal it asks whether this is the campaign's mission, then only for the results
     answers = "\n".join(["", "", "", "2", "9", "1", "0", "0", "0", "0", "2"]) + "\n"
-    result = CliRunner().invoke(cli, ["log", "--db", str(db), "add", "--prompt"], input=answers)
-    assert "Record it as mission 1 of campaign 1 (mission-7)? [Y/n]" in result.output
-    assert result.exit_code == 0, result.output
-    assert "Track" not in result.output and "Crew (names" not in result.output
-    assert "Campaign 1 (open, 1 mission): threats 11 - damage 1 - worst zone 1" in result.output
+    result = timekeeper(db, "add", "--prompt", input=answers)
+    assert "Record it as mission 1 of campaign 1 (mission-7)? [Y/n]" in result.stdout
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Track" not in result.stdout and "Crew (names" not in result.stdout
+    assert "Campaign 1 (open, 1 mission): threats 11 - damage 1 - worst zone 1" in result.stdout
 
 
 def test_a_scenario_file_is_recorded_with_its_title_and_seed(tmp_path):
     db = tmp_path / "log.sqlite3"
     mission = tmp_path / "generated.yaml"
-    import sys
-    from subprocess import run
-    run([sys.executable, "-m", "timekeeper", "generate", "--seed", "4711", "-o", str(mission)], check=True,
-        capture_output=True)
+    assert run("generate", "--seed", "4711", "-o", str(mission)).returncode == 0
     result = timekeeper(db, "add", "--crew", CREW, "--track", str(mission), "--seed", "4711", "--destroyed", "9")
     assert result.returncode == 0, result.stderr
     assert "(seed 4711)" in result.stdout

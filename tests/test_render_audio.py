@@ -3,13 +3,13 @@ atomic writes. Most tests share one render of a three-minute track."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper.errors import MissingToolError, RenderError
 from timekeeper.mix import MixSettings, prepare_mix
@@ -133,12 +133,7 @@ def test_cli_render_mp3_with_tags(tmp_path: Path) -> None:
     import mutagen
 
     out = tmp_path / "drill.mp3"
-    result = subprocess.run(
-        [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(out), "--players", "4"],
-        capture_output=True,
-        text=True,
-        env={**os.environ},
-    )
+    result = timekeeper("render", str(SHORT), "-o", str(out), "--players", "4")
     assert result.returncode == 0, result.stderr
     assert "Wrote" in result.stdout
     tags = mutagen.File(out, easy=True)
@@ -192,18 +187,9 @@ def test_missing_ffmpeg_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_cli_unknown_format_and_missing_ffmpeg_exit_codes(tmp_path: Path) -> None:
-    bad = subprocess.run(
-        [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(tmp_path / "x.aiff")],
-        capture_output=True,
-        text=True,
-    )
+    bad = timekeeper("render", str(SHORT), "-o", str(tmp_path / "x.aiff"))
     assert bad.returncode == 2 and "unknown audio format" in bad.stderr and "Traceback" not in bad.stderr
-    no_tools = subprocess.run(
-        [sys.executable, "-m", "timekeeper", "render", str(SHORT), "-o", str(tmp_path / "x.mp3")],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PATH": str(Path(sys.executable).parent)},
-    )
+    no_tools = timekeeper("render", str(SHORT), "-o", str(tmp_path / "x.mp3"), env={"PATH": str(Path(sys.executable).parent)})
     assert no_tools.returncode == 7 and "ffmpeg" in no_tools.stderr and "Traceback" not in no_tools.stderr
 
 

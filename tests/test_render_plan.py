@@ -3,12 +3,11 @@ phrase lengths are current, and `timekeeper plan` prints and flags cues."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from running import timekeeper as run
 
 from timekeeper.durations import default_measure, shipped_durations
 from timekeeper.phrases import LANGUAGES, phrase_book
@@ -58,10 +57,6 @@ def test_count_falls_on_its_own_seconds_before_each_phase_end() -> None:
     for cue, end_ms in zip(finals, timeline.phase_ends_ms):
         count = {part.key: part.at_ms for part in cue.speech if part.key.startswith("count_")}
         assert [count[f"count_{n}"] for n in (5, 4, 3, 2, 1)] == [end_ms - n * 1000 for n in (5, 4, 3, 2, 1)]
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True)
 
 
 def test_plan_prints_every_cue_with_start_and_end() -> None:

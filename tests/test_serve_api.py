@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import subprocess
-import sys
 import time
 import wave
 
 import pytest
+from running import timekeeper
 from serving import start_server
 
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
@@ -115,8 +116,7 @@ def test_the_served_sound_is_the_render_mix_byte_for_byte(server, tmp_path):
     full = server.request(f"/api/games/{game['id']}/sound.wav")
     assert full.status == 200 and full.headers["Accept-Ranges"] == "bytes"
     rendered = tmp_path / "t.wav"
-    subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "render", "test-run-1",
-                    "-o", str(rendered)], check=True, timeout=120, capture_output=True)
+    assert timekeeper("render", "test-run-1", "-o", str(rendered)).returncode == 0
     with wave.open(io.BytesIO(full.body)) as served, wave.open(str(rendered)) as reference:
         assert served.getframerate() == reference.getframerate()
         assert served.readframes(served.getnframes()) == reference.readframes(reference.getnframes())
@@ -146,8 +146,7 @@ def test_downloads_card_track_and_code(server):
     html = server.request(f"/api/games/{game['id']}/card.html").text
     assert "Mission 3" in html and html.count("<tr") > 10
     code = server.request(f"/api/games/{game['id']}/track.txt").text.strip()
-    exported = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "export", "mission-3"],
-                              capture_output=True, text=True, timeout=60).stdout.strip()
+    exported = timekeeper("export", "mission-3").stdout.strip()
     assert code == exported
     assert "title: " in server.request(f"/api/games/{game['id']}/track.yaml").text
 
@@ -294,21 +293,24 @@ def test_lan_mode_needs_the_token(tmp_path):
         assert server.stop() == 130
     output = "".join(server.output)
     if "On phones on this network" in output:
-        assert "\u2580" in output or "\u2584" in output or "\u2588" in output  # the QR code, in half blocks
+        import segno
+
+        url = re.search(r"On phones on this network: (\S+)", output).group(1)
+        qr_code = io.StringIO()
+        segno.make(url, error="m").terminal(out=qr_code, compact=True)
+        assert qr_code.getvalue() in output  # the QR code of the first address, in half blocks
     else:
         assert "No network address found" in output
 
 
 def test_a_port_in_use_is_one_clear_line(server, tmp_path):
-    result = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", "--port",
-                             str(server.port), "--state", str(tmp_path)], capture_output=True, text=True, timeout=30)
+    result = timekeeper("serve", "--port", str(server.port), "--state", str(tmp_path), timeout=30)
     assert result.returncode == 1
     assert f"cannot listen on 127.0.0.1:{server.port}" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_serve_help_has_an_example():
-    result = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "serve", "--help"],
-                            capture_output=True, text=True, timeout=30)
+    result = timekeeper("serve", "--help")
     assert "timekeeper serve --lan" in result.stdout and "--scenarios" in result.stdout
 
 
@@ -353,9 +355,8 @@ def test_record_a_played_mission_in_the_ships_log(tmp_path):
         assert "mission-4" in PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
     finally:
         assert server.stop() == 130
-    listed = subprocess.run([sys.executable, "-c", "from timekeeper.cli import main; main()", "log", "--db", str(log),
-                             "list"], capture_output=True, text=True, timeout=60, check=True).stdout
-    assert "mission-4" in listed  # the command line reads what the page recorded
+    listed = timekeeper("log", "--db", str(log), "list")
+    assert listed.returncode == 0 and "mission-4" in listed.stdout  # the command line reads what the page recorded
 
 
 def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):

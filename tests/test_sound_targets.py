@@ -4,14 +4,13 @@ timeline; tags; pack clips levelled; one phrase table for voice, cards and scree
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import wave
 from pathlib import Path
 
 import mutagen
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper import loudness, soundcheck
 from timekeeper.durations import default_measure
@@ -25,10 +24,7 @@ OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.
 
 
 def render_cli(out: Path, name: str, language: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "timekeeper", "render", name, "--lang", language, "-o", str(out)],
-        capture_output=True, text=True,
-    )
+    result = timekeeper("render", name, "--lang", language, "-o", str(out))
     assert result.returncode == 0, result.stderr
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
@@ -21,12 +21,6 @@ from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 RATE = 44_100
-
-
-def timekeeper(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "timekeeper", *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=300
-    )
 
 
 def decode(path: Path) -> np.ndarray:

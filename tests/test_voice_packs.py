@@ -3,13 +3,12 @@ German combined clips, refusing paths outside the pack, damaged clips, export an
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from running import timekeeper
 
 from timekeeper.errors import VoiceError
 from timekeeper.mix import MixSettings, prepare_mix
@@ -130,17 +129,16 @@ def test_damaged_clip_names_the_file(english_pack: Path, tmp_path: Path) -> None
 
 
 def test_cli_export_list_and_render_by_pack_name(tmp_path: Path) -> None:
-    env = {**os.environ, "TIMEKEEPER_VOICES": str(tmp_path / "voices")}
-    tk = [sys.executable, "-m", "timekeeper"]
-    export = subprocess.run([*tk, "voice", "export", "--lang", "es", "--format", "mp3", str(tmp_path / "voices" / "nave")], capture_output=True, text=True, env=env)
+    env = {"TIMEKEEPER_VOICES": str(tmp_path / "voices")}
+    export = timekeeper("voice", "export", "--lang", "es", "--format", "mp3", str(tmp_path / "voices" / "nave"), env=env)
     assert export.returncode == 0, export.stderr
     assert (tmp_path / "voices" / "nave" / "data_transfer.mp3").is_file()
-    listing = subprocess.run([*tk, "voices"], capture_output=True, text=True, env=env)
+    listing = timekeeper("voices", env=env)
     assert listing.returncode == 0
     assert "es  es at 220 words/min" in listing.stdout and "nave  es" in listing.stdout
     out = tmp_path / "nave.wav"
-    rendered = subprocess.run([*tk, "render", str(SHORT), "--lang", "es", "--voice", "nave", "-o", str(out)], capture_output=True, text=True, env=env)
+    rendered = timekeeper("render", str(SHORT), "--lang", "es", "--voice", "nave", "-o", str(out), env=env)
     assert rendered.returncode == 0, rendered.stderr
     assert "voice pack:nave" in rendered.stdout and "Warning" not in rendered.stderr
-    bad = subprocess.run([*tk, "render", str(SHORT), "--voice", "./nowhere", "-o", str(out)], capture_output=True, text=True, env=env)
+    bad = timekeeper("render", str(SHORT), "--voice", "./nowhere", "-o", str(out), env=env)
     assert bad.returncode == 4 and "no such voice pack folder" in bad.stderr
