@@ -4,11 +4,11 @@ every cue (decoded render), plan has no overlap, the card prints in the language
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from decoded import RATE, decode
 from running import timekeeper
 
 from timekeeper.phrases import phrase_book
@@ -16,15 +16,6 @@ from timekeeper.phrases import phrase_book
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 LIVE_TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
 NEW_LANGUAGES = ("fr", "it", "pl", "cs")
-RATE = 44_100
-
-
-def decode(path: Path) -> np.ndarray:
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
-        capture_output=True, check=True,
-    ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
 
 
 @pytest.mark.parametrize("language", NEW_LANGUAGES)

@@ -3,12 +3,12 @@ atomic writes. Most tests share one render of a three-minute track."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from decoded import RATE, decode, rms
 from running import timekeeper
 
 from timekeeper.errors import MissingToolError, RenderError
@@ -19,24 +19,6 @@ from timekeeper.script import CueKind, Sound, Speech
 
 DATA = Path(__file__).parent / "data" / "render"
 SHORT = DATA / "short.yaml"
-RATE = 44_100
-
-
-
-
-def decode(path: Path) -> np.ndarray:
-    """Any audio file as mono float samples at 44.1 kHz, decoded by ffmpeg."""
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
-
-
-def rms(samples: np.ndarray, start_ms: int, length_ms: int) -> float:
-    window = samples[start_ms * RATE // 1000 : (start_ms + length_ms) * RATE // 1000]
-    return float(np.sqrt(np.mean(window**2))) if len(window) else 0.0
 
 
 @pytest.fixture(scope="module")

