@@ -1,11 +1,12 @@
-"""The miniaudio output on miniaudio's own null device (a real device thread, no hardware)."""
+"""The miniaudio output on miniaudio's own null device (a real device thread, no hardware), in real
+time: the end-to-end check of the clock steered by a device."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
-from test_live_session import Recorder, ScriptedKeys
+from scripted import Recorder, ScriptedKeys
 
 from timekeeper.live.clock import Clock
 from timekeeper.live.outputs import PcmFormat

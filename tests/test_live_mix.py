@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_live_session import Recorder, ScriptedKeys
+from scripted import Recorder, ScriptedKeys
 
+from timekeeper.live.clock import Clock, VirtualTime
 from timekeeper.live.outputs import NullOutput, PcmFormat
 from timekeeper.live.premix import premix
 from timekeeper.live.session import Outcome, run_live
@@ -15,8 +16,6 @@ from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
 
 TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
-
-
 
 
 class RecordingOutput(NullOutput):
@@ -37,11 +36,13 @@ def test_the_stream_is_the_render_mix_with_speech_at_the_cue_time() -> None:
     mix = premix(prepared, start_ms)
     output = RecordingOutput()
     output.open(PcmFormat(mix.sample_rate, mix.channels, mix.sample_width))
-    result = run_live(mix, output, Recorder(), ScriptedKeys([(4.0, "q"), (4.05, "y")]), start_ms=start_ms)
-    assert result.outcome is Outcome.QUIT
+    time = VirtualTime()
+    keys = ScriptedKeys([(4.0, "q"), (4.05, "y")], time)
+    result = run_live(mix, output, Recorder(time), keys, start_ms=start_ms, clock=Clock(start_ms, time))
+    assert result.outcome is Outcome.QUIT and result.stopped_ms == start_ms + 4_050
     recorded = bytes(output.recorded)
     played_ms = len(recorded) / 2 * 1000 / mix.sample_rate
-    assert played_ms == pytest.approx(result.stopped_ms - start_ms, abs=25)  # consumed in real time
+    assert played_ms == pytest.approx(4_050, abs=0.1)  # consumed as the clock went
     assert recorded == b"".join(prepared.pcm(start_ms))[: len(recorded)]  # the same mix as render
     samples = np.frombuffer(recorded, dtype="<i2").astype(np.float64) / 32768.0
     first_sound_ms = np.argmax(np.abs(samples) > 0.02) * 1000 / mix.sample_rate

@@ -1,26 +1,62 @@
 """The mission clock: milliseconds of mission time, pausable, never built from summed sleeps.
 
-The clock reads a monotonic time source. An audio output that knows its stream's sample
-position calls `steer` from its callback, so the clock follows the sound card; when the
-steering stops (null/text outputs, or a device that died) the clock simply runs on the
-monotonic source from where it was.
+The clock reads a time source: the real monotonic clock at the table, a `VirtualTime` in tests,
+where a whole mission runs in milliseconds. Every wait of the live layer goes through the
+source (`Clock.sleep`), so nothing in it waits on the wall clock behind the source's back.
+An audio output that knows its stream's sample position calls `steer` from its callback, so
+the clock follows the sound card; when the steering stops (null/text outputs, or a device that
+died) the clock simply runs on the time source from where it was.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from typing import Protocol
 
 SNAP_MS = 250.0  # a stream position further off than this is taken as is
 SLEW = 0.125  # fraction of a small error corrected per steering call
 
 
-class Clock:
-    """Mission time in ms: `start_ms` when `start()` is called, then advancing in real time."""
+class TimeSource(Protocol):
+    """Seconds that only move forward, and a way to wait for them."""
 
-    def __init__(self, start_ms: int = 0, monotonic: Callable[[], float] = time.monotonic) -> None:
-        self._monotonic = monotonic
+    def monotonic(self) -> float: ...
+    def sleep(self, seconds: float) -> None: ...
+
+
+class RealTime:
+    """The machine's monotonic clock; `sleep` really waits."""
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(max(0.0, seconds))
+
+
+class VirtualTime:
+    """Time that moves only when somebody sleeps: a 10-minute mission runs in milliseconds."""
+
+    def __init__(self, start_s: float = 0.0) -> None:
+        self.now_s = start_s
+
+    def monotonic(self) -> float:
+        return self.now_s
+
+    def sleep(self, seconds: float) -> None:
+        self.now_s += max(0.0, seconds)
+
+
+REAL_TIME = RealTime()
+
+
+class Clock:
+    """Mission time in ms: `start_ms` when `start()` is called, then advancing with `source`."""
+
+    def __init__(self, start_ms: int = 0, source: TimeSource = REAL_TIME) -> None:
+        self.source = source
+        self._monotonic = source.monotonic
         self._lock = threading.Lock()
         self._anchor_ms = float(start_ms)  # mission time at `_anchor_s`
         self._anchor_s: float | None = None  # None: not started yet, or paused
@@ -34,6 +70,10 @@ class Clock:
         with self._lock:
             self._anchor_s = self._monotonic()
             self.started = True
+
+    def sleep(self, seconds: float) -> None:
+        """Wait `seconds` of the clock's time source (whether the clock runs or is paused)."""
+        self.source.sleep(seconds)
 
     def now_ms(self) -> float:
         """Current mission time in ms (frozen while paused or before `start`)."""

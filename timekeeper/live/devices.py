@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections.abc import Generator, Iterator
 from typing import Any
 
@@ -67,7 +66,7 @@ class MiniaudioOutput(AudioOutput):
         assert self._feed is not None and self._clock is not None, "play() sets the feed and the clock"
         generator = self._generate(self._feed, self._clock)
         next(generator)
-        self._last_callback_s = time.monotonic()
+        self._last_callback_s = self._clock.source.monotonic()
         try:
             self._device.start(generator)
         except Exception as error:
@@ -81,7 +80,7 @@ class MiniaudioOutput(AudioOutput):
         queued_frames = (PERIODS - 1) * self.pcm.frames(PERIOD_MS)
         while True:
             try:
-                now_s = time.monotonic()
+                now_s = clock.source.monotonic()
                 self._last_callback_s = now_s
                 callbacks += 1
                 if callbacks > SETTLE_CALLBACKS and feed.frames_taken > queued_frames:
@@ -100,7 +99,7 @@ class MiniaudioOutput(AudioOutput):
     def check(self) -> None:
         """Notice a device that stopped calling back while it should be playing."""
         if self._playing and not self._paused and self.failure is None:
-            if time.monotonic() - self._last_callback_s > STALL_S:
+            if self._clock.source.monotonic() - self._last_callback_s > STALL_S:
                 self.failure = "the sound device stopped responding"
 
     def pause(self) -> None:

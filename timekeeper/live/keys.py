@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import select
 import sys
-import time
 from typing import IO, Any
+
+from timekeeper.live.clock import REAL_TIME, TimeSource
 
 PAUSE = " "
 QUIT = "q"
@@ -21,8 +22,9 @@ class Keys:
     Use as a context manager so the terminal is always restored.
     """
 
-    def __init__(self, stream: IO[Any] | None = None) -> None:
+    def __init__(self, stream: IO[Any] | None = None, source: TimeSource = REAL_TIME) -> None:
         self._stream = sys.stdin if stream is None else stream
+        self._source = source  # waits with no input to watch go through the mission clock's source
         self._fd: int | None = None
         self._tty_fd: int | None = None
         self._saved: Any = None
@@ -56,7 +58,7 @@ class Keys:
         """The next key pressed within `timeout_s`, else None (waits the whole time if no input)."""
         timeout_s = max(0.0, timeout_s)
         if self._fd is None:
-            time.sleep(timeout_s)
+            self._source.sleep(timeout_s)
             return None
         ready, _, _ = select.select([self._fd], [], [], timeout_s)
         if not ready:

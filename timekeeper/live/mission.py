@@ -59,9 +59,11 @@ def prepare(scenario: Scenario, settings: MixSettings, progress: Progress | None
 
 def play(mix: Mix, output: AudioOutput, options: LiveOptions) -> LiveResult:
     """Stream `mix` with the screen that suits stdout: full-screen on a terminal, lines otherwise."""
+    from timekeeper.live.clock import Clock
     from timekeeper.live.display import LineDisplay, TerminalDisplay
     from timekeeper.live.keys import Keys
 
+    clock = Clock(options.start_ms)
     display = TerminalDisplay() if sys.stdout.isatty() else LineDisplay()
-    with Keys() as keys, display:
-        return run_live(mix, output, display, keys, start_ms=options.start_ms, title=options.title)
+    with Keys(source=clock.source) as keys, display:
+        return run_live(mix, output, display, keys, start_ms=options.start_ms, title=options.title, clock=clock)

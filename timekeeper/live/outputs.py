@@ -8,7 +8,6 @@ The sound-card backends live in `timekeeper.live.devices` and are imported only 
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterator
@@ -18,7 +17,6 @@ from timekeeper.live.clock import Clock
 
 BACKENDS = ("miniaudio", "simpleaudio", "null", "text")
 HISTORY_MS = 2000  # how far a feed can be rewound (audio a device had queued when paused)
-SINK_TICK_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -145,15 +143,19 @@ class AudioOutput(ABC):
 
 
 class NullOutput(AudioOutput):
-    """A silent real-time sink: consumes the stream's frames as the mission clock advances."""
+    """A silent sink that consumes the stream's frames as the mission clock advances.
+
+    It has no thread of its own: the session calls `check` every time it looks at the clock,
+    and the sink takes the frames the clock has moved past. So it keeps time in real time at
+    the table and in virtual time in tests alike.
+    """
 
     name = "null"
 
     def __init__(self) -> None:
         super().__init__()
-        self._thread: threading.Thread | None = None
-        self._stopping = threading.Event()
         self._feed: PcmFeed | None = None
+        self._clock: Clock | None = None
         self.pcm: PcmFormat | None = None
 
     def open(self, pcm: PcmFormat) -> None:
@@ -161,36 +163,33 @@ class NullOutput(AudioOutput):
 
     def play(self, chunks: Iterator[bytes], start_ms: int, clock: Clock) -> None:
         assert self.pcm is not None, "open() first"
-        self.stop()
         self._feed = PcmFeed(chunks, self.pcm, start_ms)
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._sink, args=(self._feed, clock, self._stopping), daemon=True)
-        self._thread.start()
+        self._clock = clock
 
-    def _sink(self, feed: PcmFeed, clock: Clock, stopping: threading.Event) -> None:
+    def check(self) -> None:
+        """Consume the frames up to the clock's time (a failing sink never stops the clock)."""
+        feed, clock = self._feed, self._clock
+        if feed is None or clock is None or feed.finished or self.failure is not None:
+            return
         try:
-            while not stopping.is_set() and not feed.finished:
-                missing = feed.pcm.frames(clock.now_ms() - feed.start_ms) - feed.frames_taken
-                if missing > 0:
-                    self.consume(feed.take(missing))
-                stopping.wait(SINK_TICK_S)
-        except Exception as error:  # a failing sink must never stop the clock
+            missing = feed.pcm.frames(clock.now_ms() - feed.start_ms) - feed.frames_taken
+            if missing > 0:
+                self.consume(feed.take(missing))
+        except Exception as error:
             self.failure = f"{type(error).__name__}: {error}"
 
     def consume(self, data: bytes) -> None:
         """Where the frames go: nowhere. Test doubles override this to fail."""
 
     def pause(self) -> None:
-        pass  # the sink follows the clock, which is paused
+        self.check()  # the frames up to the pause were played; the paused clock holds the rest
 
     def resume(self) -> None:
         pass
 
     def stop(self) -> None:
-        self._stopping.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join()
-        self._thread = None
+        self.check()
+        self._clock = None
 
     @property
     def frames_played(self) -> int:
