@@ -19,8 +19,12 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def clip_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One clip cache for the whole test session, never the user's (subprocesses inherit it)."""
-    folder = tmp_path_factory.getbasetemp() / "tk-cache"
+    """One clip cache for the whole test session, never the user's (subprocesses inherit it).
+
+    Parallel workers (pytest-xdist) share it: each synthesizes only what no other did before,
+    and every cache write is an atomic replace."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "tk-cache"
     saved = os.environ.get("TIMEKEEPER_CACHE")
     os.environ["TIMEKEEPER_CACHE"] = str(folder)
     yield folder

@@ -191,3 +191,30 @@ def test_a_file_with_thousands_of_problems_reports_a_hundred_and_counts_the_rest
     assert done.returncode == 3
     lines = done.stdout.splitlines()
     assert len(lines) == 101 and lines[-1] == f"{noisy}: ... and 4,900 more problems (fix these first)"
+
+
+def test_an_interruption_right_after_the_temporary_file_is_made_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C landing the moment the temporary file exists (before its clean-up is armed) must
+    still remove it: the signal is held until the file is noted, then delivered."""
+    import signal
+    import tempfile
+
+    from timekeeper import atomicfile
+
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp_then_interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made = real_mkstemp(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)  # Python's handler raises KeyboardInterrupt when it runs
+        return made
+
+    monkeypatch.setattr(atomicfile.tempfile, "mkstemp", mkstemp_then_interrupted)
+    target = tmp_path / "out.mp3"
+    target.write_bytes(b"the old file")
+    with pytest.raises(KeyboardInterrupt):
+        with atomicfile.replacing(target) as temp:
+            temp.write_bytes(b"half a track")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.mp3"]
+    assert target.read_bytes() == b"the old file"

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from timekeeper.errors import OutputError
+from timekeeper.heldsignals import held_signals
 from timekeeper.outputpath import check_output_path
 
 
@@ -27,13 +28,15 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
     """
     path = check_output_path(path)
     folder = path.parent if str(path.parent) else Path(".")
+    temp: Path | None = None
     try:
-        handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
-    except OSError as failure:
-        raise OutputError.cannot_write(path, failure) from failure
-    os.close(handle)
-    temp = Path(name)
-    try:
+        with held_signals():  # an interruption lands after `temp` is noted, so `finally` removes it
+            try:
+                handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
+            except OSError as failure:
+                raise OutputError.cannot_write(path, failure) from failure
+            temp = Path(name)
+            os.close(handle)
         yield temp
         try:
             os.chmod(temp, _mode_for(path))
@@ -41,8 +44,9 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
         except OSError as failure:
             raise OutputError.cannot_write(path, failure) from failure
     finally:
-        with contextlib.suppress(OSError):
-            temp.unlink()
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                temp.unlink()
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> Path:

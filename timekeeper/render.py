@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from typing import IO
 from timekeeper.atomicfile import replacing
 from timekeeper.errors import OutputError, RenderError
 from timekeeper.ffmpeg import find_ffmpeg
+from timekeeper.heldsignals import held_signals
 from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.model import Scenario
 from timekeeper.outputpath import check_output_path
@@ -155,14 +155,8 @@ def _start_quietly(command: list[str], errors: IO[bytes], started: list[subproce
     """Start ffmpeg and add it to `started` with Ctrl-C, SIGTERM and SIGHUP held back meanwhile, so
     an interruption always finds the process to stop (else it could write its file after the
     temporary file was removed). Held signals are delivered right after."""
-    held = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
-    blocking = hasattr(signal, "pthread_sigmask")
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if blocking else None
-    try:
+    with held_signals():
         started.append(subprocess.Popen(command, stdin=subprocess.PIPE, stderr=errors))
-    finally:
-        if previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     return started[0]
 
 
