@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import random
 import re
 import subprocess
 from pathlib import Path
@@ -18,6 +19,7 @@ from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.features import measure
 from timekeeper.generate.options import KINDS, PLAYERS, SPECS_BY_KEY, check_options, parse_seed
 from timekeeper.generate.rules import FAST_RULES, RULES, check_generated
+from timekeeper.generate.threats import plan_threats
 from timekeeper.model import Pile, Threat, Zone
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.scenario.dump import dump_scenario
@@ -207,6 +209,38 @@ def test_the_zone_rule_catches_a_crowded_zone() -> None:
     assert any(p.startswith("zone-spread:") and "only 1 zone" in p for p in problems)
 
 
+def _zones_used(options: GenerateOptions, seed: int) -> int:
+    return len({t.zone for t in plan_threats(random.Random(seed), options) if not t.internal})
+
+
+def test_the_zone_rule_is_relaxed_exactly_when_a_zone_may_get_no_threat() -> None:
+    """Without a zone-spread relaxation every mission uses all three zones (as the official settings of
+    its crew do); with one, some seed leaves a zone empty."""
+    for kind in KINDS:
+        for players in PLAYERS:
+            official = GenerateOptions(kind=kind, players=players)
+            zones = min(3, min(_zones_used(official, seed) for seed in range(100)))  # 4 players: 2 on some simulations
+            for level in (None, *range(1, official.max_level + 1)):
+                for max_internal in (None, 0, 4, 8):
+                    options = dataclasses.replace(official, threat_level=level, max_internal=max_internal)
+                    relaxed = any(line.startswith("zone-spread:") for line in relaxations(options))
+                    fewest = min(_zones_used(options, seed) for seed in range(100))
+                    assert relaxed == (fewest < zones), (options, fewest)
+    assert not any("zone-spread" in line for kind in KINDS for players in PLAYERS
+                   for line in relaxations(GenerateOptions(kind=kind, players=players)))
+
+
+def test_generate_and_stats_say_when_a_zone_may_get_no_threat(tmp_path: Path) -> None:
+    done = run("generate", "--seed", "2", "--threat-level", "14", "--max-internal", "8", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sum(1 for event in load_text(done.stdout).scenario.threats if not event.internal) == 0
+    assert ("Note: relaxes the official rule zone-spread: as few as 0 external threats with --threat-level 14 "
+            "--max-internal 8, so a zone may get none (official: every zone, 4-5 external threats)") in done.stderr
+    done = run("stats", "--count", "20", "--threat-level", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "  zone-spread: as few as 0 external threats with --threat-level 2" in done.stdout
+
+
 # --- threat piles --------------------------------------------------------------------------------
 
 
@@ -293,7 +327,8 @@ def test_relaxations_name_the_official_rules_a_setting_relaxes() -> None:
     found = relaxations(GenerateOptions(length_ms=780_000, outages=(6, 6), outage_length_ms=(40_000, 45_000),
                                         ambush_percent=80, max_internal=4, threat_level=9))
     names = [line.split(":")[0] for line in found]
-    assert names == ["phase-lengths", "event-counts", "comms-down", "ambush", "threat-mix", "threat-mix", "internal-turns"]
+    assert names == ["phase-lengths", "event-counts", "comms-down", "ambush", "threat-mix", "threat-mix", "zone-spread",
+                     "internal-turns"]
     assert "--ambush-chance 80% (official 19%)" in found[3]
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.profile import PLACED, Profile
+from timekeeper.generate.threats import fewest_external
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
@@ -384,6 +385,12 @@ def relaxations(options: GenerateOptions) -> tuple[str, ...]:
         if mine != theirs:
             found.append(f"threat-mix: {SPECS_BY_KEY[spec].flag} {getattr(o, spec)} ({name} {_span_text(mine)}, "
                          f"official {_span_text(theirs)})")
+    fewest, official_fewest = fewest_external(o), fewest_external(GenerateOptions(kind=o.kind, players=o.players))
+    if fewest < min(3, official_fewest):  # a zone may get no threat (a 4-player crew hears fewer on some official tracks)
+        asked = " ".join(f"{spec.flag} {spec.text(getattr(o, spec.field))}" for spec in OPTION_SPECS
+                         if spec.rule == "threat-mix" and getattr(o, spec.field) is not None)
+        found.append(f"zone-spread: as few as {fewest} external threats with {asked}, so a zone may get none "
+                     f"(official: every zone, {_span_text(official.external)} external threats)")
     if p.internal_turns != official.internal_turns:
         found.append("internal-turns: internal threats on every turn (official T+" + ", T+".join(map(str, official.internal_turns)) + ")")
     return tuple(found)
