@@ -54,6 +54,24 @@ def test_every_spec_is_an_option_with_help_and_example(tmp_path: Path, command: 
         assert spec.parse(spec.example) != spec.default or spec.type == "choice"
 
 
+@pytest.mark.parametrize("command", ["generate", "stats"])
+def test_help_shows_the_range_of_every_ranged_option(tmp_path: Path, command: str) -> None:
+    done = run(command, "--help", cwd=tmp_path)
+    assert done.returncode == 0
+    text = re.sub(r"\s", "", done.stdout)  # help wraps long lines, at spaces or after a dash
+    ranged = [spec for spec in OPTION_SPECS if spec.low is not None]
+    assert {spec.key for spec in OPTION_SPECS} - {spec.key for spec in ranged} == {"kind", "players", "threat_colors"}
+    for spec in ranged:
+        if spec.type in ("time", "times"):  # seconds, shown as m:ss
+            low, high = (f"{seconds // 60}:{seconds % 60:02d}" for seconds in (spec.low, spec.high))
+        else:
+            low, high = str(spec.low), str(spec.high)
+        unit = {"seconds": "s", "percent": "%", "times": "each"}.get(spec.type, "")
+        start = text.index(spec.flag + spec.metavar)
+        own = text[start:text.index(f"Example:{spec.flag}", start)]  # the option's own help
+        assert f"Range:{low}-{high}{unit}." in own, spec.flag
+
+
 def test_form_values_make_checked_options() -> None:
     options = options_from_text({"kind": "double-action", "players": "4", "threat_level": "", "length": "14:00",
                                  "outages": "3-5", "outage-length": "10-20", "incoming_data": "2", "data_transfers": "5",

@@ -33,7 +33,7 @@ def generator_options(function):
     from timekeeper.generate.options import OPTION_SPECS
 
     for spec in reversed(OPTION_SPECS):
-        help_text = f"{spec.help} Example: {spec.flag} {spec.example}"
+        help_text = f"{spec.help}{f' Range: {spec.range}.' if spec.range else ''} Example: {spec.flag} {spec.example}"
         if spec.type == "choice":
             option = click.option(spec.flag, spec.field, type=click.Choice([str(choice) for choice in spec.choices], case_sensitive=False),
                                   default=str(spec.default),

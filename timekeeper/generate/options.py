@@ -147,6 +147,15 @@ class OptionSpec:
     def flag(self) -> str:
         return "--" + self.key.replace("_", "-")
 
+    @property
+    def range(self) -> str:
+        """The allowed values as `--help` shows them (`0-8`, `5:00-25:00`, `0-100 %`); empty for a list of choices."""
+        if self.low is None or self.high is None:
+            return ""
+        if self.type in ("time", "times"):
+            return f"{format_time(self.low * 1000)}-{format_time(self.high * 1000)}" + (" each" if self.type == "times" else "")
+        return f"{self.low}-{self.high}" + {"seconds": " s", "percent": " %"}.get(self.type, "")
+
     def parse(self, text: str) -> Any:
         """The typed value of `text` (empty: the default); ScenarioError names the option and says
         what was expected."""
