@@ -12,7 +12,7 @@ the official range moves both together. `relaxations` says which official rules 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import Any
@@ -304,6 +304,13 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "white,yellow", "COLOURS", choices=PILES),
 )
 SPECS_BY_KEY = {spec.key: spec for spec in OPTION_SPECS}
+
+
+def reproducing_command(seed: int, generator: Iterable[tuple[str, str]]) -> str:
+    """The `timekeeper generate` command that makes the mission of `seed` again, from its
+    `generator:` pairs (GenerateOptions.pairs; pairs that are not settings are left out)."""
+    settings = " ".join(f"{SPECS_BY_KEY[key].flag} {value}" for key, value in generator if key in SPECS_BY_KEY)
+    return f"timekeeper generate --seed {seed} {settings}".rstrip()
 
 
 def options_from_text(raw: Mapping[str, str]) -> GenerateOptions:
