@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import io
@@ -381,11 +382,58 @@ def test_the_notes_show_the_command_of_the_header_that_makes_the_mission_again(t
     assert (tmp_path / "b.yaml").read_text(encoding="utf-8") == first
 
 
+def _random_misuses(code: str) -> list[str]:
+    """Every use of the random module or of a random.Random in `code` other than `Random(seed)` and
+    `rng.random()`. Read with `ast`, so `from random import choice`, an alias or a new method cannot
+    slip past; a random.Random is any `rng`, any parameter annotated with it, any name assigned one."""
+    tree = ast.parse(code)
+    found, modules, classes, instances = [], set(), set(), {"rng"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {alias.asname or alias.name for alias in node.names if alias.name == "random"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "random":
+            classes |= {alias.asname or alias.name for alias in node.names if alias.name == "Random"}
+            found += [f"{node.lineno}: from random import {alias.name}" for alias in node.names if alias.name != "Random"]
+    random_class = {f"{module}.Random" for module in modules} | classes
+
+    def is_class(expr: ast.expr) -> bool:
+        return ast.unparse(expr).strip("'\"") in random_class
+
+    def name(expr: ast.expr) -> str:
+        return expr.id if isinstance(expr, ast.Name) else expr.attr if isinstance(expr, ast.Attribute) else ""
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None and is_class(node.annotation):
+            instances.add(node.arg)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) and is_class(node.value.func):
+            instances |= {name(target) for target in (node.targets if isinstance(node, ast.Assign) else [node.target])}
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and is_class(node.func) and (len(node.args) != 1 or node.keywords):
+            found.append(f"{node.lineno}: {ast.unparse(node)} (Random takes the seed and nothing else)")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules:
+            if node.attr != "Random":
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Attribute) and (name(node.value) in instances
+                                                  or isinstance(node.value, ast.Call) and is_class(node.value.func)):
+            if node.attr != "random" or id(node) not in called:
+                found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
 def test_only_random_itself_is_drawn_from() -> None:
-    """randrange, choice, shuffle and sample are not guaranteed across Python versions; random() is."""
-    for path in sorted((ROOT / "timekeeper" / "generate").glob("*.py")):
-        code = path.read_text(encoding="utf-8")
-        assert not re.search(r"\.(randrange|randint|choice|choices|shuffle|sample|getrandbits|uniform)\(", code), path.name
+    """randrange, choice, shuffle, sample, gauss ... are not guaranteed across Python versions; random() is."""
+    paths = sorted((ROOT / "timekeeper" / "generate").glob("*.py"))
+    assert "draw.py" in {path.name for path in paths}
+    for path in paths:
+        assert _random_misuses(path.read_text(encoding="utf-8")) == [], path.name
+    assert _random_misuses("import random\nrng = random.Random(4)\nx = rng.random()\n") == []
+    for bad in ("from random import choice", "from random import Random, gauss", "import random\nrandom.shuffle(x)",
+                "import random as r\nr.triangular()", "import random\nrandom.Random()", "def f(rng):\n    rng.randbytes(4)",
+                "import random\ndef f(r: random.Random):\n    r.choice(x)", "from random import Random as R\nR(1).sample(x, 2)",
+                "import random\nclass A:\n    def __init__(self):\n        self.source = random.Random(1)\n"
+                "    def f(self):\n        return self.source.uniform(0, 1)", "import random\ndraw = random.Random(2).random"):
+        assert _random_misuses(bad), bad
 
 
 def _fingerprint(texts: list[str]) -> str:
