@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,6 +186,13 @@ def test_figures_are_the_measured_ones() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "measure_official.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_docs_say_where_the_generator_version_is_rather_than_a_value_that_goes_stale() -> None:
+    text = (ROOT / "docs" / "generator.md").read_text(encoding="utf-8")
+    assert "`GENERATOR_VERSION` in\n`timekeeper/generate/options.py`" in text
+    assert f'GENERATOR_VERSION = "{GENERATOR_VERSION}"' in (ROOT / "timekeeper" / "generate" / "options.py").read_text(encoding="utf-8")
+    assert not re.search(r"version\S* (names the rule set )?\(now", text)
 
 
 def test_docs_name_every_rule_with_its_figure() -> None:

@@ -33,7 +33,7 @@ def generator_options(function):
     from timekeeper.generate.options import OPTION_SPECS
 
     for spec in reversed(OPTION_SPECS):
-        help_text = f"{spec.help} Example: {spec.flag} {spec.example}"
+        help_text = f"{spec.help}{f' Range: {spec.range}.' if spec.range else ''} Example: {spec.flag} {spec.example}"
         if spec.type == "choice":
             option = click.option(spec.flag, spec.field, type=click.Choice([str(choice) for choice in spec.choices], case_sensitive=False),
                                   default=str(spec.default),
@@ -164,13 +164,14 @@ def _check_voice(missions: list, language: str | None, voice: str) -> None:
 def _render(scenario, target: Path, language: str | None, voice: str | None = None) -> None:
     """Render through the render command's library function (imported only here: it loads audio libraries)."""
     from timekeeper.commands.options import ProgressBar
+    from timekeeper.generate.options import reproducing_command
     from timekeeper.mix import MixSettings
     from timekeeper.render import render
     from timekeeper.voice.select import voice_language
 
     settings = MixSettings(language=language or voice_language(voice) or scenario.language or "en",
                            players=scenario.players or 5, voice=voice)
-    result = render(scenario, target, settings, source=f"timekeeper generate --seed {scenario.seed}",
+    result = render(scenario, target, settings, source=reproducing_command(scenario.seed, scenario.generator),
                     prepare_progress=ProgressBar("Voice"), encode_progress=ProgressBar("Render"))
     for warning in result.warnings:
         click.echo(f"Warning: {warning}", err=True)

@@ -12,13 +12,14 @@ the official range moves both together. `relaxations` says which official rules 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import Any
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.profile import PLACED, Profile
+from timekeeper.generate.threats import fewest_external
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
@@ -145,6 +146,15 @@ class OptionSpec:
     @property
     def flag(self) -> str:
         return "--" + self.key.replace("_", "-")
+
+    @property
+    def range(self) -> str:
+        """The allowed values as `--help` shows them (`0-8`, `5:00-25:00`, `0-100 %`); empty for a list of choices."""
+        if self.low is None or self.high is None:
+            return ""
+        if self.type in ("time", "times"):
+            return f"{format_time(self.low * 1000)}-{format_time(self.high * 1000)}" + (" each" if self.type == "times" else "")
+        return f"{self.low}-{self.high}" + {"seconds": " s", "percent": " %"}.get(self.type, "")
 
     def parse(self, text: str) -> Any:
         """The typed value of `text` (empty: the default); ScenarioError names the option and says
@@ -296,6 +306,13 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
 SPECS_BY_KEY = {spec.key: spec for spec in OPTION_SPECS}
 
 
+def reproducing_command(seed: int, generator: Iterable[tuple[str, str]]) -> str:
+    """The `timekeeper generate` command that makes the mission of `seed` again, from its
+    `generator:` pairs (GenerateOptions.pairs; pairs that are not settings are left out)."""
+    settings = " ".join(f"{SPECS_BY_KEY[key].flag} {value}" for key, value in generator if key in SPECS_BY_KEY)
+    return f"timekeeper generate --seed {seed} {settings}".rstrip()
+
+
 def options_from_text(raw: Mapping[str, str]) -> GenerateOptions:
     """Checked GenerateOptions from raw strings keyed by spec key (`phase_lengths` or `phase-lengths`).
 
@@ -384,6 +401,12 @@ def relaxations(options: GenerateOptions) -> tuple[str, ...]:
         if mine != theirs:
             found.append(f"threat-mix: {SPECS_BY_KEY[spec].flag} {getattr(o, spec)} ({name} {_span_text(mine)}, "
                          f"official {_span_text(theirs)})")
+    fewest, official_fewest = fewest_external(o), fewest_external(GenerateOptions(kind=o.kind, players=o.players))
+    if fewest < min(3, official_fewest):  # a zone may get no threat (a 4-player crew hears fewer on some official tracks)
+        asked = " ".join(f"{spec.flag} {spec.text(getattr(o, spec.field))}" for spec in OPTION_SPECS
+                         if spec.rule == "threat-mix" and getattr(o, spec.field) is not None)
+        found.append(f"zone-spread: as few as {fewest} external threats with {asked}, so a zone may get none "
+                     f"(official: every zone, {_span_text(official.external)} external threats)")
     if p.internal_turns != official.internal_turns:
         found.append("internal-turns: internal threats on every turn (official T+" + ", T+".join(map(str, official.internal_turns)) + ")")
     return tuple(found)

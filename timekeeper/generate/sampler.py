@@ -11,7 +11,7 @@ import random
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
 from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
-from timekeeper.generate.options import GenerateOptions, check_options
+from timekeeper.generate.options import GenerateOptions, check_options, reproducing_command
 from timekeeper.generate.profile import PLACED, Profile
 from timekeeper.generate.room import required_count
 from timekeeper.generate.threats import plan_threats
@@ -38,15 +38,16 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     for entry in _event_items(rng, options):
         _assign(rng, entry, phases, late_targets, options)
     events = _timed_events(rng, phases, profile)
+    generator = options.pairs() + extra
     return Scenario(
         title=title or f"Generated {options.kind} {seed}",
         phase_ends_ms=ends_ms,
         events=tuple(events),
         kind=TrackKind(options.kind),
-        notes=f"Made by 'timekeeper generate --seed {seed}'. Play it with 'timekeeper live FILE'.",
+        notes=f"Made by '{reproducing_command(seed, generator)}'. Play it with 'timekeeper live FILE'.",
         players=options.players,
         seed=seed,
-        generator=options.pairs() + extra,
+        generator=generator,
     )
 
 

@@ -18,7 +18,7 @@ from timekeeper.model import TURNS_PER_PHASE, Pile, Zone
 if TYPE_CHECKING:
     from timekeeper.generate.options import GenerateOptions
 
-__all__ = ["PlannedThreat", "pick", "plan_threats", "shuffled"]
+__all__ = ["PlannedThreat", "fewest_external", "pick", "plan_threats", "shuffled"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,26 @@ class PlannedThreat:
 def scaled(span: tuple[int, int], level: int, default_level: int) -> tuple[int, int]:
     """An official range scaled from the official threat points to `level` (rounded half up)."""
     return tuple((2 * value * level + default_level) // (2 * default_level) for value in span)  # type: ignore[return-value]
+
+
+def fewest_external(options: GenerateOptions) -> int:
+    """A floor under the external threats (unconfirmed reports included) plan_threats gives under `options`.
+
+    The fewest threats (the most serious ones, the fewest reports) less the most internal ones;
+    with the official threat settings, no fewer than the official tracks have (as `_kinds` keeps them).
+    Below three it is the fewest the sampler really gives (tests compare it with generated threats).
+    """
+    profile, level = options.profile, options.level
+    points_low, points_high = profile.unconfirmed_points if options.players == 5 else (0, 0)
+    slots = options.threat_slots - points_high  # the fewest slots left for confirmed threats
+    serious_low, serious_high = scaled(profile.serious, level, options.default_level)
+    serious = min(max(serious_high, level - slots), level // 2)
+    if profile.max_serious is not None:
+        serious = max(min(serious, profile.max_serious), serious_low, level - slots)
+    fewest = max(0, level - serious + -(-points_low // 2) - profile.internal[1])  # a report is at most 2 points
+    if options.is_default:
+        fewest = max(fewest, profile.external[0] - (0 if options.players == 5 else profile.unconfirmed[1]))
+    return fewest
 
 
 def plan_threats(rng: random.Random, options: GenerateOptions) -> list[PlannedThreat]:
