@@ -121,6 +121,47 @@ def test_a_german_text_with_an_english_voice_warns(tmp_path: Path) -> None:
 
 # -- command-line traps ----------------------------------------------------------------------------
 
+CODE = "010AL1TW,050ID,340PE1,700PE2"
+NOT_UTF8 = "\udcff"  # what Python makes of the byte 0xff on the command line; subprocess passes the byte back
+
+
+@pytest.mark.parametrize("args, named", [
+    (["import", CODE, "--title", f"a{NOT_UTF8}b"], "--title 'a\\xffb'"),
+    (["import", CODE, "-o", f"t{NOT_UTF8}.yaml"], "-o 't\\xff.yaml'"),
+    (["render", SHORT, "--voice", f"v{NOT_UTF8}", "-o", "x.wav"], "--voice 'v\\xff'"),
+    (["live", SHORT, "--backend", "null", f"--voice=v{NOT_UTF8}"], "--voice 'v\\xff'"),
+    (["log", "add", "--crew", f"Ann{NOT_UTF8}:captain,Bob"], "--crew 'Ann\\xff:captain,Bob'"),
+    (["log", "print", "--title", f"x{NOT_UTF8}", "-o", "log.pdf"], "--title 'x\\xff'"),
+    (["validate", f"s{NOT_UTF8}.yaml"], "'s\\xff.yaml'"),
+])
+def test_bytes_that_are_not_utf8_are_refused_naming_the_argument(tmp_path: Path, args: list[str], named: str) -> None:
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"Error: {named}: holds bytes that are not UTF-8 (shown as \\xNN); "
+                                        "give text and file names in UTF-8"]
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("title, problem", [
+    ("a\x1b", "contains the control character U+001B at character 2"),
+    ("two\nlines", "contains a line break at character 4"),
+    ("T" * 201, "201 characters; at most 200 are allowed"),
+])
+def test_a_title_option_is_checked_as_a_title_in_a_file_is(tmp_path: Path, title: str, problem: str) -> None:
+    for args in (["import", CODE, "--title", title, "-o", "t.yaml"], ["log", "print", "--title", title, "-o", "log.pdf"]):
+        done = run(*args, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.splitlines()[-1].startswith(f"Error: Invalid value for '--title': {problem}"), done.stderr
+        assert "YAML" not in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_title_made_from_the_file_name_leaves_out_control_characters(tmp_path: Path) -> None:
+    done = run("import", CODE, "-o", "t\x1bone.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert 'title: "tone"' in (tmp_path / "t\x1bone.yaml").read_text()
+
+
 @pytest.mark.parametrize("text, ms", [("4:30", 270_000), ("4:30.5", 270_500), ("270s", 270_000), ("4m30s", 270_000),
                                       ("4m", 240_000), ("4 min", 240_000), ("0", 0), ("1.5s", 1_500)])
 def test_start_at_takes_minutes_and_seconds_or_a_unit(text: str, ms: int) -> None:

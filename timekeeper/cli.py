@@ -7,6 +7,7 @@ import errno
 import importlib
 import importlib.util
 import os
+import re
 import signal
 import sys
 from typing import NoReturn
@@ -102,6 +103,9 @@ def main(argv: list[str] | None = None) -> None:
     cleaning up (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly
     with 141, a full one (`> /dev/full`) with 10."""
     args = sys.argv[1:] if argv is None else argv
+    undecodable = _undecodable_argument(args)
+    if undecodable is not None:
+        _fail(undecodable)
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
         if signum is not None:
             with contextlib.suppress(ValueError):  # only the main thread may set handlers
@@ -132,6 +136,36 @@ def main(argv: list[str] | None = None) -> None:
         _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
         sys.exit(ExitStatus.ERROR)
     sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what Python makes of command-line bytes that are not UTF-8
+MAX_SHOWN_ARGUMENT = 60  # characters of a refused argument the message repeats
+
+
+def _undecodable_argument(args: list[str]) -> click.UsageError | None:
+    """A usage error naming the first argument that holds bytes that are not UTF-8 (a title, a name,
+    a file name): no output could write it, so it is refused before any command runs."""
+    for index, argument in enumerate(args):
+        if not _SURROGATE.search(argument):
+            continue
+        option, _, value = argument.partition("=") if argument.startswith("--") and "=" in argument else ("", "", argument)
+        if not option and index and args[index - 1].startswith("-") and args[index - 1] != "--":
+            option = args[index - 1]
+        shown = _as_bytes(value)
+        if len(shown) > MAX_SHOWN_ARGUMENT:
+            shown = shown[:MAX_SHOWN_ARGUMENT] + "..."
+        return click.UsageError(f"{option + ' ' if option else ''}'{shown}': holds bytes that are not UTF-8 (shown as \\xNN); "
+                                "give text and file names in UTF-8")
+    return None
+
+
+def _as_bytes(argument: str) -> str:
+    """`argument` with each byte that was not UTF-8 shown as \\xNN (any other lone surrogate as \\udNNN)."""
+    try:
+        raw = argument.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = argument.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _fail(error: click.ClickException) -> NoReturn:

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import click
 
+from timekeeper.commands.options import OneLineText
+
 
 @click.command("import")
 @click.argument("code_or_file")
 @click.option("-o", "--output", type=click.Path(), default=None,
               help="Scenario file to write (a folder for a file of codes). Default: print the YAML.")
-@click.option("--title", default=None, help="Title of the imported track (a single code only).")
+@click.option("--title", type=OneLineText(), default=None, help="Title of the imported track (a single code only).")
 @click.option("--skip-invalid", is_flag=True,
               help="With a file of codes: write the valid lines, warn about the others.")
 @click.option("--repair", is_flag=True,
@@ -38,11 +40,12 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     from timekeeper.errors import ScenarioError
     from timekeeper.scenario import flashfile
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode, repair_flashcode
+    from timekeeper.scenario.load import printable_text
 
     source = _code_file(code_or_file)
     folder = output is not None and (output.endswith(("/", "\\")) or _is_folder(output))
     if source is None:
-        default_title = Path(output).stem[:MAX_DEFAULT_TITLE] if output and not folder else DEFAULT_TITLE
+        default_title = printable_text(Path(output).stem)[:MAX_DEFAULT_TITLE] if output and not folder else DEFAULT_TITLE
         if repair:
             scenario, repairs = repair_flashcode(code_or_file, title or default_title)
             for message in repairs:

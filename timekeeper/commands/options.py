@@ -31,6 +31,24 @@ class LanguageCode(click.ParamType):
         return code
 
 
+class OneLineText(click.ParamType):
+    """Free text on one line, checked as a scenario's field `field` is (its length limit, no control
+    characters), so a title given on the command line is refused as clearly as one in a file."""
+
+    name = "TEXT"
+
+    def __init__(self, field: str = "title") -> None:
+        self.field = field
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from timekeeper.scenario.load import text_problem
+
+        problem = text_problem(str(value), self.field)
+        if problem:
+            self.fail(problem, param, ctx)
+        return str(value)
+
+
 language_option = click.option(
     "--lang",
     "language",
