@@ -189,6 +189,28 @@ def test_card_warns_about_characters_its_font_cannot_draw(tmp_path: Path) -> Non
     assert "missing the following glyphs" not in done.stderr
 
 
+def test_export_writes_the_format_its_extension_names(tmp_path: Path) -> None:
+    copy = tmp_path / "copy.yaml"
+    done = run("export", LIVE_TRACK, "-o", str(copy))
+    assert done.returncode == 0, done.stderr
+    assert run("validate", str(copy)).returncode == 0
+    code = tmp_path / "code.txt"
+    assert run("export", LIVE_TRACK, "-o", str(code)).returncode == 0
+    assert len(code.read_text().splitlines()) == 1 and "PE1" in code.read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["export", LIVE_TRACK, "-o", "x.pdf"], "x.pdf: exports are written as .txt, .yaml or .yml, not '.pdf'"),
+    (["export", LIVE_TRACK, "--format", "flashcode", "-o", "x.yml"], "x.yml: a .yml file for --format flashcode; name it x.txt"),
+    (["import", CODE, "-o", "i.pdf"], "i.pdf: scenarios are written as .yaml or .yml, not '.pdf'"),
+])
+def test_export_and_import_refuse_an_extension_of_another_format(tmp_path: Path, args: list[str], message: str) -> None:
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == f"Error: Invalid value for -o/--output: {message}"
+    assert not list(tmp_path.iterdir())
+
+
 # -- the shared guards -----------------------------------------------------------------------------
 
 def test_read_user_file_refuses_pipes_devices_and_oversized_files(tmp_path: Path) -> None:
