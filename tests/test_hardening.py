@@ -168,10 +168,18 @@ def test_start_at_takes_minutes_and_seconds_or_a_unit(text: str, ms: int) -> Non
     assert parse_clock_option(text) == ms
 
 
-@pytest.mark.parametrize("text", ["430", "4.30", "270", "4m75s", "-1", "٤:٣٠", "4:30:00", "fourish"])
+@pytest.mark.parametrize("text", ["430", "4.30", "270", "4m75s", "-1", "٤:٣٠", "4:30:00", "fourish", "4:3", "4:3.5", "0:0"])
 def test_start_at_refuses_the_ambiguous_and_the_malformed(text: str) -> None:
     with pytest.raises(ValueError):
         parse_clock_option(text)
+
+
+def test_start_at_with_one_digit_of_seconds_suggests_both_readings() -> None:
+    with pytest.raises(ValueError, match=r"^'4:3' is ambiguous: write minutes and seconds with two digits of seconds as "
+                                         r"4:03 \(or 4:30\), or seconds with a unit as 243s$"):
+        parse_clock_option("4:3")
+    done = run("live", LIVE_TRACK, "--backend", "null", "--start-at", "4:3")
+    assert done.returncode == 2 and "'4:3' is ambiguous" in done.stderr.splitlines()[-1], done.stderr
 
 
 def test_live_starts_where_a_unit_says(tmp_path: Path) -> None:

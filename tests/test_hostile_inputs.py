@@ -221,7 +221,7 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     ]
 
     # -- command-line values -------------------------------------------------------------------
-    for value in ("430", "4.30", "-1", "1:75", "abc", "99999:00", "9" * 400, "", "٤:٣٠"):
+    for value in ("430", "4.30", "-1", "1:75", "abc", "99999:00", "9" * 400, "", "٤:٣٠", "4:3"):
         cases.append(Case(f"live-start-at:{value[:12] or 'empty'}", ["live", str(valid), "--backend", "null",
                                                                      "--start-at", value], X.USAGE))
     for option, value in [("--lang", "xx"), ("--lang", ""), ("--lang", "english"), ("--players", "0"), ("--players", "³"),
