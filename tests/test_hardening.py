@@ -197,6 +197,22 @@ def test_card_warns_about_characters_its_font_cannot_draw(tmp_path: Path) -> Non
     assert "missing the following glyphs" not in done.stderr
 
 
+@pytest.mark.parametrize("args", [
+    ["generate", "--seed", "9" * 5000],
+    ["generate", "--seed=" + "9" * 5000],
+    ["log", "show", "9" * 5000],
+    ["live", LIVE_TRACK, "--backend", "null", "--start-at", "9" * 5000],
+    ["plan", LIVE_TRACK, "--lang", "x" * 5000],
+    ["import", CODE, "-o", "x" * 5000 + ".yaml"],
+])
+def test_an_error_repeats_a_huge_argument_shortened(tmp_path: Path, args: list[str]) -> None:
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode in (2, 10), done.stderr[:300]
+    error = done.stderr.splitlines()[-1]
+    assert error.startswith("Error: ") and len(error) < 200, error[:300]
+    assert "9" * 20 + "..." in error or "x" * 20 + "..." in error
+
+
 def test_export_writes_the_format_its_extension_names(tmp_path: Path) -> None:
     copy = tmp_path / "copy.yaml"
     done = run("export", LIVE_TRACK, "-o", str(copy))

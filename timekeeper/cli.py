@@ -6,6 +6,7 @@ import contextlib
 import errno
 import importlib
 import importlib.util
+import io
 import os
 import re
 import signal
@@ -122,14 +123,14 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()
         sys.exit(ExitStatus.PIPE_CLOSED)
     except click.ClickException as error:
-        _fail(error)
+        _fail(error, args)
     except OSError as error:  # a system failure no command foresaw: still one line naming the file
         if "--debug" in args:
             raise
         if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
             _quiet_stdout()
-            _fail(OutputError.cannot_write("<stdout>", error))
-        _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None))
+            _fail(OutputError.cannot_write("<stdout>", error), args)
+        _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None), args)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
@@ -168,16 +169,33 @@ def _as_bytes(argument: str) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def _fail(error: click.ClickException) -> NoReturn:
-    """Print `error` as `Error: message` (usage errors with their usage line) and exit with its code."""
-    with contextlib.suppress(OSError, ValueError):
-        error.show()
+MAX_ECHOED_ARGUMENT = 200  # a longer argument is shortened where an error message repeats it
+KEPT_OF_ECHOED_ARGUMENT = 20
+
+
+def _shortened(text: str, args: list[str]) -> str:
+    """`text` with every argument longer than MAX_ECHOED_ARGUMENT that it repeats (a 5,000-digit seed,
+    a 5,000-character file name) cut to its first characters and '...'."""
+    for argument in args:
+        value = argument.partition("=")[2] if argument.startswith("--") else ""
+        for long in (argument, value):
+            if len(long) > MAX_ECHOED_ARGUMENT and long in text:
+                text = text.replace(long, long[:KEPT_OF_ECHOED_ARGUMENT] + "...")
+    return text
+
+
+def _fail(error: click.ClickException, args: list[str] | None = None) -> NoReturn:
+    """Print `error` as `Error: message` (usage errors with their usage line), with the arguments
+    `args` it repeats shortened, and exit with its code."""
+    shown = io.StringIO()
+    error.show(file=shown)
+    _echo_err(_shortened(shown.getvalue(), args or []), nl=False)
     sys.exit(error.exit_code)
 
 
-def _echo_err(text: str) -> None:
+def _echo_err(text: str, nl: bool = True) -> None:
     with contextlib.suppress(OSError, ValueError):
-        click.echo(text, err=True)
+        click.echo(text, err=True, nl=nl)
 
 
 __all__ = ["cli", "main", "TimekeeperError"]
