@@ -237,6 +237,18 @@ def test_export_and_import_refuse_an_extension_of_another_format(tmp_path: Path,
 
 # -- the shared guards -----------------------------------------------------------------------------
 
+@pytest.mark.parametrize("folder, named, kind", [("/dev/full/", "/dev/full", "a character device"),
+                                                 ("{tmp}/file/", "{tmp}/file", "a file"),
+                                                 ("{tmp}/file/inside/", "{tmp}/file", "a file")])
+def test_generate_into_a_folder_that_is_not_one_says_so(tmp_path: Path, folder: str, named: str, kind: str) -> None:
+    (tmp_path / "file").write_text("kept")
+    done = run("generate", "--count", "2", "-o", folder.format(tmp=tmp_path))
+    assert done.returncode == 10, done.stderr
+    assert done.stderr.splitlines() == [f"Error: {named.format(tmp=tmp_path)}: is {kind}, not a folder; "
+                                        "cannot write the missions into it"]
+    assert (tmp_path / "file").read_text() == "kept"
+
+
 def test_read_user_file_refuses_pipes_devices_and_oversized_files(tmp_path: Path) -> None:
     from timekeeper.errors import TimekeeperError
 
