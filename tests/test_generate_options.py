@@ -315,9 +315,10 @@ def test_generate_reports_relaxed_rules_and_the_header_command_makes_the_same_fi
     assert batch(12, options_from_text({k: v for k, v in generator.items() if k in SPECS_BY_KEY}))[0].events == mission.events
 
 
-def test_only_random_itself_is_drawn_from() -> None:
+@pytest.mark.parametrize("package", ["generate", "logbook"])  # missions, and campaign tracks drawn with --draw-seed
+def test_only_random_itself_is_drawn_from(package: str) -> None:
     """randrange, choice, shuffle and sample are not guaranteed across Python versions; random() is."""
-    for path in sorted((ROOT / "timekeeper" / "generate").glob("*.py")):
+    for path in sorted((ROOT / "timekeeper" / package).glob("*.py")):
         code = path.read_text(encoding="utf-8")
         assert not re.search(r"\.(randrange|randint|choice|choices|shuffle|sample|getrandbits|uniform)\(", code), path.name
 

@@ -4,6 +4,7 @@ mismatched languages. Each runs the real command line and checks that nothing is
 from __future__ import annotations
 
 import os
+import random
 import wave
 from pathlib import Path
 
@@ -233,6 +234,15 @@ def test_export_and_import_refuse_an_extension_of_another_format(tmp_path: Path,
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines()[-1] == f"Error: Invalid value for -o/--output: {message}"
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_draw_seed_draws_its_campaign_track_from_random_alone(tmp_path: Path, seed: int) -> None:
+    done = run("log", "--db", str(tmp_path / "log.sqlite3"), "campaign", "start", "--crew", "Ann:captain,Bob",
+               "--draw-seed", str(seed))
+    assert done.returncode == 0, done.stderr
+    drawn = int(random.Random(seed).random() * 8) + 1  # what every Python version gives for this seed
+    assert f"Mission 1: play mission-{drawn} " in done.stdout, done.stdout
 
 
 # -- the shared guards -----------------------------------------------------------------------------
