@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import wave
 from pathlib import Path
 
@@ -300,3 +301,48 @@ def test_a_file_with_thousands_of_problems_reports_a_hundred_and_counts_the_rest
     assert done.returncode == 3
     lines = done.stdout.splitlines()
     assert len(lines) == 101 and lines[-1] == f"{noisy}: ... and 4,900 more problems (fix these first)"
+
+
+# -- the live screen -------------------------------------------------------------------------------
+
+def _prompter_states():  # type: ignore[no-untyped-def]
+    """The prompter's screen state every half second of each data transfer of a generated mission
+    (the longest words to read), with or without the quit question."""
+    from timekeeper.durations import default_measure
+    from timekeeper.generate import GenerateOptions, generate
+    from timekeeper.live.display import PROMPT_LEAD_MS, LiveState
+    from timekeeper.phrases import phrase_book
+    from timekeeper.script import CueKind, build_timeline
+
+    mission = generate(1, GenerateOptions())
+    timeline = build_timeline(mission, phrase_book("en"), default_measure("en"))
+    cues = list(timeline.cues)
+    transfers = [cue for cue in cues if cue.kind is CueKind.DATA_TRANSFER]
+    assert transfers
+    for cue in transfers:
+        for now_ms in range(cue.at_ms, cue.end_ms, 500):
+            upcoming = next((later for later in cues if later.at_ms > now_ms), None)
+            for asking_quit in (False, True):
+                state = LiveState(timeline=timeline, title=mission.title, backend="text", prompter=True, now_ms=now_ms,
+                                  made=[made for made in cues if made.at_ms <= now_ms], upcoming=upcoming,
+                                  asking_quit=asking_quit)
+                yield state, upcoming is not None and upcoming.at_ms - now_ms <= PROMPT_LEAD_MS
+
+
+@pytest.mark.parametrize("height, width", [(20, 60), (20, 80), (21, 50), (15, 60), (22, 80)])
+def test_a_small_prompter_screen_keeps_the_clock_and_the_words_to_read(height: int, width: int) -> None:
+    from timekeeper.live.display import TerminalDisplay
+
+    next_seen = 0
+    for state, next_due in _prompter_states():
+        lines = TerminalDisplay(key_hints=True).lines(state, height, width)
+        shown = "\n".join(lines)
+        assert len(lines) <= height, shown
+        assert "MISSION TIME" in shown, shown
+        assert " READ NOW:" in lines and re.match(r"  (>>|  ) \d+:\d\d  \S", lines[lines.index(" READ NOW:") + 1]), shown
+        if next_due:
+            assert any(line.startswith(" NEXT at ") for line in lines), shown
+            next_seen += 1
+        if state.asking_quit:
+            assert lines[-1] == " Quit the mission? y = quit, any other key = carry on", shown
+    assert next_seen  # the words to read next were due at some of these moments
