@@ -25,6 +25,7 @@ from timekeeper.errors import ExitStatus as X
 CASE_TIMEOUT_S = 20  # a case that takes this long has hung
 CASE_LIMIT_S = 8.0  # "quickly", with room for a machine busy with other work
 WORKERS = 4
+WRITER_SUFFIXES = {"card": ".pdf", "export": ".txt", "import": ".yaml", "generate": ".yaml"}  # what each -o writes
 
 VALID = """title: "Hostile test"
 phase_ends: ["3:00", "6:00"]
@@ -129,15 +130,17 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     valid = files / "valid.yaml"
     valid.write_text(VALID)
     os.mkfifo(files / "fifo.yaml")
-    os.mkfifo(out / "fifo.pdf")
+    for suffix in sorted(set(WRITER_SUFFIXES.values())):
+        os.mkfifo(out / f"fifo{suffix}")
     (files / "folder.yaml").mkdir()
     (files / "loop.yaml").symlink_to(files / "loop.yaml")
     (files / "dangling.yaml").symlink_to(files / "nowhere.yaml")
     (out / "existing-folder.pdf").mkdir()
     protected = {p.name: p for p in [*files.iterdir(), *out.iterdir()]}
     try:
-        os.mknod(out / "null-copy.pdf", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        protected["null-copy.pdf"] = out / "null-copy.pdf"
+        for suffix in sorted(set(WRITER_SUFFIXES.values())):
+            os.mknod(out / f"null-copy{suffix}", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            protected[f"null-copy{suffix}"] = out / f"null-copy{suffix}"
     except (PermissionError, AttributeError, OSError):
         pass
 
@@ -164,9 +167,14 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     # -- outputs that must never be replaced -------------------------------------------------
     os.mkfifo(out / "fifo.wav")
     protected["fifo.wav"] = out / "fifo.wav"
-    targets = {"dev-null": "/dev/null", "dev-full": "/dev/full", "fifo": str(out / "fifo.pdf")}
-    if "null-copy.pdf" in protected:
-        targets["mknod-copy"] = str(out / "null-copy.pdf")
+
+    def targets_named(suffix: str) -> dict[str, str]:  # outputs that must never be replaced, named for a writer
+        found = {"dev-null": "/dev/null", "dev-full": "/dev/full", "fifo": str(out / f"fifo{suffix}")}
+        if f"null-copy{suffix}" in protected:
+            found["mknod-copy"] = str(out / f"null-copy{suffix}")
+        return found
+
+    targets = targets_named(".pdf")
     writers = {
         "card": ["card", str(valid), "-o"],
         "export": ["export", str(valid), "-o"],
@@ -174,9 +182,10 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
         "generate": ["generate", "--seed", "1", "-o"],
     }
     for writer, args in writers.items():
-        for kind, target in targets.items():
+        for kind, target in targets_named(WRITER_SUFFIXES[writer]).items():
             cases.append(Case(f"{writer}-to:{kind}", [*args, target], X.OUTPUT, in_stderr="refusing"))
-        cases.append(Case(f"{writer}-to:missing-folder", [*args, str(out / "no" / "such" / "x.pdf")], X.OUTPUT))
+        cases.append(Case(f"{writer}-to:missing-folder", [*args, str(out / "no" / "such" / f"x{WRITER_SUFFIXES[writer]}")],
+                          X.OUTPUT))
     for writer in ("card", "export"):
         cases.append(Case(f"{writer}-to:folder", [*writers[writer], str(out / "existing-folder.pdf")], X.USAGE))
     render = ["render", str(valid), "-o"]
@@ -198,16 +207,22 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
         Case("card:png-extension", ["card", str(valid), "-o", str(out / "c.png")], X.USAGE, in_stderr=".png"),
         Case("card:pdf-as-txt", ["card", str(valid), "--format", "pdf", "-o", str(out / "c.txt")], X.USAGE),
         Case("render:unknown-extension", ["render", str(valid), "-o", str(out / "x.pdf")], X.USAGE),
+        Case("export:pdf-extension", ["export", str(valid), "-o", str(out / "x.pdf")], X.USAGE, in_stderr=".pdf"),
+        Case("export:code-as-yaml", ["export", str(valid), "--format", "flashcode", "-o", str(out / "x.yaml")], X.USAGE,
+             in_stderr="name it x.txt"),
+        Case("import:pdf-extension", ["import", "010AL1TW,050ID,340PE1,700PE2", "-o", str(out / "i.pdf")], X.USAGE,
+             in_stderr=".pdf"),
         Case("voice-export-to:proc", ["voice", "export", "/proc/timekeeper-pack"], X.OUTPUT),
         Case("voice-export-to:device", ["voice", "export", "/dev/full/pack"], X.OUTPUT),
         Case("voice-export-to:file", ["voice", "export", str(valid)], X.USAGE),
         Case("stats-plot-to:device", ["stats", "--count", "5", "--plot", "/dev/full"], X.OUTPUT),
+        Case("generate-count-to:device", ["generate", "--count", "2", "-o", "/dev/full/"], X.OUTPUT, in_stderr="not a folder"),
         Case("generate-render-to:device", ["generate", "--seed", "1", "--render", "/dev/full"], X.USAGE),
         Case("generate-render-to:png", ["generate", "--seed", "1", "--render", str(out / "x.png")], X.USAGE),
     ]
 
     # -- command-line values -------------------------------------------------------------------
-    for value in ("430", "4.30", "-1", "1:75", "abc", "99999:00", "9" * 400, "", "٤:٣٠"):
+    for value in ("430", "4.30", "-1", "1:75", "abc", "99999:00", "9" * 400, "", "٤:٣٠", "4:3"):
         cases.append(Case(f"live-start-at:{value[:12] or 'empty'}", ["live", str(valid), "--backend", "null",
                                                                      "--start-at", value], X.USAGE))
     for option, value in [("--lang", "xx"), ("--lang", ""), ("--lang", "english"), ("--players", "0"), ("--players", "³"),
@@ -256,7 +271,7 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
         cases.append(Case(f"import-code:{kind}", ["import", code], X.INVALID_SCENARIO))
     for kind, title in {"control": "a\x07b", "newline": "two\nlines", "huge": "T" * 50_000}.items():
         cases.append(Case(f"import-title:{kind}", ["import", "010AL1TW,050ID,340PE1,700PE2", "--title", title,
-                                                   "-o", str(out / f"title-{kind}.yaml")], X.INVALID_SCENARIO))
+                                                   "-o", str(out / f"title-{kind}.yaml")], X.USAGE))
 
     # -- voice packs and music ---------------------------------------------------------------
     packs = root / "packs"

@@ -6,7 +6,9 @@ import contextlib
 import errno
 import importlib
 import importlib.util
+import io
 import os
+import re
 import signal
 import sys
 from typing import NoReturn
@@ -102,6 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     cleaning up (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly
     with 141, a full one (`> /dev/full`) with 10."""
     args = sys.argv[1:] if argv is None else argv
+    undecodable = _undecodable_argument(args)
+    if undecodable is not None:
+        _fail(undecodable)
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
         if signum is not None:
             with contextlib.suppress(ValueError):  # only the main thread may set handlers
@@ -118,14 +123,14 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()
         sys.exit(ExitStatus.PIPE_CLOSED)
     except click.ClickException as error:
-        _fail(error)
+        _fail(error, args)
     except OSError as error:  # a system failure no command foresaw: still one line naming the file
         if "--debug" in args:
             raise
         if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
             _quiet_stdout()
-            _fail(OutputError.cannot_write("<stdout>", error))
-        _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None))
+            _fail(OutputError.cannot_write("<stdout>", error), args)
+        _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None), args)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
@@ -134,16 +139,63 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
 
 
-def _fail(error: click.ClickException) -> NoReturn:
-    """Print `error` as `Error: message` (usage errors with their usage line) and exit with its code."""
-    with contextlib.suppress(OSError, ValueError):
-        error.show()
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what Python makes of command-line bytes that are not UTF-8
+MAX_SHOWN_ARGUMENT = 60  # characters of a refused argument the message repeats
+
+
+def _undecodable_argument(args: list[str]) -> click.UsageError | None:
+    """A usage error naming the first argument that holds bytes that are not UTF-8 (a title, a name,
+    a file name): no output could write it, so it is refused before any command runs."""
+    for index, argument in enumerate(args):
+        if not _SURROGATE.search(argument):
+            continue
+        option, _, value = argument.partition("=") if argument.startswith("--") and "=" in argument else ("", "", argument)
+        if not option and index and args[index - 1].startswith("-") and args[index - 1] != "--":
+            option = args[index - 1]
+        shown = _as_bytes(value)
+        if len(shown) > MAX_SHOWN_ARGUMENT:
+            shown = shown[:MAX_SHOWN_ARGUMENT] + "..."
+        return click.UsageError(f"{option + ' ' if option else ''}'{shown}': holds bytes that are not UTF-8 (shown as \\xNN); "
+                                "give text and file names in UTF-8")
+    return None
+
+
+def _as_bytes(argument: str) -> str:
+    """`argument` with each byte that was not UTF-8 shown as \\xNN (any other lone surrogate as \\udNNN)."""
+    try:
+        raw = argument.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = argument.encode("utf-8", "backslashreplace")
+    return raw.decode("utf-8", "backslashreplace")
+
+
+MAX_ECHOED_ARGUMENT = 200  # a longer argument is shortened where an error message repeats it
+KEPT_OF_ECHOED_ARGUMENT = 20
+
+
+def _shortened(text: str, args: list[str]) -> str:
+    """`text` with every argument longer than MAX_ECHOED_ARGUMENT that it repeats (a 5,000-digit seed,
+    a 5,000-character file name) cut to its first characters and '...'."""
+    for argument in args:
+        value = argument.partition("=")[2] if argument.startswith("--") else ""
+        for long in (argument, value):
+            if len(long) > MAX_ECHOED_ARGUMENT and long in text:
+                text = text.replace(long, long[:KEPT_OF_ECHOED_ARGUMENT] + "...")
+    return text
+
+
+def _fail(error: click.ClickException, args: list[str] | None = None) -> NoReturn:
+    """Print `error` as `Error: message` (usage errors with their usage line), with the arguments
+    `args` it repeats shortened, and exit with its code."""
+    shown = io.StringIO()
+    error.show(file=shown)
+    _echo_err(_shortened(shown.getvalue(), args or []), nl=False)
     sys.exit(error.exit_code)
 
 
-def _echo_err(text: str) -> None:
+def _echo_err(text: str, nl: bool = True) -> None:
     with contextlib.suppress(OSError, ValueError):
-        click.echo(text, err=True)
+        click.echo(text, err=True, nl=nl)
 
 
 __all__ = ["cli", "main", "TimekeeperError"]

@@ -2,26 +2,35 @@
 
 Creating a temporary file and noting it for clean-up, or starting a child process and noting it
 for stopping, are each two steps; an interruption between them would leave a stray file or a
-process nobody stops. Signals that arrive meanwhile are delivered as soon as the block ends.
+process nobody stops. Signals that arrive meanwhile are noted and delivered as the block ends.
+
+Python runs signal handlers in the main thread only, whichever thread the system picked, so the
+signals are held by swapping the handlers (not by a per-thread signal mask, which another thread
+of the process would not share).
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 from collections.abc import Iterator
 
-HELD = {signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])}
+HELD = (signal.SIGINT, signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else []))
 
 
 @contextlib.contextmanager
 def held_signals() -> Iterator[None]:
-    """Run the block with the interrupting signals blocked (where the platform can block them)."""
-    if not hasattr(signal, "pthread_sigmask"):  # Windows: nothing to hold
-        yield
+    """Run the block with the interrupting signals noted instead of handled, then handle them."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread handles signals: nothing can interrupt this thread's block
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    arrived: list[int] = []
+    previous = {signum: signal.signal(signum, lambda signum, _frame: arrived.append(signum)) for signum in HELD}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for number in dict.fromkeys(arrived):
+            signal.raise_signal(number)  # now handled as usual: KeyboardInterrupt, Terminated ...

@@ -41,6 +41,24 @@ def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = ()
     return target
 
 
+def check_output_folder(folder: str | Path, *, what: str = "output") -> Path:
+    """`folder`, for a command that writes its files into it (making it if missing): OutputError
+    naming the nearest part of it that exists but is not a folder (a file, a device such as /dev/full)."""
+    folder = Path(folder)
+    for part in (folder, *folder.parents):
+        try:
+            info = os.stat(part)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except (OSError, ValueError) as failure:
+            raise OutputError.cannot_write(folder, failure) from failure
+        if not stat.S_ISDIR(info.st_mode):
+            kind = "a file" if stat.S_ISREG(info.st_mode) else kind_of(info.st_mode)
+            raise OutputError(f"is {kind}, not a folder; cannot write the {what} into it", path=str(part))
+        break
+    return folder
+
+
 def _same_file(first: Path, second: Path) -> bool:
     try:
         return os.path.samefile(first, second)

@@ -52,9 +52,18 @@ def parse_clock_option(text: str) -> int:
     explicit unit (`270s`, `4m30s`, `4m`, `4min`).
 
     A bare number is refused as ambiguous (`430` is 4:30 in FlashPlayerCode but 430 s elsewhere;
-    `4.30` looks like 4:30 but would be 4.3 s): ValueError says how to write it.
+    `4.30` looks like 4:30 but would be 4.3 s), and so is one digit of seconds (`4:3`: 4:03 or
+    4:30?): ValueError says how to write it.
     """
     stripped = text.strip()
+    short = re.fullmatch(r"(\d{1,3}):(\d)(\.\d{1,3})?", stripped, re.ASCII)  # 4:3: 4:03 or 4:30?
+    if short:
+        minutes, second, fraction = short[1], short[2], short[3] or ""
+        seconds = f"seconds with a unit as {int(minutes) * 60 + int(second)}{fraction}s"
+        if second == "0":
+            raise ValueError(f"{stripped!r} needs two digits of seconds: write {minutes}:00{fraction}, or {seconds}")
+        raise ValueError(f"{stripped!r} is ambiguous: write minutes and seconds with two digits of seconds as "
+                         f"{minutes}:0{second}{fraction} (or {minutes}:{second}0{fraction}), or {seconds}")
     if ":" in stripped:
         return parse_time_ms(stripped)
     match = _UNIT.match(stripped)

@@ -6,24 +6,9 @@ from pathlib import Path
 
 import click
 
-from timekeeper.commands.options import language_option
+from timekeeper.commands.options import language_option, output_format
 
 FORMAT_BY_SUFFIX = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
-
-
-def card_format(output: Path | None, format_name: str | None) -> str:
-    """The format to write: --format, else the -o suffix, else pdf. A suffix that does not match
-    the format (`-o cards.png`, `--format pdf -o cards.txt`) is a usage error, so no file is
-    written under a name that lies about its contents."""
-    suffix = output.suffix.lower() if output else ""
-    by_suffix = FORMAT_BY_SUFFIX.get(suffix)
-    if suffix and by_suffix is None:
-        raise click.BadParameter(f"{output}: cards are written as .pdf, .md or .txt, not {suffix!r}", param_hint="-o/--output")
-    if format_name and by_suffix and by_suffix != format_name:
-        raise click.BadParameter(f"{output}: a {suffix} file for --format {format_name}; name it "
-                                 f"{output.with_suffix(next(k for k, v in FORMAT_BY_SUFFIX.items() if v == format_name)).name}",  # type: ignore[union-attr]
-                                 param_hint="-o/--output")
-    return format_name or by_suffix or "pdf"
 
 
 @click.command("card")
@@ -63,7 +48,7 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
         names += [name for name, path in builtin_paths().items() if path.parent.name == "official"]
     if not names:
         raise click.UsageError("name at least one scenario, or use --all-official")
-    chosen = card_format(output, format_name)
+    chosen = output_format(output, format_name, FORMAT_BY_SUFFIX, "pdf", what="cards")
     loaded = [load_scenario(name) for name in names]
     if output is not None:
         check_output_path(output, scenario_inputs(*names), what="card")

@@ -7,12 +7,17 @@ from pathlib import Path
 
 import click
 
+from timekeeper.commands.options import OneLineText, output_format
+
+IMPORT_SUFFIXES = {".yaml": "yaml", ".yml": "yaml"}
+EXPORT_SUFFIXES = {".txt": "flashcode", **IMPORT_SUFFIXES}
+
 
 @click.command("import")
 @click.argument("code_or_file")
 @click.option("-o", "--output", type=click.Path(), default=None,
               help="Scenario file to write (a folder for a file of codes). Default: print the YAML.")
-@click.option("--title", default=None, help="Title of the imported track (a single code only).")
+@click.option("--title", type=OneLineText(), default=None, help="Title of the imported track (a single code only).")
 @click.option("--skip-invalid", is_flag=True,
               help="With a file of codes: write the valid lines, warn about the others.")
 @click.option("--repair", is_flag=True,
@@ -25,8 +30,8 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     with one code per line (optionally `name<TAB>code`; `-` reads stdin). A
     file writes one scenario per line into the folder given by -o, named
     after the name column (made a plain file name) or FILE-LINE. Existing
-    files are replaced. A single code's title is --title, else the stem of
-    the -o file, else "Imported track".
+    files are replaced. A single code is written to a .yaml or .yml file; its
+    title is --title, else the stem of the -o file, else "Imported track".
 
     \b
     Examples:
@@ -38,11 +43,14 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
     from timekeeper.errors import ScenarioError
     from timekeeper.scenario import flashfile
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode, repair_flashcode
+    from timekeeper.scenario.load import printable_text
 
     source = _code_file(code_or_file)
     folder = output is not None and (output.endswith(("/", "\\")) or _is_folder(output))
     if source is None:
-        default_title = Path(output).stem[:MAX_DEFAULT_TITLE] if output and not folder else DEFAULT_TITLE
+        if output is not None and not folder:
+            output_format(Path(output), None, IMPORT_SUFFIXES, "yaml", what="scenarios")
+        default_title = printable_text(Path(output).stem)[:MAX_DEFAULT_TITLE] if output and not folder else DEFAULT_TITLE
         if repair:
             scenario, repairs = repair_flashcode(code_or_file, title or default_title)
             for message in repairs:
@@ -113,11 +121,12 @@ def _code_file(argument: str) -> tuple[str, str] | None:
 
 @click.command("export")
 @click.argument("scenario")
-@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"], case_sensitive=False), default="flashcode",
-              show_default=True, help="flashcode: the FlashPlayerCode string; yaml: the scenario file.")
+@click.option("--format", "format_name", type=click.Choice(["flashcode", "yaml"], case_sensitive=False), default=None,
+              help="flashcode: the FlashPlayerCode string; yaml: the scenario file. "
+                   "Default: from the -o suffix (.txt, .yaml, .yml), else flashcode.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="File to write (default: print).")
-def export_command(scenario: str, format_name: str, output: Path | None) -> None:
+def export_command(scenario: str, format_name: str | None, output: Path | None) -> None:
     """Write a scenario as a FlashPlayerCode string (or as scenario YAML).
 
     SCENARIO is a scenario file or a built-in name (see `timekeeper list`).
@@ -128,6 +137,10 @@ def export_command(scenario: str, format_name: str, output: Path | None) -> None
     Examples:
       timekeeper export mission-3
       timekeeper export my-mission.yaml --format flashcode -o my-mission.txt
+      timekeeper export mission-3 -o mission-3.yaml
+
+    The format follows the extension of -o (.txt: the code, .yaml or .yml:
+    the scenario file) unless --format names it.
     """
     from timekeeper.atomicfile import write_atomic
     from timekeeper.commands.options import scenario_inputs
@@ -136,10 +149,11 @@ def export_command(scenario: str, format_name: str, output: Path | None) -> None
     from timekeeper.scenario.dump import dump_checked
     from timekeeper.scenario.flashcode import format_flashcode, parse_flashcode
 
+    chosen = output_format(output, format_name, EXPORT_SUFFIXES, "flashcode", what="exports")
     loaded = load_scenario(scenario)
     if output is not None:
         check_output_path(output, scenario_inputs(scenario), what="export")
-    if format_name == "flashcode":
+    if chosen == "flashcode":
         text = format_flashcode(loaded) + "\n"
         parse_flashcode(text.strip(), loaded.title)  # what is written reads back (ScenarioError otherwise)
     else:

@@ -31,6 +31,24 @@ class LanguageCode(click.ParamType):
         return code
 
 
+class OneLineText(click.ParamType):
+    """Free text on one line, checked as a scenario's field `field` is (its length limit, no control
+    characters), so a title given on the command line is refused as clearly as one in a file."""
+
+    name = "TEXT"
+
+    def __init__(self, field: str = "title") -> None:
+        self.field = field
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from timekeeper.scenario.load import text_problem
+
+        problem = text_problem(str(value), self.field)
+        if problem:
+            self.fail(problem, param, ctx)
+        return str(value)
+
+
 language_option = click.option(
     "--lang",
     "language",
@@ -102,6 +120,25 @@ def mix_settings(
         solo=solo,
         **extra,  # type: ignore[arg-type]
     )
+
+
+def output_format(output: Path | None, format_name: str | None, by_suffix: dict[str, str], default: str,
+                  what: str) -> str:
+    """The format to write: --format, else the -o suffix, else `default`. `by_suffix` maps each suffix
+    the command writes to its format. A suffix it does not write (`card -o cards.png`), or one that
+    names another format than --format (`export --format flashcode -o x.yaml`), is a usage error, so
+    no file is written under a name that lies about its contents; no suffix takes the format."""
+    suffix = output.suffix.lower() if output else ""
+    by_this_suffix = by_suffix.get(suffix)
+    if suffix and by_this_suffix is None:
+        known = list(by_suffix)
+        raise click.BadParameter(f"{output}: {what} are written as {', '.join(known[:-1])} or {known[-1]}, not {suffix!r}",
+                                 param_hint="-o/--output")
+    if format_name and by_this_suffix and by_this_suffix != format_name:
+        right = next(key for key, value in by_suffix.items() if value == format_name)
+        raise click.BadParameter(f"{output}: a {suffix} file for --format {format_name}; name it "
+                                 f"{output.with_suffix(right).name}", param_hint="-o/--output")  # type: ignore[union-attr]
+    return format_name or by_this_suffix or default
 
 
 def scenario_inputs(*names: str) -> list[Path]:

@@ -10,6 +10,7 @@ import click
 from timekeeper.commands.campaign import campaign_group
 from timekeeper.commands.logdb import LOG_ID, open_from
 from timekeeper.commands.logprompt import prompt_missing
+from timekeeper.commands.options import OneLineText
 from timekeeper.logbook.form import FormValue, text
 
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
@@ -291,7 +292,7 @@ def import_command(ctx: click.Context, csv_file: Path) -> None:
 
 @log_group.command("print")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, metavar="FILE.pdf")
-@click.option("--title", default="Ship's Log", show_default=True)
+@click.option("--title", type=OneLineText(), default="Ship's Log", show_default=True)
 @click.pass_context
 def print_command(ctx: click.Context, output: Path, title: str) -> None:
     """Print the log as a PDF page like the paper one (landscape A4).

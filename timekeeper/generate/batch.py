@@ -54,11 +54,12 @@ def is_folder(output: str) -> bool:
 def write_batch(missions: list[Scenario], output: str) -> list[Path]:
     """Write one mission to the file `output`, or every mission into the folder `output` (atomically)."""
     from timekeeper.atomicfile import write_atomic
+    from timekeeper.outputpath import check_output_folder
 
     if len(missions) > 1 and not is_folder(output):
         if output.endswith((".yaml", ".yml")):
             raise ScenarioError(f"{len(missions)} missions need a folder; give -o {Path(output).stem}/", path=output)
-    folder = Path(output) if len(missions) > 1 or is_folder(output) else None
+    folder = check_output_folder(output, what="missions") if len(missions) > 1 or is_folder(output) else None
     targets = [folder / file_name(m) for m in missions] if folder else [Path(output)]
     try:
         if folder:

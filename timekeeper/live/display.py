@@ -214,18 +214,36 @@ class TerminalDisplay:
             keys = " space pause/resume · q quit"
             bottom.append(keys + (" · e end the mission now" if state.can_end_early else ""))
         room = height - len(top) - len(bottom) - 1
-        if room < 2:  # a tiny terminal: the clock and the newest announcement come first
-            top, bottom = top[:2], bottom[-1:] if state.asking_quit else []
-            room = max(1, height - len(top) - len(bottom) - 1)
+        if room < 2:  # a small terminal: the clock, the words to read and the quit question come first
+            question = bottom[-1:] if state.asking_quit else []
+            top = [self._clock_line(state, width)]
+            to_read = self._prompter(state, width, limit=max(0, height - 2 - len(question))) if state.prompter else []
+            bottom = to_read + question
+            if height - 1 - len(top) - len(bottom) >= 2:
+                top.insert(0, f" {state.title}   [{state.backend}]")
+            room = max(0 if to_read else 1, height - len(top) - len(bottom) - 1)
         log = announcement_lines(state, room - 1, width) if room > 1 else announcement_lines(state, room, width)
         header = [" Announcements:"] if room > 1 else []
         return top + header + log + [""] * (room - len(header) - len(log)) + bottom
 
     def _clock(self, state: LiveState, height: int, width: int) -> list[str]:
+        line = self._clock_line(state, width)
+        scale = big_clock_scale(height, width)
+        if scale == 0:
+            return ["", line, ""] if height >= 20 else [line]
+        big = big_digits(self._shown_clock(state), scale)
+        pad = " " * max(0, (width - len(big[0])) // 2)
+        return [""] + [pad + row for row in big] + ["", line, ""]
+
+    @staticmethod
+    def _shown_clock(state: LiveState) -> str:
+        return format_time(state.ended_at_ms if state.ended_at_ms is not None else int(state.now_ms))
+
+    def _clock_line(self, state: LiveState, width: int) -> str:
+        """The mission time and the phase, in one line of at most `width` columns where it can be."""
         phase, left_ms = state.phase()
         phases = len(state.timeline.phase_ends_ms)
-        shown_ms = state.ended_at_ms if state.ended_at_ms is not None else int(state.now_ms)
-        clock = format_time(shown_ms)
+        clock = self._shown_clock(state)
         left = format_time(int(-(-left_ms // 1000)) * 1000)
         status = "ACTION ROUND ENDED" if state.ended_at_ms is not None else f"PHASE {phase} of {phases}  ·  {left} left"
         line = f"   MISSION TIME  {clock}      {status}"
@@ -234,30 +252,43 @@ class TerminalDisplay:
             line = f" MISSION TIME {clock} · {short}"
             if len(line) > width:  # a very narrow terminal: the times matter, the words less
                 line = f" {clock}  {short}"
-        scale = big_clock_scale(height, width)
-        if scale == 0:
-            return ["", line, ""] if height >= 20 else [line]
-        big = big_digits(clock, scale)
-        pad = " " * max(0, (width - len(big[0])) // 2)
-        return [""] + [pad + row for row in big] + ["", line, ""]
+        return line
 
-    def _prompter(self, state: LiveState, width: int) -> list[str]:
-        lines = []
+    def _prompter(self, state: LiveState, width: int, limit: int | None = None) -> list[str]:
+        """The words to read now (the part being spoken marked >>) and the next ones. With `limit` (a
+        small terminal) at most that many lines, kept in this order: the READ NOW heading, the part
+        being read, the NEXT heading, the parts after it, the next words, the parts already read."""
+        reading: list[str] = []  # the lines under READ NOW
+        first = 0  # the first of them not read yet
         current = state.made[-1] if state.made else None
         if current is not None and current.at_ms <= state.now_ms < current.end_ms:
-            lines.append(" READ NOW:")
+            first = -1
             for part in current.parts:
                 if isinstance(part, Sound) and part.key not in PROMPT_SOUNDS:
                     continue
+                if first < 0 and state.now_ms < part.end_ms:
+                    first = len(reading)
                 mark = ">>" if part.at_ms <= state.now_ms < part.end_ms else "  "
                 words = part.text if isinstance(part, Speech) else PROMPT_SOUNDS[part.key]
-                lines += _wrapped(f"  {mark} {format_time(part.at_ms)}  ", words, width)
+                reading += _wrapped(f"  {mark} {format_time(part.at_ms)}  ", words, width)
+            first = len(reading) if first < 0 else first
+            read_now = [" READ NOW:"]
+        else:
+            read_now = []
+        coming: list[str] = []  # the lines under NEXT
         cue = state.upcoming
         if cue is not None and cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
             wait_s = max(0, -(-int(cue.at_ms - state.now_ms) // 1000))
-            lines.append(f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:")
-            lines += _wrapped("     ", prompt_text(cue), width)
-        return lines
+            coming = [f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:"] + _wrapped("     ", prompt_text(cue), width)
+        lines = read_now + reading + coming
+        if limit is None or len(lines) <= limit:
+            return lines
+        # which lines a small terminal keeps, most needed first; they are shown in their own order
+        ranks = [(0, 0)] * len(read_now) + [(1, 0) if index == first else (3, index) if index > first else (5, -index)
+                                            for index in range(len(reading))]
+        ranks += [(2, 0) if index == 0 else (4, index) for index in range(len(coming))]
+        kept = sorted(sorted(range(len(lines)), key=lambda index: ranks[index])[:limit])
+        return [lines[index] for index in kept]
 
 
 NOTE_SECONDS = 4.0  # how long a status note ("Paused.", "Carrying on.") stays on the screen

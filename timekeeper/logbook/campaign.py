@@ -227,6 +227,7 @@ def status_of(campaign: Campaign) -> Status:
 
 
 def draw_track(pool: str, used: set[str], rng: random.Random) -> Track:
-    """A random track of `pool` not flown yet in this campaign."""
+    """A random track of `pool` not flown yet in this campaign, drawn from `rng.random()` alone: Python
+    keeps its floats for a seed on every version (not `choice`'s), so a --draw-seed keeps its track."""
     choices = [name for name in POOLS[pool] if name not in used] or list(POOLS[pool])
-    return Track(rng.choice(choices))
+    return Track(choices[int(rng.random() * len(choices))])  # generate.draw.below, without loading the generator

@@ -39,6 +39,30 @@ MULTILINE_FIELDS = ("notes",)
 _FORBIDDEN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufffe\uffff]")
 _FORBIDDEN_MULTILINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
+
+def text_problem(value: str, name: str = "text") -> str | None:
+    """What is wrong with `value` as the text field `name` (title, notes, text), or None: longer than
+    MAX_CHARS, or holding a control character, NUL or lone surrogate (which no output can write), or
+    a line break unless the field is `notes`. Command-line options with free text use it too."""
+    limit = MAX_CHARS.get(name, MAX_CHARS["text"])
+    if len(value) > limit:
+        return f"{len(value):,} characters; at most {limit:,} are allowed"
+    forbidden = (_FORBIDDEN_MULTILINE if name in MULTILINE_FIELDS else _FORBIDDEN_LINE).search(value)
+    if not forbidden:
+        return None
+    code = f"U+{ord(forbidden.group()):04X}"
+    what = "a line break" if forbidden.group() in "\n\r\u2028\u2029" else f"the control character {code}"
+    if 0xD800 <= ord(forbidden.group()) <= 0xDFFF:
+        what = f"a lone surrogate {code}"
+    return (f"contains {what} at character {forbidden.start() + 1} (expected printable text"
+            + ("" if name in MULTILINE_FIELDS else " on one line") + ")")
+
+
+def printable_text(value: str) -> str:
+    """`value` without the characters a one-line text field may not hold (for a title made from a file name)."""
+    return _FORBIDDEN_LINE.sub("", value)
+
+
 TOP_KEYS = (
     "title", "kind", "notes", "language", "players", "seed", "double_threats", "phase_ends", "events", "generator",
 )
@@ -190,18 +214,9 @@ class _Builder:
         value = self.scalar(node, name)
         if value is None:
             return None
-        limit = MAX_CHARS.get(name, MAX_CHARS["text"])
-        if len(value) > limit:
-            self.error(node, f"{name}: {len(value):,} characters; at most {limit:,} are allowed")
-            return None
-        forbidden = (_FORBIDDEN_MULTILINE if name in MULTILINE_FIELDS else _FORBIDDEN_LINE).search(value)
-        if forbidden:
-            code = f"U+{ord(forbidden.group()):04X}"
-            what = "a line break" if forbidden.group() in "\n\r\u2028\u2029" else f"the control character {code}"
-            if 0xD800 <= ord(forbidden.group()) <= 0xDFFF:
-                what = f"a lone surrogate {code}"
-            self.error(node, f"{name}: contains {what} at character {forbidden.start() + 1} (expected printable text"
-                       + ("" if name in MULTILINE_FIELDS else " on one line") + ")")
+        problem = text_problem(value, name)
+        if problem:
+            self.error(node, f"{name}: {problem}")
             return None
         return value
 
