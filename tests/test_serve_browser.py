@@ -305,3 +305,36 @@ def test_record_the_mission_in_the_ships_log_from_the_page(tmp_path, open_browse
         shot(driver, "log-page-phone", tmp_path)
     finally:
         assert server.stop() == 130
+
+
+def open_join_panel(driver) -> None:
+    driver.execute_script("const box = document.getElementById('joining'); box.open = true; box.scrollIntoView();")
+
+
+@pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["phone", "laptop"])
+def test_without_lan_the_join_panel_says_how_phones_join(server, open_browsers, tmp_path, size, phone):
+    driver = open_browsers(size, phone)
+    game = start(driver, server)
+    open_join_panel(driver)
+    note = wait_for(driver, "!document.getElementById('join-local').hidden && document.getElementById('join-local').innerText")
+    assert "other phones can join when the server runs with timekeeper serve --lan" in note.lower()
+    assert not driver.find_element("id", "qr").is_displayed()  # a phone could not reach 127.0.0.1
+    assert driver.find_element("id", "join").text == game["join_url"] and "//127.0.0.1:" in game["join_url"]
+    shot(driver, f"join-local-{'phone' if phone else 'laptop'}", tmp_path)
+
+
+def test_in_lan_mode_the_join_panel_shows_the_qr_code(tmp_path, open_browsers):
+    fake_network = "import timekeeper.serve.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
+    server = start_server(tmp_path / "state", "--lan", prelude=fake_network)
+    try:
+        driver = open_browsers(PHONE, phone=True)
+        driver.get(f"{server.url}?token={server.token}")  # the token becomes a cookie
+        game = start(driver, server)
+        open_join_panel(driver)
+        wait_for(driver, "document.getElementById('qr').complete && document.getElementById('qr').naturalWidth > 0")
+        assert driver.find_element("id", "qr").is_displayed()
+        assert not driver.find_element("id", "join-local").is_displayed()
+        assert driver.find_element("id", "join").text.startswith(f"http://192.0.2.7:{server.port}/g/{game['id']}?token=")
+        shot(driver, "join-lan-phone", tmp_path)
+    finally:
+        assert server.stop() == 130

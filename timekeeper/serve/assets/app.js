@@ -58,10 +58,15 @@ const GROUPS = {
 };
 let info = null;
 
+async function serverInfo() {
+  info = info || (await api("/api/info"));
+  return info;
+}
+
 async function showSetup() {
   $("#setup").hidden = false;
   $("#game").hidden = true;
-  info = info || (await api("/api/info"));
+  await serverInfo();
   fillSettings();
   await fillTracks();
 }
@@ -301,14 +306,22 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
   $("#history").replaceChildren();
   $("#caption").replaceChildren();
   $("#prompter").checked = prompter;
-  $("#qr").src = `/api/games/${game.id}/qr.svg`;
   $("#join").href = game.join_url;
   $("#join").textContent = game.join_url;
+  showJoin(game);
   $("#dl-pdf").href = `/api/games/${game.id}/card.pdf`;
   $("#dl-yaml").href = `/api/games/${game.id}/track.yaml`;
   setSound(sound);
   connect(start);
   requestAnimationFrame(frame);
+}
+
+// Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
+async function showJoin(game) {
+  const lan = await serverInfo().then((i) => i.lan, () => false);
+  $("#qr").hidden = !lan;
+  $("#join-local").hidden = lan;
+  if (lan) $("#qr").src = `/api/games/${game.id}/qr.svg`;
 }
 
 function setSound(on) {
