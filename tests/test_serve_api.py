@@ -41,6 +41,11 @@ def test_page_and_assets_are_small_and_served(server):
         weight += len(asset.body)
     assert weight < 200_000
     assert server.request("/g/0123456789ab").status == 200  # a join link opens the page
+    for name, kind in (("awake.webm", "video/webm"), ("awake.mp4", "video/mp4")):  # keep-awake videos
+        video = server.request(f"/assets/{name}")
+        assert video.status == 200 and video.headers["Content-Type"] == kind and len(video.body) < 5_000
+        part = server.request(f"/assets/{name}", headers={"Range": "bytes=0-99"})  # Safari asks for ranges
+        assert part.status == 206 and part.body == video.body[:100]
 
 
 def test_tracks_list_every_builtin_and_the_named_folder(server):

@@ -338,3 +338,23 @@ def test_in_lan_mode_the_join_panel_shows_the_qr_code(tmp_path, open_browsers):
         shot(driver, "join-lan-phone", tmp_path)
     finally:
         assert server.stop() == 130
+
+
+def test_without_wake_lock_a_muted_video_keeps_the_screen_awake(server, open_browsers, tmp_path):
+    """A phone over --lan (plain http) has no navigator.wakeLock: the page plays its keep-awake video,
+    large enough for Chrome to keep the screen on (a fifth of the screen), while the mission plays."""
+    driver = open_browsers(PHONE, phone=True)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete Navigator.prototype.wakeLock;"})
+    start(driver, server)
+    assert driver.execute_script("return 'wakeLock' in navigator") is False
+    wait_for(driver, "!document.getElementById('awake').paused && document.getElementById('awake').currentTime > 0")
+    video = driver.execute_script("const v = document.getElementById('awake'); const r = v.getBoundingClientRect();"
+                                  "return {muted: v.muted, area: r.width * r.height, screen: innerWidth * innerHeight,"
+                                  "src: v.currentSrc};")
+    assert video["muted"] and video["area"] >= 0.2 * video["screen"] and video["src"].endswith("/assets/awake.webm")
+    assert driver.execute_script("return window.timekeeper.view.wakeLock") is None
+    shot(driver, "awake-video-phone", tmp_path)  # the video is never seen
+    driver.find_element("id", "toggle").click()
+    wait_for(driver, "document.getElementById('awake').paused")  # paused: the screen may sleep again
+    driver.find_element("id", "toggle").click()
+    wait_for(driver, "!document.getElementById('awake').paused")

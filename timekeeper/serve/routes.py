@@ -19,7 +19,8 @@ from timekeeper.serve.state import ServerState, SettingsError, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml"}
+ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+          "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_UPLOAD_BYTES = 1_000_000  # the scenario file limit
 MAX_SCREENS = 200  # WebSockets open at once, all games together
 MAX_MESSAGE_BYTES = 4096
@@ -56,8 +57,8 @@ async def asset(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if name not in ASSETS:
         raise web.HTTPNotFound()
-    return web.Response(body=(ASSETS_DIR / name).read_bytes(), content_type=ASSETS[name],
-                        headers={"Cache-Control": "no-cache"})
+    # a file response answers byte ranges: Safari plays a video only from a server that does
+    return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
 
 
 async def info(request: web.Request) -> web.Response:

@@ -242,6 +242,7 @@ async function startGame(withSound) {
     audio.src = SILENCE; // unlock playback inside the tap (phones allow play() only there)
     audio.play().catch(() => {});
   }
+  keepAwake(true);
   const button = withSound ? $("#play-here") : $("#prompter-start");
   button.disabled = true;
   button.classList.add("busy");
@@ -250,6 +251,7 @@ async function startGame(withSound) {
     history.pushState({}, "", `/g/${game.id}`);
     openGame(game, { sound: withSound, prompter: !withSound, start: true });
   } catch (error) {
+    keepAwake(false);
     toast(error.message, true);
   } finally {
     button.disabled = false;
@@ -438,9 +440,13 @@ function togglePlay() {
   }
 }
 
+// The screen stays awake while the mission plays: by the Wake Lock API where the page may use it
+// (https, or this machine), else (a phone over --lan, plain http) by a muted video playing behind
+// the page. Call it inside a tap first: some phones start a video only there.
 async function keepAwake(on) {
+  if (!("wakeLock" in navigator)) return awakeVideo(on);
   try {
-    if (on && !view.wakeLock && "wakeLock" in navigator && document.visibilityState === "visible") {
+    if (on && !view.wakeLock && document.visibilityState === "visible") {
       view.wakeLock = await navigator.wakeLock.request("screen");
       view.wakeLock.addEventListener("release", () => (view.wakeLock = null));
     } else if (!on && view.wakeLock) {
@@ -448,8 +454,14 @@ async function keepAwake(on) {
       view.wakeLock = null;
     }
   } catch (error) {
-    view.wakeLock = null; // not allowed here (battery saver, insecure page): the screen may sleep
+    view.wakeLock = null; // not allowed here (battery saver): the screen may sleep
   }
+}
+
+function awakeVideo(on) {
+  const video = $("#awake");
+  if (on && video.paused) video.play().catch(() => {});
+  else if (!on && !video.paused) video.pause();
 }
 
 // ---- drawing --------------------------------------------------------------------------------
