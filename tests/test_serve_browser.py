@@ -129,6 +129,16 @@ def test_a_second_screen_follows_and_pauses_everyone(server, open_browsers, tmp_
     screen = open_browsers(PHONE, phone=True)
     screen.get(game["join_url"])
     wait_for(screen, "window.timekeeper.view.game && window.timekeeper.clockMs() > 500")
+    tap = screen.find_element("id", "join-tap")  # a joined screen asks for the tap phones need
+    assert tap.is_displayed() and tap.text.startswith("Tap to join")
+    assert screen.execute_script("return navigator.userActivation.hasBeenActive") is False
+    assert screen.execute_script("const r = document.getElementById('toggle').getBoundingClientRect();"  # on top
+                                 "return !!document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest('#join-tap')")
+    shot(screen, "join-tap-phone", tmp_path)
+    tap.find_element("tag name", "button").click()
+    wait_for(screen, "document.getElementById('join-tap').hidden")
+    assert screen.execute_script("return navigator.userActivation.hasBeenActive")  # vibration is allowed now
+    wait_for(screen, "window.timekeeper.view.wakeLock && !window.timekeeper.view.wakeLock.released")
     time.sleep(1.5)  # a position report and the clock-offset pings have arrived
     errors = []
     for _ in range(10):

@@ -730,6 +730,10 @@ function wireGame() {
     $("#resume").hidden = true;
     follow();
   });
+  $("#join-tap").addEventListener("click", () => {
+    $("#join-tap").hidden = true;
+    keepAwake(view.playback.status === "playing");
+  });
   $("#prompter").addEventListener("change", (e) => (view.prompter = e.target.checked));
   $("#sound-here").addEventListener("change", (e) => setSound(e.target.checked));
   for (const button of document.querySelectorAll("[data-render]")) {
@@ -766,6 +770,7 @@ async function route() {
   try {
     const game = await api(`/api/games/${match[1]}`);
     openGame(game, { sound: false, prompter: new URLSearchParams(location.search).has("prompter") });
+    $("#join-tap").hidden = false; // phones let a page vibrate, and start a video, only after a tap
   } catch (error) {
     toast(error.message, true);
     history.replaceState({}, "", "/");
