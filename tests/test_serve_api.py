@@ -15,12 +15,28 @@ from serving import start_server
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
 
 
+def write_tune(path, seconds: float = 2.0) -> None:
+    """A quiet 220 Hz tone as a 16-bit mono WAV file: music for --music DIR."""
+    import numpy as np
+
+    t = np.arange(int(44_100 * seconds)) / 44_100
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(44_100)
+        out.writeframes((np.sin(2 * np.pi * 220 * t) * 8000).astype("<i2").tobytes())
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("scenarios")
     (folder / "mine.yaml").write_text("title: My Track\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n"
                                       "  - {at: '0:30', type: threat, t: 1, zone: red}\n", encoding="utf-8")
-    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder))
+    music = tmp_path_factory.mktemp("music")
+    (music / "quiet").mkdir()
+    write_tune(music / "quiet" / "tune.wav")
+    (music / "notes.txt").write_text("not music\n", encoding="utf-8")
+    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder), "--music", str(music))
     yield running
     assert running.stop() == 130
 
@@ -113,6 +129,40 @@ def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     piles = [cue["pile"]["color"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
     assert sorted(set(piles)) == ["white", "yellow"] and abs(piles.count("white") - piles.count("yellow")) <= 1
     assert sum(cue["kind"] == "comms_down" for cue in game["timeline"]["cues"]) == 6
+
+
+def test_a_solo_game_has_no_transfers_incoming_data_or_outages(server):
+    kinds = {cue["kind"] for cue in new_game(server, "builtin:mission-1")["timeline"]["cues"]}
+    assert {"data_transfer", "incoming_data", "comms_down"} <= kinds
+    solo = new_game(server, "builtin:mission-1", players=1, solo=True)
+    assert solo["settings"]["solo"] is True
+    kinds = {cue["kind"] for cue in solo["timeline"]["cues"]}
+    assert "threat" in kinds and not kinds & {"data_transfer", "incoming_data", "comms_down", "comms_restored"}
+
+
+def test_four_players_hear_no_unconfirmed_reports(server):
+    def reports(game):
+        return [cue for cue in game["timeline"]["cues"] if "Unconfirmed report" in cue["text"]]
+
+    assert len(reports(new_game(server, "builtin:mission-3"))) == 1  # the T+8 threat at 5:55
+    four = new_game(server, "builtin:mission-3", players=4)
+    assert four["settings"]["players"] == 4 and reports(four) == []
+    assert sum(cue["kind"] == "threat" for cue in four["timeline"]["cues"]) > 0
+
+
+def test_music_from_the_named_folder_is_offered_and_mixed(server):
+    assert server.request("/api/info").json()["music"] == ["quiet/tune.wav"]  # audio files only, below the folder
+    game = new_game(server, "builtin:test-run-1", music="quiet/tune.wav")
+    assert game["settings"]["music"].endswith("/quiet/tune.wav")
+    plain = new_game(server, "builtin:test-run-1")
+    window = {"Range": f"bytes={44 + 88_200}-{44 + 2 * 88_200 - 1}"}  # the second second: the beds under the alert
+    with_music = server.request(f"/api/games/{game['id']}/sound.wav", headers=window)
+    without = server.request(f"/api/games/{plain['id']}/sound.wav", headers=window)
+    assert with_music.status == without.status == 206 and with_music.body != without.body
+    for name in ("notes.txt", "../music/quiet/tune.wav", "/etc/passwd"):
+        refused = server.request("/api/games", method="POST",
+                                 json_body={"track": "builtin:test-run-1", "settings": {"music": name}})
+        assert refused.status == 400 and "not offered" in refused.json()["error"], name
 
 
 def test_the_served_sound_is_the_render_mix_byte_for_byte(server, tmp_path):

@@ -368,3 +368,23 @@ def test_without_wake_lock_a_muted_video_keeps_the_screen_awake(server, open_bro
     wait_for(driver, "document.getElementById('awake').paused")  # paused: the screen may sleep again
     driver.find_element("id", "toggle").click()
     wait_for(driver, "!document.getElementById('awake').paused")
+
+
+def test_the_space_bar_pauses_and_resumes(server, open_browsers):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    driver = open_browsers(LAPTOP)
+    game = start(driver, server)  # Play was clicked: the space bar works without clicking elsewhere first
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
+    wait_for(driver, "document.getElementById('audio').paused")
+    stopped = clock(driver)
+    time.sleep(0.5)
+    assert clock(driver) == stopped
+    assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "paused"
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
+    wait_for(driver, "!document.getElementById('audio').paused")
+    moving = clock(driver)
+    time.sleep(0.5)
+    assert 300 < clock(driver) - moving < 900
+    assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "playing"
