@@ -117,6 +117,33 @@ def test_generate_is_reproducible_from_its_seed(server):
     assert bad.status == 400 and bad.json()["error"].startswith("generate: --outages '9'")
 
 
+def test_generate_with_the_chosen_voice_warns_of_overlaps_as_generate_voice_does(tmp_path):
+    from voicepacks import slow_bundle_pack
+
+    from timekeeper.generate import generate
+    from timekeeper.mix import MixSettings
+    from timekeeper.render import voice_overlaps
+
+    packs = tmp_path / "voices"
+    pack = slow_bundle_pack(packs / "slow")
+    seed = next(seed for seed in range(1, 200) if voice_overlaps(generate(seed), MixSettings(voice=str(pack))))
+    cli = timekeeper("generate", "--seed", str(seed), "--voice", str(pack), env={"TIMEKEEPER_VOICES": str(packs)})
+    expected = [line.removeprefix("Warning: ") for line in cli.stderr.splitlines() if line.startswith("Warning: seed")]
+    assert expected and all(f"with voice {pack}:" in line for line in expected)
+    running = start_server(tmp_path / "state", env={"TIMEKEEPER_VOICES": str(packs)})
+    try:
+        form = {"seed": str(seed), "language": "en"}
+        slow = running.request("/api/tracks/generate", method="POST", json_body={**form, "voice": "pack:slow"})
+        assert slow.status == 201 and slow.json()["warnings"] == expected  # the track is still added
+        assert slow.json()["tracks"][0]["seed"] == seed
+        built_in = running.request("/api/tracks/generate", method="POST", json_body={**form, "voice": ""})
+        assert built_in.status == 201 and built_in.json()["warnings"] == []
+        refused = running.request("/api/tracks/generate", method="POST", json_body={**form, "voice": "pack:../x"})
+        assert refused.status == 400 and "not offered" in refused.json()["error"]
+    finally:
+        assert running.stop() == 130
+
+
 def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     from timekeeper.generate import OPTION_SPECS
 

@@ -120,10 +120,12 @@ async def flashcode(request: web.Request) -> web.Response:
 async def generate(request: web.Request) -> web.Response:
     from timekeeper.serve.generate import generate_tracks
 
+    state = state_of(request)
     data = await read_json(request)
-    made, relaxed = await asyncio.to_thread(generate_tracks, state_of(request).library, data)
-    return web.json_response({"tracks": [loaded.track.as_json() for loaded in made], "relaxed": list(relaxed)},
-                             status=201)
+    voice = await asyncio.to_thread(state.voice_spec, str(data.get("voice") or ""))
+    made = await asyncio.to_thread(generate_tracks, state.library, data, voice)
+    return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
+                              "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
 
 # --- games -------------------------------------------------------------------------------------

@@ -164,23 +164,22 @@ function settings() {
   };
 }
 
-function showProblems(error) {
+function showList(head, lines, warning = false) {
   const box = $("#problems");
-  const problems = (error.body && error.body.problems) || [];
-  box.replaceChildren();
-  const head = document.createElement("p");
-  head.textContent = problems.length ? "Nothing was added; the file has these problems:" : error.message;
-  box.append(head);
-  if (problems.length) {
+  box.classList.toggle("warning", warning);
+  box.replaceChildren(Object.assign(document.createElement("p"), { textContent: head }));
+  if (lines.length) {
     const list = document.createElement("ul");
-    for (const problem of problems) {
-      const item = document.createElement("li");
-      item.textContent = problem.line ? `line ${problem.line}, column ${problem.column}: ${problem.message}` : problem.message;
-      list.append(item);
-    }
+    for (const line of lines) list.append(Object.assign(document.createElement("li"), { textContent: line }));
     box.append(list);
   }
   box.hidden = false;
+}
+
+function showProblems(error) {
+  const problems = (error.body && error.body.problems) || [];
+  showList(problems.length ? "Nothing was added; the file has these problems:" : error.message,
+    problems.map((p) => (p.line ? `line ${p.line}, column ${p.column}: ${p.message}` : p.message)));
 }
 
 async function added(request, what) {
@@ -191,6 +190,10 @@ async function added(request, what) {
     await fillTracks(made[0].id);
     const relaxed = body.relaxed && body.relaxed.length ? ` · relaxes ${body.relaxed.join("; ")}` : "";
     toast(`${what}: ${made.map((t) => t.title + (t.seed != null ? ` (seed ${t.seed})` : "")).join(", ")}${relaxed}`);
+    if (body.warnings && body.warnings.length) {
+      showList("Added, but the chosen voice makes these announcements overlap (another seed or voice avoids it):",
+        body.warnings, true);
+    }
   } catch (error) {
     showProblems(error);
   }
@@ -216,7 +219,7 @@ function wireSetup() {
     const form = event.target;
     const data = Object.fromEntries([...form.querySelectorAll("[data-spec]")].map((input) => [input.name, input.value]));
     Object.assign(data, { seed: form.seed.value, count: form.count.value, campaign: form.campaign.checked,
-      language: $("#language").value });
+      language: $("#language").value, voice: $("#voice").value }); // the voice's overlaps come back as warnings
     added(postJson("/api/tracks/generate", data), "Generated");
   });
   $("#code").addEventListener("submit", (event) => {
