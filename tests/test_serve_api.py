@@ -72,6 +72,19 @@ def test_tracks_list_every_builtin_and_the_named_folder(server):
         t for t in tracks if t["group"] == "folder").items()
 
 
+def test_the_upload_limit_is_the_scenario_file_limit(tmp_path):
+    small = "import timekeeper.scenario.yamlnodes as nodes; nodes.MAX_FILE_BYTES = 2_000"  # the one source
+    running = start_server(tmp_path / "state", prelude=small)
+    try:
+        track = "title: Padded\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '0:30', type: threat, t: 1, zone: red}\n"
+        fits = track + "#" * (2_000 - len(track) - 1) + "\n"
+        assert running.request("/api/tracks/upload", method="POST", data=fits.encode()).status == 201
+        refused = running.request("/api/tracks/upload", method="POST", data=(fits + "#").encode())
+        assert refused.status == 413 and "limited to 2,000" in refused.json()["error"]
+    finally:
+        assert running.stop() == 130
+
+
 def test_invalid_upload_names_line_and_column_and_stores_nothing(server):
     before = server.request("/api/tracks").json()["tracks"]
     reply = server.request("/api/tracks/upload?name=broken.yaml", method="POST", data=YAML_BAD.encode())

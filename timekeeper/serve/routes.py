@@ -12,6 +12,7 @@ from aiohttp import WSMsgType, web
 
 from timekeeper import __version__
 from timekeeper.errors import TimekeeperError
+from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
@@ -21,7 +22,6 @@ from timekeeper.serve.views import game_json, playback_json
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
-MAX_UPLOAD_BYTES = 1_000_000  # the scenario file limit
 MAX_SCREENS = 200  # WebSockets open at once, all games together
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
@@ -91,8 +91,8 @@ def added(loaded: LoadedTrack) -> web.Response:
 
 async def upload(request: web.Request) -> web.Response:
     body = await request.read()
-    if len(body) > MAX_UPLOAD_BYTES:
-        return json_error(413, f"the file is {len(body):,} bytes; scenario files are limited to {MAX_UPLOAD_BYTES:,}")
+    if len(body) > MAX_FILE_BYTES:
+        return json_error(413, f"the file is {len(body):,} bytes; scenario files are limited to {MAX_FILE_BYTES:,}")
     name = Path(request.query.get("name", "upload.yaml")).name[:100] or "upload.yaml"
     try:
         text = body.decode("utf-8")
