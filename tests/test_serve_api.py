@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import subprocess
 import time
 import wave
@@ -32,6 +33,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("scenarios")
     (folder / "mine.yaml").write_text("title: My Track\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n"
                                       "  - {at: '0:30', type: threat, t: 1, zone: red}\n", encoding="utf-8")
+    (folder / "broken.yaml").write_text(YAML_BAD, encoding="utf-8")
     music = tmp_path_factory.mktemp("music")
     (music / "quiet").mkdir()
     write_tune(music / "quiet" / "tune.wav")
@@ -68,8 +70,15 @@ def test_tracks_list_every_builtin_and_the_named_folder(server):
     tracks = server.request("/api/tracks").json()["tracks"]
     official = [t for t in tracks if t["group"] not in ("example", "folder", "added")]
     assert len(official) == 34
-    assert {"id": "folder:mine.yaml", "title": "My Track"}.items() <= next(
-        t for t in tracks if t["group"] == "folder").items()
+    folder = {t["id"]: t for t in tracks if t["group"] == "folder"}
+    assert folder["folder:mine.yaml"]["title"] == "My Track" and folder["folder:mine.yaml"]["problem"] == ""
+
+
+def test_an_invalid_file_of_the_folder_is_listed_with_its_first_problem_and_not_played(server):
+    listed = next(t for t in server.request("/api/tracks").json()["tracks"] if t["id"] == "folder:broken.yaml")
+    assert re.match(r"broken\.yaml:4:\d+: .*'green'", listed["problem"]), listed
+    reply = server.request("/api/games", method="POST", json_body={"track": "folder:broken.yaml"})
+    assert reply.status == 422 and reply.json()["problems"][0]["where"] == listed["problem"]
 
 
 def test_the_upload_limit_is_the_scenario_file_limit(tmp_path):

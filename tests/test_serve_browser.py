@@ -20,7 +20,9 @@ YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    running = start_server(tmp_path_factory.mktemp("state"))
+    folder = tmp_path_factory.mktemp("scenarios")
+    (folder / "broken.yaml").write_text(YAML_BAD, encoding="utf-8")
+    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder))
     yield running
     assert running.stop() == 130
 
@@ -388,3 +390,16 @@ def test_the_space_bar_pauses_and_resumes(server, open_browsers):
     time.sleep(0.5)
     assert 300 < clock(driver) - moving < 900
     assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "playing"
+
+
+def test_an_invalid_scenario_file_is_listed_greyed_with_its_problem(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelector('#track option[value=\"folder:broken.yaml\"]')")
+    listed = driver.execute_script("const o = document.querySelector('#track option[value=\"folder:broken.yaml\"]');"
+                                   "return {disabled: o.disabled, text: o.textContent};")
+    assert listed["disabled"] and re.match(r"✗ broken\.yaml:4:\d+: .*'green'", listed["text"]), listed
+    driver.execute_script("localStorage.setItem('tk-track', 'folder:broken.yaml');")
+    driver.refresh()
+    wait_for(driver, "document.querySelectorAll('#track option').length >= 34")  # remembered, yet not chosen
+    assert driver.execute_script("return document.getElementById('track').selectedOptions[0].disabled") is False

@@ -83,14 +83,16 @@ async function fillTracks(select) {
       groups[track.group].label = GROUPS[track.group] || track.group;
     }
     const label = `${track.title} (${track.length}${track.seed != null ? `, seed ${track.seed}` : ""})`;
-    const element = option(track.id, label);
+    const element = option(track.id, track.problem ? `✗ ${track.problem}` : label);
     element.dataset.origin = track.origin || "";
+    element.disabled = Boolean(track.problem); // listed with its first problem, not playable
+    element.title = track.problem;
     groups[track.group].append(element);
   }
   const order = ["added", "folder", ...Object.keys(GROUPS)];
   for (const group of [...new Set([...order, ...Object.keys(groups)])]) if (groups[group]) list.append(groups[group]);
   list.value = keep;
-  if (!list.value && list.options.length) list.selectedIndex = 0;
+  if (!list.value || list.selectedOptions[0].disabled) list.selectedIndex = [...list.options].findIndex((o) => !o.disabled);
   trackChanged();
 }
 
