@@ -289,7 +289,19 @@ def test_a_destroyed_ship_loses_the_whole_campaign(tmp_path):
     assert "lost, the ship was destroyed by Nemesis" in lost.stdout
     assert timekeeper(db, "campaign", "end").returncode == ExitStatus.INVALID_LOG_ENTRY
     stats = timekeeper(db, "stats").stdout
-    assert "Campaigns of crew" in stats and "Ann, Bob, Cid, Dee          1    0     -     -" in stats
+    assert "Campaigns of crew   finished  won  best  mean  open" in stats
+    assert "Ann, Bob, Cid, Dee         1    0     -     -     0" in stats
+
+
+def test_stats_count_an_open_campaign_apart_from_won_and_lost(tmp_path):
+    db = tmp_path / "log.sqlite3"
+    assert timekeeper(db, "campaign", "start", "--crew", CREW).returncode == 0
+    assert timekeeper(db, "add", "--campaign", "current", "--destroyed", "10").returncode == 0
+    flying = timekeeper(db, "stats").stdout.split("Campaigns of crew", 1)[1]
+    assert "Ann, Bob, Cid, Dee         0    0     -     -     1" in flying  # open: neither won nor lost yet
+    assert timekeeper(db, "campaign", "end").returncode == 0
+    ended = timekeeper(db, "stats").stdout.split("Campaigns of crew", 1)[1]
+    assert "Ann, Bob, Cid, Dee         1    1    10  10.0     0" in ended
 
 
 def test_ending_early_drops_the_drawn_mission_and_scores_what_was_flown(tmp_path):

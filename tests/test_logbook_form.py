@@ -79,3 +79,17 @@ def test_form_defaults_after_a_mission_offer_the_waiting_campaign(tmp_path):
         assert "campaign" not in log.form_defaults("mission-2")  # another track: a single mission
         entry = log.record_mission({**played, "destroyed": "7"})
         assert entry.campaign_id == 1 and entry.record.track.name == "mission-6"
+
+
+def test_form_defaults_for_a_later_campaign_mission_carry_the_ships_damage(tmp_path):
+    with ShipLog.open(tmp_path / "log.sqlite3") as log:
+        log.start_campaign({"crew": "Eve, Fay, Gus, Hal", "track": "mission-6"})
+        first = log.form_defaults("mission-6")
+        assert [first[f"damage_{zone}"] for zone in ("red", "white", "blue")] + [first["disabled_squads"]] == ["0"] * 4
+        log.record_mission({**first, "destroyed": "7", "damage_red": "3", "damage_white": "1", "disabled_squads": "1"})
+        log.next_mission({"repairs": "red=2,squads=1", "track": "mission-7"})
+        second = log.form_defaults("mission-7")
+        carried = {key: second[key] for key in ("damage_red", "damage_white", "damage_blue", "disabled_squads")}
+        assert carried == {"damage_red": "1", "damage_white": "1", "damage_blue": "0", "disabled_squads": "0"}
+        entry = log.record_mission({**second, "destroyed": "6"})  # the defaults as they are: accepted
+        assert entry.campaign_id == 1 and entry.record.damage.label() == "1/1/0"

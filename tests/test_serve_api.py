@@ -16,12 +16,29 @@ from serving import start_server
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
 
 
+def write_tune(path, seconds: float = 2.0) -> None:
+    """A quiet 220 Hz tone as a 16-bit mono WAV file: music for --music DIR."""
+    import numpy as np
+
+    t = np.arange(int(44_100 * seconds)) / 44_100
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(44_100)
+        out.writeframes((np.sin(2 * np.pi * 220 * t) * 8000).astype("<i2").tobytes())
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("scenarios")
     (folder / "mine.yaml").write_text("title: My Track\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n"
                                       "  - {at: '0:30', type: threat, t: 1, zone: red}\n", encoding="utf-8")
-    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder))
+    (folder / "broken.yaml").write_text(YAML_BAD, encoding="utf-8")
+    music = tmp_path_factory.mktemp("music")
+    (music / "quiet").mkdir()
+    write_tune(music / "quiet" / "tune.wav")
+    (music / "notes.txt").write_text("not music\n", encoding="utf-8")
+    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder), "--music", str(music))
     yield running
     assert running.stop() == 130
 
@@ -42,14 +59,39 @@ def test_page_and_assets_are_small_and_served(server):
         weight += len(asset.body)
     assert weight < 200_000
     assert server.request("/g/0123456789ab").status == 200  # a join link opens the page
+    for name, kind in (("awake.webm", "video/webm"), ("awake.mp4", "video/mp4")):  # keep-awake videos
+        video = server.request(f"/assets/{name}")
+        assert video.status == 200 and video.headers["Content-Type"] == kind and len(video.body) < 5_000
+        part = server.request(f"/assets/{name}", headers={"Range": "bytes=0-99"})  # Safari asks for ranges
+        assert part.status == 206 and part.body == video.body[:100]
 
 
 def test_tracks_list_every_builtin_and_the_named_folder(server):
     tracks = server.request("/api/tracks").json()["tracks"]
     official = [t for t in tracks if t["group"] not in ("example", "folder", "added")]
     assert len(official) == 34
-    assert {"id": "folder:mine.yaml", "title": "My Track"}.items() <= next(
-        t for t in tracks if t["group"] == "folder").items()
+    folder = {t["id"]: t for t in tracks if t["group"] == "folder"}
+    assert folder["folder:mine.yaml"]["title"] == "My Track" and folder["folder:mine.yaml"]["problem"] == ""
+
+
+def test_an_invalid_file_of_the_folder_is_listed_with_its_first_problem_and_not_played(server):
+    listed = next(t for t in server.request("/api/tracks").json()["tracks"] if t["id"] == "folder:broken.yaml")
+    assert re.match(r"broken\.yaml:4:\d+: .*'green'", listed["problem"]), listed
+    reply = server.request("/api/games", method="POST", json_body={"track": "folder:broken.yaml"})
+    assert reply.status == 422 and reply.json()["problems"][0]["where"] == listed["problem"]
+
+
+def test_the_upload_limit_is_the_scenario_file_limit(tmp_path):
+    small = "import timekeeper.scenario.yamlnodes as nodes; nodes.MAX_FILE_BYTES = 2_000"  # the one source
+    running = start_server(tmp_path / "state", prelude=small)
+    try:
+        track = "title: Padded\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '0:30', type: threat, t: 1, zone: red}\n"
+        fits = track + "#" * (2_000 - len(track) - 1) + "\n"
+        assert running.request("/api/tracks/upload", method="POST", data=fits.encode()).status == 201
+        refused = running.request("/api/tracks/upload", method="POST", data=(fits + "#").encode())
+        assert refused.status == 413 and "limited to 2,000" in refused.json()["error"]
+    finally:
+        assert running.stop() == 130
 
 
 def test_invalid_upload_names_line_and_column_and_stores_nothing(server):
@@ -97,6 +139,33 @@ def test_generate_is_reproducible_from_its_seed(server):
     assert bad.status == 400 and bad.json()["error"].startswith("generate: --outages '9'")
 
 
+def test_generate_with_the_chosen_voice_warns_of_overlaps_as_generate_voice_does(tmp_path):
+    from voicepacks import slow_bundle_pack
+
+    from timekeeper.generate import generate
+    from timekeeper.mix import MixSettings
+    from timekeeper.render import voice_overlaps
+
+    packs = tmp_path / "voices"
+    pack = slow_bundle_pack(packs / "slow")
+    seed = next(seed for seed in range(1, 200) if voice_overlaps(generate(seed), MixSettings(voice=str(pack))))
+    cli = timekeeper("generate", "--seed", str(seed), "--voice", str(pack), env={"TIMEKEEPER_VOICES": str(packs)})
+    expected = [line.removeprefix("Warning: ") for line in cli.stderr.splitlines() if line.startswith("Warning: seed")]
+    assert expected and all(f"with voice {pack}:" in line for line in expected)
+    running = start_server(tmp_path / "state", env={"TIMEKEEPER_VOICES": str(packs)})
+    try:
+        form = {"seed": str(seed), "language": "en"}
+        slow = running.request("/api/tracks/generate", method="POST", json_body={**form, "voice": "pack:slow"})
+        assert slow.status == 201 and slow.json()["warnings"] == expected  # the track is still added
+        assert slow.json()["tracks"][0]["seed"] == seed
+        built_in = running.request("/api/tracks/generate", method="POST", json_body={**form, "voice": ""})
+        assert built_in.status == 201 and built_in.json()["warnings"] == []
+        refused = running.request("/api/tracks/generate", method="POST", json_body={**form, "voice": "pack:../x"})
+        assert refused.status == 400 and "not offered" in refused.json()["error"]
+    finally:
+        assert running.stop() == 130
+
+
 def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     from timekeeper.generate import OPTION_SPECS
 
@@ -109,6 +178,40 @@ def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     piles = [cue["pile"]["color"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
     assert sorted(set(piles)) == ["white", "yellow"] and abs(piles.count("white") - piles.count("yellow")) <= 1
     assert sum(cue["kind"] == "comms_down" for cue in game["timeline"]["cues"]) == 6
+
+
+def test_a_solo_game_has_no_transfers_incoming_data_or_outages(server):
+    kinds = {cue["kind"] for cue in new_game(server, "builtin:mission-1")["timeline"]["cues"]}
+    assert {"data_transfer", "incoming_data", "comms_down"} <= kinds
+    solo = new_game(server, "builtin:mission-1", players=1, solo=True)
+    assert solo["settings"]["solo"] is True
+    kinds = {cue["kind"] for cue in solo["timeline"]["cues"]}
+    assert "threat" in kinds and not kinds & {"data_transfer", "incoming_data", "comms_down", "comms_restored"}
+
+
+def test_four_players_hear_no_unconfirmed_reports(server):
+    def reports(game):
+        return [cue for cue in game["timeline"]["cues"] if "Unconfirmed report" in cue["text"]]
+
+    assert len(reports(new_game(server, "builtin:mission-3"))) == 1  # the T+8 threat at 5:55
+    four = new_game(server, "builtin:mission-3", players=4)
+    assert four["settings"]["players"] == 4 and reports(four) == []
+    assert sum(cue["kind"] == "threat" for cue in four["timeline"]["cues"]) > 0
+
+
+def test_music_from_the_named_folder_is_offered_and_mixed(server):
+    assert server.request("/api/info").json()["music"] == ["quiet/tune.wav"]  # audio files only, below the folder
+    game = new_game(server, "builtin:test-run-1", music="quiet/tune.wav")
+    assert game["settings"]["music"].endswith("/quiet/tune.wav")
+    plain = new_game(server, "builtin:test-run-1")
+    window = {"Range": f"bytes={44 + 88_200}-{44 + 2 * 88_200 - 1}"}  # the second second: the beds under the alert
+    with_music = server.request(f"/api/games/{game['id']}/sound.wav", headers=window)
+    without = server.request(f"/api/games/{plain['id']}/sound.wav", headers=window)
+    assert with_music.status == without.status == 206 and with_music.body != without.body
+    for name in ("notes.txt", "../music/quiet/tune.wav", "/etc/passwd"):
+        refused = server.request("/api/games", method="POST",
+                                 json_body={"track": "builtin:test-run-1", "settings": {"music": name}})
+        assert refused.status == 400 and "not offered" in refused.json()["error"], name
 
 
 def test_the_served_sound_is_the_render_mix_byte_for_byte(server, tmp_path):
@@ -277,7 +380,8 @@ def test_restart_picks_the_mission_up_where_it_is(tmp_path):
 
 
 def test_lan_mode_needs_the_token(tmp_path):
-    server = start_server(tmp_path / "state", "--lan")
+    fake_network = "import timekeeper.serve.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
+    server = start_server(tmp_path / "state", "--lan", prelude=fake_network)
     try:
         assert server.token and len(server.token) >= 20
         assert server.request("/", token=False).status == 403
@@ -287,20 +391,19 @@ def test_lan_mode_needs_the_token(tmp_path):
         assert opened.status == 200 and f"timekeeper_token={server.token}" in opened.headers.get("Set-Cookie", "")
         cookie = {"Cookie": f"timekeeper_token={server.token}"}
         assert server.request("/api/tracks", token=False, headers=cookie).status == 200
+        assert server.request("/api/info").json()["lan"] is True
         game = new_game(server)
-        assert f"token={server.token}" in game["join_url"]
+        assert game["join_url"] == f"http://192.0.2.7:{server.port}/g/{game['id']}?token={server.token}"
     finally:
         assert server.stop() == 130
     output = "".join(server.output)
-    if "On phones on this network" in output:
-        import segno
+    url = f"http://192.0.2.7:{server.port}/?token={server.token}"
+    assert f"On phones on this network: {url}" in output and "No network address found" not in output
+    import segno
 
-        url = re.search(r"On phones on this network: (\S+)", output).group(1)
-        qr_code = io.StringIO()
-        segno.make(url, error="m").terminal(out=qr_code, compact=True)
-        assert qr_code.getvalue() in output  # the QR code of the first address, in half blocks
-    else:
-        assert "No network address found" in output
+    qr_code = io.StringIO()
+    segno.make(url, error="m").terminal(out=qr_code, compact=True)
+    assert qr_code.getvalue() in output  # the QR code of the network address, in half blocks
 
 
 def test_a_port_in_use_is_one_clear_line(server, tmp_path):

@@ -20,7 +20,9 @@ YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    running = start_server(tmp_path_factory.mktemp("state"))
+    folder = tmp_path_factory.mktemp("scenarios")
+    (folder / "broken.yaml").write_text(YAML_BAD, encoding="utf-8")
+    running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder))
     yield running
     assert running.stop() == 130
 
@@ -129,6 +131,16 @@ def test_a_second_screen_follows_and_pauses_everyone(server, open_browsers, tmp_
     screen = open_browsers(PHONE, phone=True)
     screen.get(game["join_url"])
     wait_for(screen, "window.timekeeper.view.game && window.timekeeper.clockMs() > 500")
+    tap = screen.find_element("id", "join-tap")  # a joined screen asks for the tap phones need
+    assert tap.is_displayed() and tap.text.startswith("Tap to join")
+    assert screen.execute_script("return navigator.userActivation.hasBeenActive") is False
+    assert screen.execute_script("const r = document.getElementById('toggle').getBoundingClientRect();"  # on top
+                                 "return !!document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest('#join-tap')")
+    shot(screen, "join-tap-phone", tmp_path)
+    tap.find_element("tag name", "button").click()
+    wait_for(screen, "document.getElementById('join-tap').hidden")
+    assert screen.execute_script("return navigator.userActivation.hasBeenActive")  # vibration is allowed now
+    wait_for(screen, "window.timekeeper.view.wakeLock && !window.timekeeper.view.wakeLock.released")
     time.sleep(1.5)  # a position report and the clock-offset pings have arrived
     errors = []
     for _ in range(10):
@@ -305,3 +317,89 @@ def test_record_the_mission_in_the_ships_log_from_the_page(tmp_path, open_browse
         shot(driver, "log-page-phone", tmp_path)
     finally:
         assert server.stop() == 130
+
+
+def open_join_panel(driver) -> None:
+    driver.execute_script("const box = document.getElementById('joining'); box.open = true; box.scrollIntoView();")
+
+
+@pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["phone", "laptop"])
+def test_without_lan_the_join_panel_says_how_phones_join(server, open_browsers, tmp_path, size, phone):
+    driver = open_browsers(size, phone)
+    game = start(driver, server)
+    open_join_panel(driver)
+    note = wait_for(driver, "!document.getElementById('join-local').hidden && document.getElementById('join-local').innerText")
+    assert "other phones can join when the server runs with timekeeper serve --lan" in note.lower()
+    assert not driver.find_element("id", "qr").is_displayed()  # a phone could not reach 127.0.0.1
+    assert driver.find_element("id", "join").text == game["join_url"] and "//127.0.0.1:" in game["join_url"]
+    shot(driver, f"join-local-{'phone' if phone else 'laptop'}", tmp_path)
+
+
+def test_in_lan_mode_the_join_panel_shows_the_qr_code(tmp_path, open_browsers):
+    fake_network = "import timekeeper.serve.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
+    server = start_server(tmp_path / "state", "--lan", prelude=fake_network)
+    try:
+        driver = open_browsers(PHONE, phone=True)
+        driver.get(f"{server.url}?token={server.token}")  # the token becomes a cookie
+        game = start(driver, server)
+        open_join_panel(driver)
+        wait_for(driver, "document.getElementById('qr').complete && document.getElementById('qr').naturalWidth > 0")
+        assert driver.find_element("id", "qr").is_displayed()
+        assert not driver.find_element("id", "join-local").is_displayed()
+        assert driver.find_element("id", "join").text.startswith(f"http://192.0.2.7:{server.port}/g/{game['id']}?token=")
+        shot(driver, "join-lan-phone", tmp_path)
+    finally:
+        assert server.stop() == 130
+
+
+def test_without_wake_lock_a_muted_video_keeps_the_screen_awake(server, open_browsers, tmp_path):
+    """A phone over --lan (plain http) has no navigator.wakeLock: the page plays its keep-awake video,
+    large enough for Chrome to keep the screen on (a fifth of the screen), while the mission plays."""
+    driver = open_browsers(PHONE, phone=True)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete Navigator.prototype.wakeLock;"})
+    start(driver, server)
+    assert driver.execute_script("return 'wakeLock' in navigator") is False
+    wait_for(driver, "!document.getElementById('awake').paused && document.getElementById('awake').currentTime > 0")
+    video = driver.execute_script("const v = document.getElementById('awake'); const r = v.getBoundingClientRect();"
+                                  "return {muted: v.muted, area: r.width * r.height, screen: innerWidth * innerHeight,"
+                                  "src: v.currentSrc};")
+    assert video["muted"] and video["area"] >= 0.2 * video["screen"] and video["src"].endswith("/assets/awake.webm")
+    assert driver.execute_script("return window.timekeeper.view.wakeLock") is None
+    shot(driver, "awake-video-phone", tmp_path)  # the video is never seen
+    driver.find_element("id", "toggle").click()
+    wait_for(driver, "document.getElementById('awake').paused")  # paused: the screen may sleep again
+    driver.find_element("id", "toggle").click()
+    wait_for(driver, "!document.getElementById('awake').paused")
+
+
+def test_the_space_bar_pauses_and_resumes(server, open_browsers):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    driver = open_browsers(LAPTOP)
+    game = start(driver, server)  # Play was clicked: the space bar works without clicking elsewhere first
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
+    wait_for(driver, "document.getElementById('audio').paused")
+    stopped = clock(driver)
+    time.sleep(0.5)
+    assert clock(driver) == stopped
+    assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "paused"
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
+    wait_for(driver, "!document.getElementById('audio').paused")
+    moving = clock(driver)
+    time.sleep(0.5)
+    assert 300 < clock(driver) - moving < 900
+    assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "playing"
+
+
+def test_an_invalid_scenario_file_is_listed_greyed_with_its_problem(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelector('#track option[value=\"folder:broken.yaml\"]')")
+    listed = driver.execute_script("const o = document.querySelector('#track option[value=\"folder:broken.yaml\"]');"
+                                   "return {disabled: o.disabled, text: o.textContent};")
+    assert listed["disabled"] and re.match(r"✗ broken\.yaml:4:\d+: .*'green'", listed["text"]), listed
+    driver.execute_script("localStorage.setItem('tk-track', 'folder:broken.yaml');")
+    driver.refresh()
+    wait_for(driver, "document.querySelectorAll('#track option').length >= 34")  # remembered, yet not chosen
+    assert driver.execute_script("return document.getElementById('track').selectedOptions[0].disabled") is False

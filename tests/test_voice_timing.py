@@ -12,36 +12,17 @@ import numpy as np
 import pytest
 from decoded import RATE, decode
 from running import timekeeper
+from voicepacks import slow_bundle_pack
 
 from timekeeper.times import parse_time_ms
-from timekeeper.voice.export import export_pack
-from timekeeper.voice.tts import decode_file, finish_phrase
-from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
-BUNDLE_WORDS = {
-    "data_transfer": "Data transfer. Repeat, data transfer. Data transfer in five, four, three, two, one.",
-    "first_phase_ends": "First phase ends in five, four, three, two, one.",
-    "operation_ends": "Operation ends in five, four, three, two, one.",
-}
-
-
-def slow_clip(path: Path, text: str, rate_wpm: int = 80) -> None:
-    """`text` spoken slowly by espeak-ng, trimmed so the clip is loud from its first millisecond."""
-    raw = path.with_suffix(".raw.wav")
-    subprocess.run(["espeak-ng", "-v", "en-gb", "-s", str(rate_wpm), "-w", str(raw), text], check=True)
-    write_wav(path, finish_phrase([decode_file(raw)]))
-    raw.unlink()
 
 
 @pytest.fixture(scope="module")
 def long_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An English pack whose bundles are recorded much slower than the synthesized voice."""
-    folder = tmp_path_factory.mktemp("packs") / "slow-bundles"
-    export_pack("en", folder)
-    for name, words in BUNDLE_WORDS.items():
-        slow_clip(folder / f"{name}.wav", words)
-    return folder
+    return slow_bundle_pack(tmp_path_factory.mktemp("packs") / "slow-bundles")
 
 
 def plan_starts(output: str) -> dict[str, list[int]]:

@@ -183,6 +183,20 @@ def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
     ]
 
 
+def generated_voice_overlaps(missions: list[Scenario], language: str | None, voice: str) -> list[str]:
+    """"seed N: with voice ...: ... overlaps ..." for every announcement of the generated `missions`
+    that `voice` would make overlap (what `generate --voice` and the page's Generate warn of). The
+    language is `language`, else the voice's, else the mission's."""
+    from timekeeper.voice.select import voice_language
+
+    found = []
+    for mission in missions:
+        settings = MixSettings(language=language or voice_language(voice) or mission.language or "en", voice=voice,
+                               players=mission.players or 5)
+        found += [f"seed {mission.seed}: {message}" for message in voice_overlaps(mission, settings)]
+    return found
+
+
 def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
     """One line per cue (start, end, kind, words; sounds in brackets), overlap markers, and the
     number of overlaps."""

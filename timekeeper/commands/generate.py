@@ -153,12 +153,10 @@ def _check_render_target(target: Path) -> None:
 
 def _check_voice(missions: list, language: str | None, voice: str) -> None:
     """Warn where `voice` would make a generated mission's announcements overlap."""
-    from timekeeper.commands.options import mix_settings
-    from timekeeper.render import voice_overlaps
+    from timekeeper.render import generated_voice_overlaps
 
-    for mission in missions:
-        for message in voice_overlaps(mission, mix_settings(mission, language, voice, mission.players or 5, False)):
-            click.echo(f"Warning: seed {mission.seed}: {message}", err=True)
+    for warning in generated_voice_overlaps(missions, language, voice):
+        click.echo(f"Warning: {warning}", err=True)
 
 
 def _render(scenario, target: Path, language: str | None, voice: str | None = None) -> None:

@@ -56,6 +56,7 @@ from timekeeper.logbook.form import (
     with_role_fields,
 )
 from timekeeper.logbook.record import (
+    ZONES,
     Crew,
     CrewMember,
     Difficulty,
@@ -309,7 +310,8 @@ class ShipLog:
 
     def form_defaults(self, track: str | None = None) -> dict[str, str]:
         """Values to fill a "record this mission" form with after playing `track`: today, the last
-        crew, the track, and the campaign if its waiting mission is on that track."""
+        crew, the track, and the campaign if its waiting mission is on that track, with the damage
+        and disabled squads the ship carries into that mission (the least the crew can enter)."""
         values = {"date": datetime.date.today().isoformat(), "track": track or "", "common": "1", "serious": "1"}
         last = self.last_crew()
         if last is not None:
@@ -317,8 +319,10 @@ class ShipLog:
         campaign = self.waiting_campaign(track)
         if campaign is not None and campaign.pending is not None:
             leg = campaign.pending
+            damage, squads = campaign.carried_into(leg.number)
             values.update(campaign=str(campaign.id), crew=crew_text(campaign.crew), track=leg.track.file or leg.track.name,
-                          common=leg.common.value, serious=leg.serious.value)
+                          common=leg.common.value, serious=leg.serious.value, disabled_squads=str(squads),
+                          **{f"damage_{zone.value}": str(damage.of(zone)) for zone in ZONES})
         return values
 
     # --- reading it ---------------------------------------------------------------------------

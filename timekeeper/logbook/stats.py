@@ -3,6 +3,8 @@ campaigns per crew.
 
 A mission counts as won when the ship survived. Scores are the rulebook scores of single missions
 (campaign missions count as missions and wins; their score is the campaign's, listed per crew).
+A campaign counts as won or lost only once it is finished (complete, ended, or lost with the ship);
+open campaigns are counted apart.
 """
 
 from __future__ import annotations
@@ -18,11 +20,15 @@ from timekeeper.logbook.record import Entry
 
 @dataclass(frozen=True)
 class GroupStats:
+    """`missions` counted (for campaigns: the finished ones), `wins` among them, the best and mean
+    score; `open`: campaigns still being flown, in none of the other figures."""
+
     key: str
     missions: int
     wins: int
     best: int | None
     mean: float | None
+    open: int = 0
 
     @property
     def win_rate(self) -> float:
@@ -58,19 +64,21 @@ def _grouped(entries: Iterable[Entry], keys: Callable[[Entry], Iterable[str]]) -
 def log_stats(entries: list[Entry], campaigns: list[Campaign]) -> LogStats:
     crew_campaigns: dict[str, list[Campaign]] = {}
     for campaign in campaigns:
-        if campaign.flown:
+        if campaign.flown or campaign.status is Status.OPEN:
             crew_campaigns.setdefault(campaign.crew.key(), []).append(campaign)
     campaign_groups = []
     for crew, members in crew_campaigns.items():
-        totals = [score.total for score in (c.score() for c in members) if score is not None]
-        campaign_groups.append(GroupStats(crew, len(members), sum(c.status is not Status.LOST for c in members),
-                                          max(totals) if totals else None, fmean(totals) if totals else None))
+        finished = [c for c in members if c.status is not Status.OPEN]
+        totals = [score.total for score in (c.score() for c in finished) if score is not None]
+        campaign_groups.append(GroupStats(crew, len(finished), sum(c.status is not Status.LOST for c in finished),
+                                          max(totals) if totals else None, fmean(totals) if totals else None,
+                                          open=len(members) - len(finished)))
     return LogStats(
         overall=_group("all missions", entries),
         by_crew=_grouped(entries, lambda entry: [entry.record.crew.key()]),
         by_player=_grouped(entries, lambda entry: entry.record.crew.names),
         by_track=_grouped(entries, lambda entry: [entry.record.track.label()]),
-        campaigns_by_crew=tuple(sorted(campaign_groups, key=lambda g: (-g.missions, g.key.casefold()))),
+        campaigns_by_crew=tuple(sorted(campaign_groups, key=lambda g: (-g.missions - g.open, g.key.casefold()))),
         scores=tuple((e.record.played_on.isoformat(), e.record.crew.key(), e.score)
                      for e in entries if e.score is not None),
     )
@@ -81,7 +89,7 @@ def format_stats(stats: LogStats) -> str:
     out = [_table("Crew", stats.by_crew, "missions"), _table("Player", stats.by_player, "missions"),
            _table("Track", stats.by_track, "missions")]
     if stats.campaigns_by_crew:
-        out.append(_table("Campaigns of crew", stats.campaigns_by_crew, "campaigns"))
+        out.append(_table("Campaigns of crew", stats.campaigns_by_crew, "finished", with_open=True))
     overall = stats.overall
     mean = f"{overall.mean:.1f}" if overall.mean is not None else "-"
     out.append(f"All: {overall.missions} missions, {overall.wins} won, best score "
@@ -89,11 +97,11 @@ def format_stats(stats: LogStats) -> str:
     return "\n".join(out)
 
 
-def _table(title: str, groups: tuple[GroupStats, ...], counted: str) -> str:
+def _table(title: str, groups: tuple[GroupStats, ...], counted: str, *, with_open: bool = False) -> str:
     rows = [(g.key, str(g.missions), str(g.wins), "-" if g.best is None else str(g.best),
-             "-" if g.mean is None else f"{g.mean:.1f}") for g in groups]
-    head = (title, counted, "won", "best", "mean")
-    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(5)]
+             "-" if g.mean is None else f"{g.mean:.1f}", *([str(g.open)] if with_open else [])) for g in groups]
+    head = (title, counted, "won", "best", "mean", *(["open"] if with_open else []))
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
     lines = ["  ".join([head[0].ljust(widths[0])] + [h.rjust(w) for h, w in zip(head[1:], widths[1:])])]
     lines += ["  ".join([row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]) for row in rows]
     return "\n".join(lines) + "\n"

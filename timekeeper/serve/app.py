@@ -13,10 +13,10 @@ import traceback
 from aiohttp import web
 
 from timekeeper.errors import LogDatabaseError, TimekeeperError
+from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.games import GameError
 from timekeeper.serve.library import InvalidTrack
 from timekeeper.serve.routes import (
-    MAX_UPLOAD_BYTES,
     REPORT_EVERY_S,
     STATE,
     add_routes,
@@ -121,7 +121,7 @@ async def _watch_endings(app: web.Application):
 
 
 def make_app(config: ServeConfig) -> web.Application:
-    app = web.Application(middlewares=[errors, guard], client_max_size=MAX_UPLOAD_BYTES + 64 * 1024)
+    app = web.Application(middlewares=[errors, guard], client_max_size=MAX_FILE_BYTES + 64 * 1024)
     app[STATE] = ServerState(config)
     app.cleanup_ctx.append(_watch_endings)
     add_routes(app)

@@ -4,10 +4,12 @@ generator's one option table), and the missions made from the values the page se
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate import OPTION_SPECS, batch
 from timekeeper.generate.options import MAX_SEED, options_from_text, parse_seed, relaxations
+from timekeeper.render import generated_voice_overlaps
 from timekeeper.serve.library import Library, LoadedTrack
 
 MAX_PAGE_COUNT = 20  # missions one form sends for at once
@@ -26,9 +28,19 @@ def _count(raw: object) -> int:
     return int(text)
 
 
-def generate_tracks(library: Library, raw: dict) -> tuple[list[LoadedTrack], tuple[str, ...]]:
-    """Generate as `timekeeper generate` would from the form's values and add the missions; the
-    official rules the settings relax."""
+@dataclass(frozen=True)
+class Generated:
+    """Missions made in the page: the tracks added, the official rules the settings relax, and
+    where the chosen voice would make announcements overlap (warnings, as `generate --voice`)."""
+
+    tracks: list[LoadedTrack]
+    relaxed: tuple[str, ...]
+    overlaps: list[str]
+
+
+def generate_tracks(library: Library, raw: dict, voice: str | None = None) -> Generated:
+    """Generate as `timekeeper generate [--voice VOICE]` would from the form's values and add the
+    missions."""
     options = options_from_text({key: str(raw.get(key) or "") for key in SPEC_KEYS})
     seed = parse_seed(str(raw.get("seed") or ""))
     if seed is None:
@@ -40,4 +52,5 @@ def generate_tracks(library: Library, raw: dict) -> tuple[list[LoadedTrack], tup
     for number, mission in enumerate(missions):
         origin = f"generated: seed {seed + number}, {options.kind}, {options.players} players"
         made.append(library.add_scenario(mission, origin))
-    return made, relaxations(options)
+    overlaps = generated_voice_overlaps(missions, language, voice) if voice is not None else []
+    return Generated(made, relaxations(options), overlaps)

@@ -36,8 +36,9 @@ class InvalidTrack(ScenarioError):
 
 @dataclass(frozen=True)
 class Track:
-    """One playable track. `group` is where it comes from: a kind of official track, "folder" or
-    "added"; `origin` says how an added track was made."""
+    """One track of the list. `group` is where it comes from: a kind of official track, "folder" or
+    "added"; `origin` says how an added track was made. A file of the folder that is not a valid
+    scenario is listed too, not playable: `problem` is its first one (file:line:column: message)."""
 
     id: str
     group: str
@@ -46,10 +47,11 @@ class Track:
     length: str
     seed: int | None = None
     origin: str = ""
+    problem: str = ""
 
     def as_json(self) -> dict:
         return {"id": self.id, "group": self.group, "title": self.title, "kind": self.kind,
-                "length": self.length, "seed": self.seed, "origin": self.origin}
+                "length": self.length, "seed": self.seed, "origin": self.origin, "problem": self.problem}
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Library:
         self.store = store
         self._builtin = builtin_paths()
         self._builtin_tracks: list[Track] | None = None
-        self._read: dict[Path, tuple[float, Track | None]] = {}  # file -> (mtime, track or None if invalid)
+        self._read: dict[Path, tuple[float, Track | Problem]] = {}  # file -> (mtime, track or its first problem)
 
     # --- listing -------------------------------------------------------------------------------
     def tracks(self) -> list[Track]:
@@ -113,9 +115,9 @@ class Library:
     def _folder_tracks(self) -> list[Track]:
         tracks = []
         for name, path in self._folder_files().items():
-            track = self._cached(path, lambda s, n=name: _track(f"folder:{n}", "folder", s, n))
-            if track is not None:
-                tracks.append(track)
+            found = self._cached(path, name, lambda s, n=name: _track(f"folder:{n}", "folder", s, n))
+            tracks.append(found if isinstance(found, Track) else
+                          Track(f"folder:{name}", "folder", name, "", "", problem=str(found)))
         return tracks
 
     def _added_files(self) -> dict[str, Path]:
@@ -128,18 +130,23 @@ class Library:
         files = sorted(self._added_files().items(), key=lambda item: item[1].stat().st_mtime, reverse=True)
         tracks = []
         for digest, path in files:
-            track = self._cached(path, lambda s, d=digest, p=path: _track(f"added:{d}", "added", s, _origin(p)))
-            if track is not None:
+            track = self._cached(path, path.name, lambda s, d=digest, p=path: _track(f"added:{d}", "added", s, _origin(p)))
+            if isinstance(track, Track):
                 tracks.append(track)
         return tracks
 
-    def _cached(self, path: Path, make) -> Track | None:
+    def _cached(self, path: Path, display: str, make) -> Track | Problem:
+        """The track `make` makes of the scenario in `path` (read again when the file changed), or
+        the file's first problem."""
         mtime = path.stat().st_mtime
         seen = self._read.get(path)
         if seen is None or seen[0] != mtime:
-            result = load_file(path)
-            ok = result.scenario is not None and not errors(result.problems)
-            seen = (mtime, make(result.scenario) if ok else None)
+            result = load_file(path, display)
+            problems = errors(result.problems)
+            if result.scenario is None or problems:
+                seen = (mtime, (problems or [Problem(display, 0, 0, "not a valid scenario")])[0])
+            else:
+                seen = (mtime, make(result.scenario))
             self._read[path] = seen
         return seen[1]
 

@@ -12,6 +12,7 @@ from aiohttp import WSMsgType, web
 
 from timekeeper import __version__
 from timekeeper.errors import TimekeeperError
+from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
@@ -19,8 +20,8 @@ from timekeeper.serve.state import ServerState, SettingsError, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml"}
-MAX_UPLOAD_BYTES = 1_000_000  # the scenario file limit
+ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+          "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_SCREENS = 200  # WebSockets open at once, all games together
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
@@ -56,8 +57,8 @@ async def asset(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if name not in ASSETS:
         raise web.HTTPNotFound()
-    return web.Response(body=(ASSETS_DIR / name).read_bytes(), content_type=ASSETS[name],
-                        headers={"Cache-Control": "no-cache"})
+    # a file response answers byte ranges: Safari plays a video only from a server that does
+    return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
 
 
 async def info(request: web.Request) -> web.Response:
@@ -90,8 +91,8 @@ def added(loaded: LoadedTrack) -> web.Response:
 
 async def upload(request: web.Request) -> web.Response:
     body = await request.read()
-    if len(body) > MAX_UPLOAD_BYTES:
-        return json_error(413, f"the file is {len(body):,} bytes; scenario files are limited to {MAX_UPLOAD_BYTES:,}")
+    if len(body) > MAX_FILE_BYTES:
+        return json_error(413, f"the file is {len(body):,} bytes; scenario files are limited to {MAX_FILE_BYTES:,}")
     name = Path(request.query.get("name", "upload.yaml")).name[:100] or "upload.yaml"
     try:
         text = body.decode("utf-8")
@@ -119,10 +120,12 @@ async def flashcode(request: web.Request) -> web.Response:
 async def generate(request: web.Request) -> web.Response:
     from timekeeper.serve.generate import generate_tracks
 
+    state = state_of(request)
     data = await read_json(request)
-    made, relaxed = await asyncio.to_thread(generate_tracks, state_of(request).library, data)
-    return web.json_response({"tracks": [loaded.track.as_json() for loaded in made], "relaxed": list(relaxed)},
-                             status=201)
+    voice = await asyncio.to_thread(state.voice_spec, str(data.get("voice") or ""))
+    made = await asyncio.to_thread(generate_tracks, state.library, data, voice)
+    return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
+                              "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
 
 # --- games -------------------------------------------------------------------------------------

@@ -100,22 +100,22 @@ class ServerState:
                 found[path.relative_to(root).as_posix()] = path.resolve()
         return found
 
+    def voice_spec(self, voice_id: str) -> str | None:
+        """The voice an id of the page's list names, as --voice names it (None: the built-in voice)."""
+        if voice_id not in {v["id"] for v in self.voices}:
+            raise SettingsError(f"voice {voice_id!r} is not offered here; pick one from the list")
+        if voice_id.startswith("pack:"):
+            from timekeeper.voice.select import packs_dir
+
+            return str(packs_dir() / voice_id[5:])
+        return voice_id[4:] if voice_id.startswith("tts:") else None
+
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
         """Check the page's sound settings; the JSON-safe fields of MixSettings."""
         language = raw.get("language") or scenario_language or "en"
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}")
-        voice_id = raw.get("voice") or ""
-        offered = {v["id"] for v in self.voices}
-        if voice_id not in offered:
-            raise SettingsError(f"voice {voice_id!r} is not offered here; pick one from the list")
-        voice = None
-        if voice_id.startswith("pack:"):
-            from timekeeper.voice.select import packs_dir
-
-            voice = str(packs_dir() / voice_id[5:])
-        elif voice_id.startswith("tts:"):
-            voice = voice_id[4:]
+        voice = self.voice_spec(str(raw.get("voice") or ""))
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
             raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}")

@@ -58,10 +58,15 @@ const GROUPS = {
 };
 let info = null;
 
+async function serverInfo() {
+  info = info || (await api("/api/info"));
+  return info;
+}
+
 async function showSetup() {
   $("#setup").hidden = false;
   $("#game").hidden = true;
-  info = info || (await api("/api/info"));
+  await serverInfo();
   fillSettings();
   await fillTracks();
 }
@@ -78,14 +83,16 @@ async function fillTracks(select) {
       groups[track.group].label = GROUPS[track.group] || track.group;
     }
     const label = `${track.title} (${track.length}${track.seed != null ? `, seed ${track.seed}` : ""})`;
-    const element = option(track.id, label);
+    const element = option(track.id, track.problem ? `✗ ${track.problem}` : label);
     element.dataset.origin = track.origin || "";
+    element.disabled = Boolean(track.problem); // listed with its first problem, not playable
+    element.title = track.problem;
     groups[track.group].append(element);
   }
   const order = ["added", "folder", ...Object.keys(GROUPS)];
   for (const group of [...new Set([...order, ...Object.keys(groups)])]) if (groups[group]) list.append(groups[group]);
   list.value = keep;
-  if (!list.value && list.options.length) list.selectedIndex = 0;
+  if (!list.value || list.selectedOptions[0].disabled) list.selectedIndex = [...list.options].findIndex((o) => !o.disabled);
   trackChanged();
 }
 
@@ -159,23 +166,22 @@ function settings() {
   };
 }
 
-function showProblems(error) {
+function showList(head, lines, warning = false) {
   const box = $("#problems");
-  const problems = (error.body && error.body.problems) || [];
-  box.replaceChildren();
-  const head = document.createElement("p");
-  head.textContent = problems.length ? "Nothing was added; the file has these problems:" : error.message;
-  box.append(head);
-  if (problems.length) {
+  box.classList.toggle("warning", warning);
+  box.replaceChildren(Object.assign(document.createElement("p"), { textContent: head }));
+  if (lines.length) {
     const list = document.createElement("ul");
-    for (const problem of problems) {
-      const item = document.createElement("li");
-      item.textContent = problem.line ? `line ${problem.line}, column ${problem.column}: ${problem.message}` : problem.message;
-      list.append(item);
-    }
+    for (const line of lines) list.append(Object.assign(document.createElement("li"), { textContent: line }));
     box.append(list);
   }
   box.hidden = false;
+}
+
+function showProblems(error) {
+  const problems = (error.body && error.body.problems) || [];
+  showList(problems.length ? "Nothing was added; the file has these problems:" : error.message,
+    problems.map((p) => (p.line ? `line ${p.line}, column ${p.column}: ${p.message}` : p.message)));
 }
 
 async function added(request, what) {
@@ -186,6 +192,10 @@ async function added(request, what) {
     await fillTracks(made[0].id);
     const relaxed = body.relaxed && body.relaxed.length ? ` · relaxes ${body.relaxed.join("; ")}` : "";
     toast(`${what}: ${made.map((t) => t.title + (t.seed != null ? ` (seed ${t.seed})` : "")).join(", ")}${relaxed}`);
+    if (body.warnings && body.warnings.length) {
+      showList("Added, but the chosen voice makes these announcements overlap (another seed or voice avoids it):",
+        body.warnings, true);
+    }
   } catch (error) {
     showProblems(error);
   }
@@ -211,7 +221,7 @@ function wireSetup() {
     const form = event.target;
     const data = Object.fromEntries([...form.querySelectorAll("[data-spec]")].map((input) => [input.name, input.value]));
     Object.assign(data, { seed: form.seed.value, count: form.count.value, campaign: form.campaign.checked,
-      language: $("#language").value });
+      language: $("#language").value, voice: $("#voice").value }); // the voice's overlaps come back as warnings
     added(postJson("/api/tracks/generate", data), "Generated");
   });
   $("#code").addEventListener("submit", (event) => {
@@ -237,6 +247,7 @@ async function startGame(withSound) {
     audio.src = SILENCE; // unlock playback inside the tap (phones allow play() only there)
     audio.play().catch(() => {});
   }
+  keepAwake(true);
   const button = withSound ? $("#play-here") : $("#prompter-start");
   button.disabled = true;
   button.classList.add("busy");
@@ -245,6 +256,7 @@ async function startGame(withSound) {
     history.pushState({}, "", `/g/${game.id}`);
     openGame(game, { sound: withSound, prompter: !withSound, start: true });
   } catch (error) {
+    keepAwake(false);
     toast(error.message, true);
   } finally {
     button.disabled = false;
@@ -301,14 +313,22 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
   $("#history").replaceChildren();
   $("#caption").replaceChildren();
   $("#prompter").checked = prompter;
-  $("#qr").src = `/api/games/${game.id}/qr.svg`;
   $("#join").href = game.join_url;
   $("#join").textContent = game.join_url;
+  showJoin(game);
   $("#dl-pdf").href = `/api/games/${game.id}/card.pdf`;
   $("#dl-yaml").href = `/api/games/${game.id}/track.yaml`;
   setSound(sound);
   connect(start);
   requestAnimationFrame(frame);
+}
+
+// Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
+async function showJoin(game) {
+  const lan = await serverInfo().then((i) => i.lan, () => false);
+  $("#qr").hidden = !lan;
+  $("#join-local").hidden = lan;
+  if (lan) $("#qr").src = `/api/games/${game.id}/qr.svg`;
 }
 
 function setSound(on) {
@@ -425,9 +445,13 @@ function togglePlay() {
   }
 }
 
+// The screen stays awake while the mission plays: by the Wake Lock API where the page may use it
+// (https, or this machine), else (a phone over --lan, plain http) by a muted video playing behind
+// the page. Call it inside a tap first: some phones start a video only there.
 async function keepAwake(on) {
+  if (!("wakeLock" in navigator)) return awakeVideo(on);
   try {
-    if (on && !view.wakeLock && "wakeLock" in navigator && document.visibilityState === "visible") {
+    if (on && !view.wakeLock && document.visibilityState === "visible") {
       view.wakeLock = await navigator.wakeLock.request("screen");
       view.wakeLock.addEventListener("release", () => (view.wakeLock = null));
     } else if (!on && view.wakeLock) {
@@ -435,8 +459,14 @@ async function keepAwake(on) {
       view.wakeLock = null;
     }
   } catch (error) {
-    view.wakeLock = null; // not allowed here (battery saver, insecure page): the screen may sleep
+    view.wakeLock = null; // not allowed here (battery saver): the screen may sleep
   }
+}
+
+function awakeVideo(on) {
+  const video = $("#awake");
+  if (on && video.paused) video.play().catch(() => {});
+  else if (!on && !video.paused) video.pause();
 }
 
 // ---- drawing --------------------------------------------------------------------------------
@@ -705,6 +735,10 @@ function wireGame() {
     $("#resume").hidden = true;
     follow();
   });
+  $("#join-tap").addEventListener("click", () => {
+    $("#join-tap").hidden = true;
+    keepAwake(view.playback.status === "playing");
+  });
   $("#prompter").addEventListener("change", (e) => (view.prompter = e.target.checked));
   $("#sound-here").addEventListener("change", (e) => setSound(e.target.checked));
   for (const button of document.querySelectorAll("[data-render]")) {
@@ -741,6 +775,7 @@ async function route() {
   try {
     const game = await api(`/api/games/${match[1]}`);
     openGame(game, { sound: false, prompter: new URLSearchParams(location.search).has("prompter") });
+    $("#join-tap").hidden = false; // phones let a page vibrate, and start a video, only after a tap
   } catch (error) {
     toast(error.message, true);
     history.replaceState({}, "", "/");
