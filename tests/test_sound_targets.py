@@ -161,6 +161,16 @@ def test_pack_clips_are_levelled_to_the_speech_level(tmp_path: Path) -> None:
     assert abs(levels[0] - levels[1]) < 0.5
 
 
+def test_a_clip_already_at_the_speech_level_still_has_its_peaks_held() -> None:
+    """Compressing a loud take can land it at the target at once: its peaks are limited all the same."""
+    spoken = TtsVoice("en").clip("incoming_data", "Incoming data. Repeat, incoming data.")
+    loud = spoken * (0.95 / np.abs(spoken).max())
+    assert loudness.true_peak_dbtp(loud) > -1.0
+    levelled = loudness.normalized(loud, loudness.SPEECH_LUFS, compress=True)
+    assert loudness.integrated_lufs(levelled) == pytest.approx(loudness.SPEECH_LUFS, abs=0.5)
+    assert loudness.true_peak_dbtp(levelled) <= loudness.CLIP_CEILING_DBTP + 0.1
+
+
 def test_music_is_levelled_to_the_bed(tmp_path: Path) -> None:
     from timekeeper import sound
 
