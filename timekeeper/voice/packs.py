@@ -149,6 +149,7 @@ class PackVoice(Voice):
         return self.pack_clip(key) if key in EFFECTS and self.has(key) else None
 
     def cue_clip(self, recording: CueRecording) -> Clip:
+        """The whole-cue recording, levelled to the speech level as every pack clip."""
         key = f"cue:{recording.name}"
         if key not in self._clips:
             check_length(recording.file, recording.name)
@@ -158,7 +159,7 @@ class PackVoice(Voice):
                     f"cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
                     f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)", path=str(self.folder / MANIFEST),
                 )
-            self._clips[key] = clip
+            self._clips[key] = _levelled(recording.name, clip)
         return self._clips[key]
 
     def placements(self, cue: Cue) -> list[Placement]:
