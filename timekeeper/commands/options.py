@@ -49,7 +49,9 @@ shipped_language_option = click.option(
 )
 
 voice_option = click.option(
-    "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
+    "--voice", default=None, metavar="NAME|DIR|piper:NAME|FILE.onnx",
+    help="TTS voice name (en-gb), voice pack name or pack folder, installed Piper voice"
+    " (piper:en_US-joe-medium) or Piper model file (~/voices/de_DE-thorsten-medium.onnx); see `timekeeper voices`.",
 )
 players_option = click.option(
     "--players", type=click.IntRange(1, MAX_PLAYERS), default=MAX_PLAYERS, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
