@@ -71,6 +71,16 @@ def warn_voice_language(settings: MixSettings) -> None:
         click.echo(f"Warning: {warning}", err=True)
 
 
+def warn_shipped_timing(language: str, command: str) -> None:
+    """Print a warning when the shipped phrase lengths of `language`, which time `command` without
+    --voice, were measured with another speech engine or voice than this machine's."""
+    from timekeeper.durations import timing_caveat
+
+    warning = timing_caveat(language, command)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
+
+
 def sound_options(command: F) -> F:
     """--no-background, --music and --computer-voice: the sound design choices of render and live."""
     command = click.option("--computer-voice", is_flag=True, help="Give the voice a metallic 'ship computer' sound.")(command)
