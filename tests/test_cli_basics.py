@@ -69,6 +69,13 @@ def test_every_command_has_help_with_an_example(path: tuple[str, ...]) -> None:
     assert any(words[:1] == ["timekeeper"] and _names(words[1:], path) for words in examples), result.stdout
 
 
+@pytest.mark.parametrize("command", ["render", "plan", "live", "validate", "generate"])
+def test_voice_help_names_every_kind_of_voice(command: str) -> None:
+    words = " ".join(run(command, "--help").stdout.split())  # as one text: click wraps the help
+    assert "--voice NAME|DIR|piper:NAME|FILE.onnx" in words
+    assert "piper:en_US-joe-medium" in words and "de_DE-thorsten-medium.onnx" in words and "voice pack" in words
+
+
 def _names(words: list[str], path: tuple[str, ...]) -> bool:
     """True if `words` name the command `path` in order (group options such as --db in between)."""
     rest = iter(words)

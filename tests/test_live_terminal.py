@@ -310,6 +310,34 @@ def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
     assert transfer.index("one") < transfer.index("[TRANSFER BEEP]") < transfer.index("Data transfer complete")
 
 
+def test_the_prompter_names_the_sounds_in_the_words_of_the_language() -> None:
+    """German screens mark the klaxon and the beep with the German table's words, as cards and the voice do."""
+    from timekeeper.durations import default_measure
+    from timekeeper.live.display import LiveState, TerminalDisplay
+    from timekeeper.phrases import phrase_book
+    from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.script import CueKind, Sound, build_timeline
+    from timekeeper.times import format_time
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "live", LONG, "--lang", "de", "--backend", "text", "--start-at", "0:01"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        threat = process.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        process.kill()
+        process.wait()
+    assert threat.startswith("0:01 next at 0:05 (in 4 s): [ALARMSIRENE] Unbestätigter Bericht."), threat
+    timeline = build_timeline(load_scenario(LONG), phrase_book("de"), default_measure("de"))
+    transfer = next(cue for cue in timeline.cues if cue.kind is CueKind.DATA_TRANSFER)
+    beep = next(part for part in transfer.parts if isinstance(part, Sound) and part.key == "beep")
+    state = LiveState(timeline, "Lange Wörter", "null", prompter=True, now_ms=beep.at_ms + 100, made=[transfer])
+    screen = "\n".join(TerminalDisplay().lines(state, 40, 100))
+    assert ">> " + format_time(beep.at_ms) + "  [ÜBERTRAGUNGSTON]" in screen, screen
+    assert "BEEP" not in screen and "KLAXON" not in screen
+
+
 def test_live_stops_when_the_reader_of_its_output_goes_away() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "timekeeper", "live", TRACK, "--backend", "null", "--start-at", "2:54"],

@@ -214,6 +214,18 @@ def test_music_from_the_named_folder_is_offered_and_mixed(server):
         assert refused.status == 400 and "not offered" in refused.json()["error"], name
 
 
+def test_the_page_is_sent_the_sounds_names_in_the_games_language(server):
+    """The page names the klaxon and the transfer beep with the words the server sends (German here)."""
+    game = new_game(server, language="de")
+    sounds = [sound for cue in game["timeline"]["cues"] for sound in cue["sounds"]]
+    names = {sound["key"]: sound["name"] for sound in sounds}
+    assert names["alert"] == "Alarmsirene" and names["beep"] == "Übertragungston"
+    assert names["jump"] is None  # the hyperspace jump is not named
+    script = server.request("/assets/app.js").text
+    assert not [words for words in ("⚠ ALERT", "◉ TRANSFER", "Transfer beep", "Alert klaxon", "◉ beep", "⚠ klaxon")
+                if words in script]  # no English of its own
+
+
 def test_the_served_sound_is_the_render_mix_byte_for_byte(server, tmp_path):
     game = new_game(server, "builtin:test-run-1")
     full = server.request(f"/api/games/{game['id']}/sound.wav")

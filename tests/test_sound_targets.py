@@ -161,6 +161,35 @@ def test_pack_clips_are_levelled_to_the_speech_level(tmp_path: Path) -> None:
     assert abs(levels[0] - levels[1]) < 0.5
 
 
+def test_whole_cue_recordings_are_levelled_to_the_speech_level(tmp_path: Path) -> None:
+    """A whole-cue take recorded quietly or loudly is placed at the same level as every other pack clip."""
+    from timekeeper.voice.packs import PackVoice
+
+    spoken = TtsVoice("en").clip("incoming_data", "Incoming data. Repeat, incoming data.")
+    levels = []
+    for name, gain in (("quiet", 0.02), ("loud", 0.95 / np.abs(spoken).max())):
+        pack = tmp_path / name
+        pack.mkdir()
+        write_wav(pack / "incoming.wav", spoken * gain)
+        (pack / "pack.yaml").write_text("language: en\ncues:\n  incoming_data: incoming.wav\n", encoding="utf-8")
+        voice = PackVoice(pack, "en", fallback=TtsVoice("en"))
+        clip = voice.cue_clip(voice.cues["incoming_data"])
+        levels.append(loudness.integrated_lufs(clip))
+        assert loudness.true_peak_dbtp(clip) <= loudness.CLIP_CEILING_DBTP + 0.1
+    assert levels == pytest.approx([loudness.SPEECH_LUFS] * 2, abs=1.0)
+    assert abs(levels[0] - levels[1]) < 0.5
+
+
+def test_a_clip_already_at_the_speech_level_still_has_its_peaks_held() -> None:
+    """Compressing a loud take can land it at the target at once: its peaks are limited all the same."""
+    spoken = TtsVoice("en").clip("incoming_data", "Incoming data. Repeat, incoming data.")
+    loud = spoken * (0.95 / np.abs(spoken).max())
+    assert loudness.true_peak_dbtp(loud) > -1.0
+    levelled = loudness.normalized(loud, loudness.SPEECH_LUFS, compress=True)
+    assert loudness.integrated_lufs(levelled) == pytest.approx(loudness.SPEECH_LUFS, abs=0.5)
+    assert loudness.true_peak_dbtp(levelled) <= loudness.CLIP_CEILING_DBTP + 0.1
+
+
 def test_music_is_levelled_to_the_bed(tmp_path: Path) -> None:
     from timekeeper import sound
 

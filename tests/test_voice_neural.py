@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from decoded import RATE, decode
+from decoded import RATE, decode, rms
 from running import timekeeper
 
 from timekeeper.errors import MissingToolError, VoiceError
@@ -65,6 +65,34 @@ def test_pace_is_fitted_so_no_official_track_overlaps() -> None:
     assert official_overlaps("en", slow.measure) > 0
     planned = timekeeper("plan", "mission-3", "--voice", f"piper:{JOE}", "--strict")
     assert planned.returncode == 0 and planned.stdout.rstrip().endswith("0 overlapping"), planned.stdout[-300:]
+
+
+def longest_pause_ms(samples: np.ndarray, window_ms: int = 10) -> int:
+    """The longest run of quiet windows (below -50 dBFS) between the first and the last sound."""
+    window = RATE * window_ms // 1000
+    levels = [rms(samples, start * window_ms, window_ms) for start in range(len(samples) // window)]
+    loud = [index for index, level in enumerate(levels) if level > 10 ** (-50 / 20)]
+    longest = run = 0
+    for level in levels[loud[0] : loud[-1]]:
+        run = run + 1 if level <= 10 ** (-50 / 20) else 0
+        longest = max(longest, run)
+    return longest * window_ms
+
+
+def test_sentences_are_as_far_apart_as_espeak_ngs(tmp_path: Path) -> None:
+    """Piper pauses only briefly between sentences of one line; each sentence is spoken on its own
+    and joined with the grammar's gap, as the espeak-ng voice's are."""
+    from timekeeper.script import GAP_MS
+    from timekeeper.voice.neural import NeuralVoice, find_model
+    from timekeeper.voice.tts import TtsVoice
+
+    text = "Mission complete. Jumping to hyperspace."
+    joe = NeuralVoice("en", find_model(f"piper:{JOE}"), 1.0, folder=tmp_path)
+    espeak = TtsVoice("en", folder=tmp_path)
+    for voice in (joe, espeak):
+        voice.clip("mission_complete", text)
+        pause_ms = longest_pause_ms(decode(voice.cache_path(text)))
+        assert GAP_MS - 10 <= pause_ms <= GAP_MS + 60, (voice.name, pause_ms)  # a gap not aligned to the 10 ms windows counts one fewer
 
 
 def test_same_text_same_length_and_cached(tmp_path: Path) -> None:

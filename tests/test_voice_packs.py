@@ -66,6 +66,23 @@ def test_missing_clips_fall_back_with_a_warning(english_pack: Path, tmp_path: Pa
     assert np.abs(mix.mix_chunk(start, 44_100 * 6)).max() > 0.1
 
 
+def test_audio_files_in_other_formats_are_named_in_a_warning(english_pack: Path, tmp_path: Path) -> None:
+    """An .m4a or .opus clip (the Android app records them) cannot be read: the pack says which
+    files it skips, and the voice speaks those phrases, instead of dropping them without a word."""
+    pack = copy_pack(english_pack, tmp_path / "m4a")
+    for name, suffix in (("threat", ".m4a"), ("zone_red", ".opus")):
+        wav = pack / f"{name}.wav"
+        subprocess.run(["ffmpeg", "-v", "error", "-i", str(wav), str(wav.with_suffix(suffix))], check=True)
+        wav.unlink()
+    (pack / "notes.txt").write_text("recorded on a phone\n", encoding="utf-8")
+    mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(voice=str(pack), background=False))
+    skipped = next(warning for warning in mix.warnings if "skips" in warning)
+    assert "threat.m4a, zone_red.opus" in skipped and "notes.txt" not in skipped
+    assert ".mp3, .ogg, .wav, .flac" in skipped and "ffmpeg -i threat.m4a threat.ogg" in skipped
+    missing = next(warning for warning in mix.warnings if "has no clip for" in warning)
+    assert "threat" in missing and "zone_red" in missing  # spoken by the synthesized voice
+
+
 def test_bundle_ends_at_the_beep(english_pack: Path) -> None:
     voice = PackVoice(english_pack, "en", fallback=TtsVoice("en"))
     mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(voice=str(english_pack), background=False))

@@ -90,8 +90,9 @@ def normalized(
     out = compressed(clip) if compress else np.asarray(clip, dtype=np.float32)
     for step in range(LEVEL_PASSES):
         measured = integrated_lufs(out)
-        if not np.isfinite(measured) or abs(measured - target_lufs) < LEVEL_TOLERANCE_LU:
-            break
+        at_level = abs(measured - target_lufs) < LEVEL_TOLERANCE_LU
+        if not np.isfinite(measured) or at_level and (step or true_peak_dbtp(out) <= ceiling_dbtp):
+            break  # (at the level from the start, the peaks are still held: limited below, then levelled)
         # after the first pass the limiter has shown how much it takes back: ask for a bit more
         aim = target_lufs + (target_lufs - measured) * (LEVEL_OVERSHOOT - 1.0) if step else target_lufs
         # the gain pyloudnorm.normalize.loudness applies, without its clipping warning (the limiter

@@ -27,6 +27,8 @@ PRINTED_FROM_SPOKEN = {
     "comms_restored": "communications_restored",
 }
 
+SOUND_WORDS = {"alert": "sound_alert", "beep": "sound_beep"}  # sounds that screens name -> their printed word
+
 
 @dataclass(frozen=True)
 class PhraseBook:
@@ -54,6 +56,12 @@ class PhraseBook:
         except KeyError:
             raise VoiceError(f"voices/{self.language}.yaml: no printed word {key!r}") from None
         return text.format(**values) if values else text
+
+    def sound(self, key: str) -> str | None:
+        """The printed name of sound `key` ("Klaxon", "Transfer beep"); None for the sounds screens
+        do not name (static, the jump)."""
+        return self.word(SOUND_WORDS[key]) if key in SOUND_WORDS else None
+
 
 
 def first_sentence(text: str) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from timekeeper.commands.options import shipped_language_option, voice_option
+from timekeeper.commands.options import shipped_language_option, voice_option, warn_shipped_timing
 from timekeeper.generate.batch import MAX_COUNT
 from timekeeper.model import MAX_SEED
 
@@ -127,6 +127,8 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     missions = batch(seed, options, count=count, campaign=campaign, language=language)
     if voice is not None:
         _check_voice(missions, language, voice)
+    else:
+        warn_shipped_timing(language or "en", "generate")
     if output is None and not render_to:
         from timekeeper.scenario.dump import dump_scenario
 

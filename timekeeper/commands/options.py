@@ -67,7 +67,9 @@ shipped_language_option = click.option(
 )
 
 voice_option = click.option(
-    "--voice", default=None, metavar="NAME|DIR", help="TTS voice name, voice pack name or pack folder (see `timekeeper voices`)."
+    "--voice", default=None, metavar="NAME|DIR|piper:NAME|FILE.onnx",
+    help="TTS voice name (en-gb), voice pack name or pack folder, installed Piper voice"
+    " (piper:en_US-joe-medium) or Piper model file (~/voices/de_DE-thorsten-medium.onnx); see `timekeeper voices`.",
 )
 players_option = click.option(
     "--players", type=click.IntRange(1, MAX_PLAYERS), default=MAX_PLAYERS, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
@@ -83,6 +85,16 @@ def warn_voice_language(settings: MixSettings) -> None:
     from timekeeper.voice.select import language_mismatch
 
     warning = language_mismatch(settings.language, settings.voice)
+    if warning:
+        click.echo(f"Warning: {warning}", err=True)
+
+
+def warn_shipped_timing(language: str, command: str) -> None:
+    """Print a warning when the shipped phrase lengths of `language`, which time `command` without
+    --voice, were measured with another speech engine or voice than this machine's."""
+    from timekeeper.durations import timing_caveat
+
+    warning = timing_caveat(language, command)
     if warning:
         click.echo(f"Warning: {warning}", err=True)
 

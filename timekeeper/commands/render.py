@@ -15,6 +15,7 @@ from timekeeper.commands.options import (
     solo_option,
     sound_options,
     voice_option,
+    warn_shipped_timing,
     warn_voice_language,
 )
 from timekeeper.errors import ExitStatus
@@ -50,6 +51,8 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
     loaded = load_scenario(scenario)
     settings = mix_settings(loaded, language, voice, players, solo)
     warn_voice_language(settings)
+    if voice is None:
+        warn_shipped_timing(settings.language, "plan")
     timeline = plan(loaded, settings, ProgressBar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)
     for line in lines:

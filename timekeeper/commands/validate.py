@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from timekeeper.commands.options import language_option, voice_option
+from timekeeper.commands.options import language_option, voice_option, warn_shipped_timing
 from timekeeper.errors import ExitStatus
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ def validate_command(
     from timekeeper.scenario.validation import validate_paths
 
     spacing = _voice_spacing(language, voice) if voice is not None else None
+    if voice is None:
+        warn_shipped_timing(language or "en", "validate")
     report = validate_paths(files, strict=strict, spacing=spacing)
     for problem in report.problems:
         click.echo(str(problem), err=False)

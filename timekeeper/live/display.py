@@ -106,7 +106,7 @@ class LineDisplay:
             if cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
                 self._prompted.add(id(cue))
                 lead_s = max(0, round((cue.at_ms - state.now_ms) / 1000))
-                self._write(f"{format_time(round(state.now_ms))} next at {format_time(cue.at_ms)} (in {lead_s} s): {prompt_text(cue)}")
+                self._write(f"{format_time(round(state.now_ms))} next at {format_time(cue.at_ms)} (in {lead_s} s): {prompt_text(cue, state.timeline.language)}")
 
     def _reader_gone(self) -> bool:
         """True when stdout is a pipe whose reader has closed it (`live ... | head -1`): seen at once,
@@ -269,7 +269,7 @@ class TerminalDisplay:
                 if first < 0 and state.now_ms < part.end_ms:
                     first = len(reading)
                 mark = ">>" if part.at_ms <= state.now_ms < part.end_ms else "  "
-                words = part.text if isinstance(part, Speech) else PROMPT_SOUNDS[part.key]
+                words = part.text if isinstance(part, Speech) else sound_mark(part.key, state.timeline.language)
                 reading += _wrapped(f"  {mark} {format_time(part.at_ms)}  ", words, width)
             first = len(reading) if first < 0 else first
             read_now = [" READ NOW:"]
@@ -279,7 +279,7 @@ class TerminalDisplay:
         cue = state.upcoming
         if cue is not None and cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
             wait_s = max(0, -(-int(cue.at_ms - state.now_ms) // 1000))
-            coming = [f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:"] + _wrapped("     ", prompt_text(cue), width)
+            coming = [f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:"] + _wrapped("     ", prompt_text(cue, state.timeline.language), width)
         lines = read_now + reading + coming
         if limit is None or len(lines) <= limit:
             return lines
@@ -292,16 +292,21 @@ class TerminalDisplay:
 
 
 NOTE_SECONDS = 4.0  # how long a status note ("Paused.", "Carrying on.") stays on the screen
-PROMPT_SOUNDS = {"alert": "[KLAXON]", "beep": "[TRANSFER BEEP]"}  # sounds the prompter marks for the reader
+PROMPT_SOUNDS = ("alert", "beep")  # sounds the prompter marks for the reader
 
 
-def prompt_text(cue: Cue) -> str:
+def sound_mark(key: str, language: str = "en") -> str:
+    """Sound `key` as the prompter marks it, in the printed words of `language`: "[KLAXON]"."""
+    return f"[{(phrase_book(language).sound(key) or key).upper()}]"
+
+
+def prompt_text(cue: Cue, language: str = "en") -> str:
     """The words of `cue` with its klaxon and transfer beep marked where they sound."""
     pieces = []
     for part in cue.parts:
         if isinstance(part, Sound):
             if part.key in PROMPT_SOUNDS:
-                pieces.append(PROMPT_SOUNDS[part.key])
+                pieces.append(sound_mark(part.key, language))
         else:
             pieces.append(part.text)
     return " ".join(pieces)

@@ -13,8 +13,9 @@ PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "th
 
 
 def timeline_json(timeline: Timeline) -> dict:
-    """Every cue with its spoken parts (for word-by-word captions), its sounds, and the threat pile
-    of a threat (shown, never spoken)."""
+    """Every cue with its spoken parts (for word-by-word captions), its sounds (named in the printed
+    words where the page shows them: klaxon, transfer beep), and the threat pile of a threat (shown,
+    never spoken)."""
     book = timeline.phrases  # the voice's words: a pack's own, or its language's table
     cues = []
     for cue in timeline.cues:
@@ -25,7 +26,7 @@ def timeline_json(timeline: Timeline) -> dict:
             "phase": cue.phase,
             "text": cue.text,
             "speech": [{"at_ms": p.at_ms, "duration_ms": p.duration_ms, "text": p.text} for p in cue.speech],
-            "sounds": [{"key": p.key, "at_ms": p.at_ms, "duration_ms": p.duration_ms}
+            "sounds": [{"key": p.key, "at_ms": p.at_ms, "duration_ms": p.duration_ms, "name": book.sound(p.key)}
                        for p in cue.parts if not isinstance(p, Speech)],
             "alert": cue.kind in ALERT_KINDS,
         }

@@ -73,8 +73,7 @@ class EspeakCli(Engine):
 
     def __init__(self, program: str) -> None:
         self.program = program
-        version = subprocess.run([program, "--version"], capture_output=True, text=True).stdout.split()
-        self.name = f"espeak-ng-{version[3] if len(version) > 3 else '?'}"
+        self.name = espeak_name(program)
 
     def voices(self) -> list[InstalledVoice]:
         done = subprocess.run([self.program, "--voices"], capture_output=True, text=True)
@@ -95,6 +94,12 @@ class EspeakCli(Engine):
             raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r}: {result.stderr.strip()}")
 
 
+def espeak_name(program: str) -> str:
+    """`espeak-ng-<version>` of the espeak-ng `program` (from its --version, about 10 ms)."""
+    version = subprocess.run([program, "--version"], capture_output=True, text=True).stdout.split()
+    return f"espeak-ng-{version[3] if len(version) > 3 else '?'}"
+
+
 @contextlib.contextmanager
 def quiet_stdout() -> Iterator[None]:
     """Silence what an engine prints (pyttsx3 prints "Audio saved to ...")."""
@@ -108,8 +113,6 @@ class Pyttsx3Engine(Engine):
     """pyttsx3 with its pitfalls handled (see the module docstring)."""
 
     def __init__(self) -> None:
-        import importlib.metadata
-
         try:
             import pyttsx3
         except ImportError as error:
@@ -119,8 +122,7 @@ class Pyttsx3Engine(Engine):
                 self.engine: Any = pyttsx3.init()  # kept for the process: a dropped engine unhooks espeak
         except Exception as error:  # the drivers raise OSError/RuntimeError/ImportError without a backend
             raise MissingToolError(f"no speech engine found ({error}); {INSTALL_HINT}") from error
-        driver = {"win32": "sapi5", "darwin": "nsss"}.get(sys.platform, "espeak")
-        self.name = f"pyttsx3-{importlib.metadata.version('pyttsx3')}-{driver}"
+        self.name = pyttsx3_name()
         self._settings: tuple[str, int, float] | None = None
 
     def voices(self) -> list[InstalledVoice]:
@@ -160,18 +162,41 @@ class Pyttsx3Engine(Engine):
         raise VoiceError(f"the TTS engine produced no audio for {text!r} (voice {voice_id!r})")
 
 
+def pyttsx3_name() -> str:
+    """`pyttsx3-<version>-<driver>` (the driver this system's pyttsx3 speaks through)."""
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version("pyttsx3")
+    except importlib.metadata.PackageNotFoundError as error:
+        raise MissingToolError(f"the speech synthesizer pyttsx3 is not installed; {INSTALL_HINT}") from error
+    driver = {"win32": "sapi5", "darwin": "nsss"}.get(sys.platform, "espeak")
+    return f"pyttsx3-{version}-{driver}"
+
+
 ENGINES = ("espeak-ng", "pyttsx3")
 
 
-@cache
-def get_engine(choice: str | None = None) -> Engine:
-    """The engine named by `choice` or $TIMEKEEPER_TTS_ENGINE, else espeak-ng if installed, else pyttsx3."""
+def _espeak_program(choice: str | None) -> str | None:
+    """The espeak-ng program the engine named by `choice` or $TIMEKEEPER_TTS_ENGINE runs, else
+    None (pyttsx3): espeak-ng if installed, unless pyttsx3 is asked for."""
     choice = choice or os.environ.get("TIMEKEEPER_TTS_ENGINE") or None
     if choice not in (None, *ENGINES):
         raise VoiceError(f"unknown TTS engine {choice!r} (expected {' or '.join(ENGINES)})")
     program = shutil.which("espeak-ng")
     if choice == "espeak-ng" and program is None:
         raise MissingToolError(f"espeak-ng is not installed; {INSTALL_HINT}")
-    if program is not None and choice != "pyttsx3":
-        return EspeakCli(program)
-    return Pyttsx3Engine()
+    return program if choice != "pyttsx3" else None
+
+
+@cache
+def get_engine(choice: str | None = None) -> Engine:
+    """The engine named by `choice` or $TIMEKEEPER_TTS_ENGINE, else espeak-ng if installed, else pyttsx3."""
+    program = _espeak_program(choice)
+    return EspeakCli(program) if program is not None else Pyttsx3Engine()
+
+
+def engine_name(choice: str | None = None) -> str:
+    """The name of the engine get_engine(choice) gives, found without starting a speech engine."""
+    program = _espeak_program(choice)
+    return espeak_name(program) if program is not None else pyttsx3_name()

@@ -1,8 +1,9 @@
 """A natural neural voice: Piper (the optional extra `timekeeper[neural]`), run as its own program.
 
 Piper is GPL software; timekeeper never imports it. Each batch of phrases goes to one
-`python -m piper` (or `piper`) process that writes one WAV per line into a scratch folder; the
-clips are trimmed, resampled to SAMPLE_RATE and cached like the espeak-ng ones. Piper draws
+`python -m piper` (or `piper`) process that writes one WAV per line into a scratch folder, one
+sentence per line; the sentences are trimmed, joined with the grammar's sentence gap, resampled
+to SAMPLE_RATE and cached like the espeak-ng ones (tts.finish_phrase: one pause for both engines). Piper draws
 phoneme lengths at random unless `--noise-w-scale 0`, which timekeeper always passes: the same
 text then keeps its phoneme lengths (only the quiet edges the trimming cuts vary a little), and
 the cached clip that is measured is the clip that renders.
@@ -30,11 +31,11 @@ from pathlib import Path
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
-from timekeeper.voice.tts import decode_file, finish_phrase
+from timekeeper.voice.tts import decode_file, finish_phrase, sentences
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
 PREFIX = "piper:"
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
 INSTALL_HINT = "install it with: pip install 'timekeeper[neural]'"
 
@@ -186,7 +187,7 @@ class NeuralVoice(Voice):
             from timekeeper.voice.pace import fitted_scale
 
             model, language = self.model, self.language
-            remembered = self.folder / f"pace-{model.name}-{model.fingerprint}-{language}.json"
+            remembered = self.folder / f"pace-{model.name}-{model.fingerprint}-{language}-{CACHE_FORMAT}.json"
             self._scale = fitted_scale(lambda scale: NeuralVoice(language, model, scale, self.base), language, remembered,
                                        progress)
         return self._scale
@@ -217,9 +218,12 @@ class NeuralVoice(Voice):
 
     def _synthesize(self, texts: list[str], progress: Progress | None = None) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
+        spoken = [sentences(text) or [text] for text in texts]  # one line each: Piper's own pause is short
         with tempfile.TemporaryDirectory(dir=self.folder) as scratch:
-            for text, path in zip(texts, run_piper(self.model, texts, self.length_scale, Path(scratch), progress)):
-                clip = finish_phrase([decode_file(path)])  # trimmed and levelled as every phrase
+            files = iter(run_piper(self.model, [line for lines in spoken for line in lines], self.length_scale,
+                                   Path(scratch), progress))
+            for text, lines in zip(texts, spoken):
+                clip = finish_phrase([decode_file(next(files)) for _ in lines])  # GAP_MS apart, as espeak-ng's
                 if len(clip) == 0:
                     raise VoiceError(f"Piper produced only silence for {text!r} (voice {self.model.name})")
                 write_wav(self.cache_path(text), clip)

@@ -65,6 +65,12 @@ class PackVoice(Voice):
         self.cues = cue_recordings(self.folder, manifest, str(self.folder / MANIFEST), _inside)
         self.combined = any(name in self.files for name in COMBINED)
         self.warnings: list[str] = []
+        skipped = skipped_audio(self.folder, self.files)
+        if skipped:
+            self.warnings.append(
+                f"voice pack {self.folder} skips {', '.join(skipped)}: only {', '.join(AUDIO_SUFFIXES)} clips are read"
+                f" (convert them, e.g. ffmpeg -i {skipped[0]} {Path(skipped[0]).stem}.ogg)"
+            )
         self._clips: dict[str, Clip] = {}
 
     # -- the pack's own clips ---------------------------------------------------------------
@@ -149,6 +155,7 @@ class PackVoice(Voice):
         return self.pack_clip(key) if key in EFFECTS and self.has(key) else None
 
     def cue_clip(self, recording: CueRecording) -> Clip:
+        """The whole-cue recording, levelled to the speech level as every pack clip."""
         key = f"cue:{recording.name}"
         if key not in self._clips:
             check_length(recording.file, recording.name)
@@ -158,7 +165,7 @@ class PackVoice(Voice):
                     f"cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
                     f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)", path=str(self.folder / MANIFEST),
                 )
-            self._clips[key] = clip
+            self._clips[key] = _levelled(recording.name, clip)
         return self._clips[key]
 
     def placements(self, cue: Cue) -> list[Placement]:
@@ -257,6 +264,19 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
     if (folder / ANDROID_GRAMMAR).is_file():
         manifest = android_manifest(folder, manifest)
     return files, manifest
+
+
+def skipped_audio(folder: Path, files: dict[str, Path]) -> list[str]:
+    """Names of the audio files in pack `folder` that are no clips: other formats than
+    AUDIO_SUFFIXES (such as .m4a, .aac or .opus), which the decoder cannot read."""
+    import mimetypes
+
+    used = set(files.values())
+    return [
+        path.name for path in sorted(folder.iterdir())
+        if path.suffix.lower() not in AUDIO_SUFFIXES and (mimetypes.guess_type(path.name)[0] or "").startswith("audio/")
+        and path.resolve() not in used and path.is_file()
+    ]
 
 
 def read_manifest(path: Path) -> dict:

@@ -562,7 +562,16 @@ function drawCaptions(ms) {
   $("#caption").classList.toggle("fresh", ms < current.end_ms + CAPTION_HOLD_MS);
   const sound = current.sounds.find((s) => s.at_ms <= ms && ms < s.at_ms + s.duration_ms);
   $("#sfx").hidden = !sound;
-  if (sound) $("#sfx").textContent = sound.key === "alert" ? "⚠ ALERT" : sound.key === "beep" ? "◉ TRANSFER" : "";
+  if (sound) $("#sfx").textContent = sound.name ? `${soundIcon(sound)} ${sound.name.toUpperCase()}` : "";
+}
+
+function soundIcon(sound) {
+  // a sound the server names in the game's words (klaxon, transfer beep)
+  return sound.key === "beep" ? "◉" : "⚠";
+}
+
+function escaped(text) {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function drawBanner(ms) {
@@ -576,12 +585,12 @@ function drawPrompt(ms) {
   box.hidden = !view.prompter;
   if (!view.prompter) return;
   const next = view.cues.find((c) => c.at_ms > ms);
-  const beeps = view.cues.flatMap((c) => c.sounds.filter((s) => s.key !== "white_noise" && s.at_ms > ms && c.at_ms <= ms));
+  const beeps = view.cues.flatMap((c) => c.sounds.filter((s) => s.name && s.at_ms > ms && c.at_ms <= ms));
   const lines = [];
-  for (const sound of beeps) lines.push(`<p class="mark">${sound.key === "beep" ? "◉ Transfer beep" : "⚠ Alert klaxon"} in ${((sound.at_ms - ms) / 1000).toFixed(1)} s</p>`);
+  for (const sound of beeps) lines.push(`<p class="mark">${soundIcon(sound)} ${escaped(sound.name)} in ${((sound.at_ms - ms) / 1000).toFixed(1)} s</p>`);
   if (next && next.at_ms - ms <= PROMPT_AHEAD_MS) {
-    const marks = next.sounds.filter((s) => s.key !== "white_noise").map((s) =>
-      `${s.key === "beep" ? "◉ beep" : "⚠ klaxon"} at ${clockText(s.at_ms)}`).join(", ");
+    const marks = next.sounds.filter((s) => s.name).map((s) =>
+      `${soundIcon(s)} ${escaped(s.name)} at ${clockText(s.at_ms)}`).join(", ");
     lines.push(`<p class="next"><b>in ${((next.at_ms - ms) / 1000).toFixed(1)} s</b> (${clockText(next.at_ms)})${marks ? ` · ${marks}` : ""}</p>`);
     lines.push(`<p class="say"></p>`);
   } else if (next) {
