@@ -92,7 +92,7 @@ def warn_voice_language(settings: MixSettings) -> None:
 def warn_shipped_timing(language: str, command: str) -> None:
     """Print a warning when the shipped phrase lengths of `language`, which time `command` without
     --voice, were measured with another speech engine or voice than this machine's."""
-    from timekeeper.durations import timing_caveat
+    from timekeeper.voice.caveat import timing_caveat
 
     warning = timing_caveat(language, command)
     if warning:
