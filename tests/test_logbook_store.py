@@ -229,3 +229,32 @@ def test_two_crews_taking_the_same_campaign_step_at_once_take_it_once(tmp_path):
     with ShipLog.open(path) as log:
         (campaign,) = log.campaigns()
     assert len(campaign.legs) == 2
+
+
+def test_a_log_created_by_another_program_while_this_one_checks_it_is_accepted(tmp_path, monkeypatch):
+    """Opening reads the file's id, version and tables as one snapshot: another program creating the
+    log between those reads (the CLI and `serve` on a new log) is seen wholly before or after."""
+    import threading
+
+    path = tmp_path / "log.sqlite3"
+    other: list[threading.Thread] = []
+    real_connect = sqlite3.connect
+
+    class SlowChecker(sqlite3.Connection):
+        def execute(self, sql, *args):  # type: ignore[no-untyped-def, override]
+            result = super().execute(sql, *args)
+            if sql == "PRAGMA application_id" and not other:  # the other program creates the log now
+                other.append(threading.Thread(target=lambda: database.connect(path).close()))
+                other[0].start()
+                other[0].join(0.5)  # it is done within this unless this check holds it off
+            return result
+
+    def connect_slowly(*args, **kwargs):  # type: ignore[no-untyped-def]
+        monkeypatch.setattr(database.sqlite3, "connect", real_connect)  # the other program connects plainly
+        return real_connect(*args, factory=SlowChecker, **kwargs)
+
+    monkeypatch.setattr(database.sqlite3, "connect", connect_slowly)
+    connection = database.connect(path)
+    other[0].join()
+    assert connection.execute("PRAGMA user_version").fetchone()[0] == database.SCHEMA_VERSION
+    connection.close()

@@ -132,17 +132,24 @@ def connect(path: str | Path) -> sqlite3.Connection:
 
 
 def _check(connection: sqlite3.Connection, path: Path) -> None:
-    """Refuse a file that is another database, a newer log, or damaged (nothing is written before this)."""
-    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-    version = connection.execute("PRAGMA user_version").fetchone()[0]
-    tables = connection.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").fetchone()[0]
+    """Refuse a file that is another database, a newer log, or damaged (nothing is written before this).
+
+    The header and the tables are read in one read transaction: another process creating the log
+    at the same moment is seen wholly before or wholly after (never its tables without its id)."""
+    connection.execute("BEGIN")
+    try:
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        tables = connection.execute("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").fetchone()[0]
+        problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
+    finally:
+        connection.execute("COMMIT")
     if application_id != APPLICATION_ID and (tables or version):
         raise LogDatabaseError("an SQLite database, but not a timekeeper ship's log; left as it is", path=str(path))
     if version > SCHEMA_VERSION:
         raise LogDatabaseError(
             f"written by a newer timekeeper (log version {version}, this one reads up to "
             f"{SCHEMA_VERSION}); upgrade timekeeper. The log is left as it is", path=str(path))
-    problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
     if problems != ["ok"]:
         raise LogDatabaseError(f"the ship's log is damaged ({'; '.join(problems[:3])}); left as it is "
                                "(restore a backup, or `timekeeper log export` what can still be read)", path=str(path))
