@@ -7,7 +7,7 @@ import re
 from timekeeper.durations import measured_with
 from timekeeper.errors import TimekeeperError
 from timekeeper.voice.engines import engine_name
-from timekeeper.voice.tts import TtsSettings
+from timekeeper.voice.settings import TtsSettings
 
 
 def timing_caveat(language: str, command: str) -> str | None:

@@ -15,16 +15,15 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, as_stored
-from timekeeper.phrases import phrase_book
 from timekeeper.voice.base import Voice
 from timekeeper.voice.engines import Engine, EspeakCli, get_engine
+from timekeeper.voice.settings import TtsSettings
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
 CACHE_FORMAT = 9  # bump when trimming, levels or storage change, so old clips are not reused
@@ -32,24 +31,6 @@ LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
 EDGE_FADE_MS = 5
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-@dataclass(frozen=True)
-class TtsSettings:
-    """The requested voice (an engine voice id, name or language tag), words per minute, volume 0-1."""
-
-    voice: str
-    rate_wpm: int
-    volume: float
-
-    @classmethod
-    def default(cls, language: str, voice: str | None = None) -> TtsSettings:
-        tts = phrase_book(language).tts
-        return cls(
-            voice=voice or str(tts.get("voice", language)),
-            rate_wpm=int(tts.get("rate", 175)),  # type: ignore[call-overload]
-            volume=float(tts.get("volume", 1.0)),  # type: ignore[arg-type]
-        )
 
 
 def decode_file(path: Path) -> Clip:
