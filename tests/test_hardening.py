@@ -382,3 +382,31 @@ def test_a_small_prompter_screen_keeps_the_clock_and_the_words_to_read(height: i
         if state.asking_quit:
             assert lines[-1] == " Quit the mission? y = quit, any other key = carry on", shown
     assert next_seen  # the words to read next were due at some of these moments
+
+
+@pytest.mark.parametrize("args, message", [
+    (["generate", "--seed", "1", "-o", "{tmp}/mission.pdf"], "missions are written as .yaml or .yml, not '.pdf'"),
+    (["log", "print", "-o", "{tmp}/log.txt"], "printed logs are written as .pdf, not '.txt'"),
+    (["log", "export", "-o", "{tmp}/log.txt"], "logs are written as .csv or .json, not '.txt'"),
+    (["log", "export", "--format", "json", "-o", "{tmp}/log.csv"], "a .csv file for --format json; name it log.json"),
+])
+def test_generate_and_the_log_refuse_an_output_named_for_another_format(args: list[str], message: str, tmp_path: Path) -> None:
+    done = run(*(arg.format(tmp=tmp_path) for arg in args), env={"TIMEKEEPER_DATA": str(tmp_path / "data")})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1].endswith(message)
+    assert [path.name for path in tmp_path.iterdir() if path.name != "data"] == []  # nothing written
+
+
+@pytest.mark.parametrize("option, value, field", [
+    ("--crew", "Ann\x1b:captain, Bob, Cid, Dee", "crew"),
+    ("--notes", "fine\nthen a bell\x07", "notes"),
+    ("--destroyed-by", "Figh\x1bter", "destroyed_by"),
+])
+def test_log_add_refuses_control_characters_and_stores_nothing(option: str, value: str, field: str, tmp_path: Path) -> None:
+    args = {"--crew": "Ann:captain, Bob, Cid, Dee", "--track": "mission-3", "--survived": "4", "--destroyed": "10"}
+    args[option] = value
+    env = {"TIMEKEEPER_DATA": str(tmp_path)}
+    done = run("log", "add", *[part for pair in args.items() for part in pair], env=env)
+    assert done.returncode == 8, done.stderr
+    assert done.stderr.startswith(f"Error: {field}: ") and "control character" in done.stderr
+    assert "empty" in run("log", "list", env=env).stdout

@@ -25,7 +25,7 @@ from timekeeper.errors import ExitStatus as X
 CASE_TIMEOUT_S = 20  # a case that takes this long has hung
 CASE_LIMIT_S = 8.0  # "quickly", with room for a machine busy with other work
 WORKERS = 4
-WRITER_SUFFIXES = {"card": ".pdf", "export": ".txt", "import": ".yaml", "generate": ".yaml"}  # what each -o writes
+WRITER_SUFFIXES = {"card": ".pdf", "export": ".txt", "import": ".yaml", "generate": ".yaml", "log-export": ".csv"}  # what each -o writes
 
 VALID = """title: "Hostile test"
 phase_ends: ["3:00", "6:00"]
@@ -174,7 +174,6 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
             found["mknod-copy"] = str(out / f"null-copy{suffix}")
         return found
 
-    targets = targets_named(".pdf")
     writers = {
         "card": ["card", str(valid), "-o"],
         "export": ["export", str(valid), "-o"],
@@ -305,7 +304,7 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
                          "scenario": str(valid)}.items():
         cases.append(Case(f"log-import:{kind}", ["log", "import", source], X.INVALID_LOG_ENTRY))
     cases.append(Case("log-import:folder", ["log", "import", str(files / "folder.yaml")], X.USAGE))
-    for kind, target in targets.items():
+    for kind, target in targets_named(WRITER_SUFFIXES["log-export"]).items():
         cases.append(Case(f"log-export-to:{kind}", ["log", "export", "-o", target], X.OUTPUT, in_stderr="refusing"))
     cases.append(Case("log-print-to:dev-full", ["log", "print", "-o", "/dev/full"], X.OUTPUT, in_stderr="refusing"))
     for value in ("9" * 30, "0", "-5", "³"):

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
-from timekeeper.commands.options import shipped_language_option, voice_option, warn_shipped_timing
+from timekeeper.commands.options import output_format, shipped_language_option, voice_option, warn_shipped_timing
 from timekeeper.generate.batch import MAX_COUNT
 from timekeeper.model import MAX_SEED
+
+MISSION_SUFFIXES = {".yaml": "yaml", ".yml": "yaml"}
 
 
 class SpecType(click.ParamType):
@@ -120,6 +122,11 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     if several and output is not None and output.endswith((".yaml", ".yml")) and not Path(output).is_dir():
         count_shown = 3 if campaign else count
         raise click.UsageError(f"{output}: {count_shown} missions need a folder; give -o {Path(output).stem}/")
+    if output is not None and not several:
+        from timekeeper.generate.batch import is_folder
+
+        if not is_folder(output):  # one mission into a file: a scenario file's name
+            output_format(Path(output), None, MISSION_SUFFIXES, "yaml", what="missions")
     if render_to and several:
         raise click.UsageError("--render renders one mission; drop --count / --campaign")
     if render_to:

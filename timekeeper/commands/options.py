@@ -144,7 +144,8 @@ def output_format(output: Path | None, format_name: str | None, by_suffix: dict[
     by_this_suffix = by_suffix.get(suffix)
     if suffix and by_this_suffix is None:
         known = list(by_suffix)
-        raise click.BadParameter(f"{output}: {what} are written as {', '.join(known[:-1])} or {known[-1]}, not {suffix!r}",
+        named = known[0] if len(known) == 1 else f"{', '.join(known[:-1])} or {known[-1]}"
+        raise click.BadParameter(f"{output}: {what} are written as {named}, not {suffix!r}",
                                  param_hint="-o/--output")
     if format_name and by_this_suffix and by_this_suffix != format_name:
         right = next(key for key, value in by_suffix.items() if value == format_name)

@@ -10,7 +10,7 @@ import click
 from timekeeper.commands.campaign import campaign_group
 from timekeeper.commands.logdb import LOG_ID, open_from
 from timekeeper.commands.logprompt import prompt_missing
-from timekeeper.commands.options import OneLineText
+from timekeeper.commands.options import OneLineText, output_format
 from timekeeper.logbook.form import FormValue, text
 
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
@@ -259,7 +259,7 @@ def export_command(ctx: click.Context, output: Path | None, format_name: str | N
     from timekeeper.atomicfile import write_atomic
     from timekeeper.logbook.exchange import export_csv, export_json
 
-    chosen = format_name or ("json" if output is not None and output.suffix.lower() == ".json" else "csv")
+    chosen = output_format(output, format_name, {".csv": "csv", ".json": "json"}, "csv", what="logs")
     with open_from(ctx) as log:
         entries, campaigns = log.entries(), log.campaigns()
     data = export_json(entries, campaigns) if chosen == "json" else export_csv(entries, campaigns)
@@ -304,6 +304,7 @@ def print_command(ctx: click.Context, output: Path, title: str) -> None:
     Example:
       timekeeper log print -o log.pdf
     """
+    output_format(output, None, {".pdf": "pdf"}, "pdf", what="printed logs")
     with open_from(ctx) as log:
         printed = log.write_pdf(output, title)
     if printed.missing_glyphs:

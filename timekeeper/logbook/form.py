@@ -45,6 +45,7 @@ from timekeeper.logbook.record import (
     Track,
 )
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.scenario.load import text_problem
 
 FormValue = str | Sequence[str] | None
 FormValues = Mapping[str, FormValue]
@@ -118,6 +119,9 @@ def parse_crew(raw: str) -> Crew:
             raise ValueError(f"{part!r}: a crew member needs a name")
         if len(name) > MAX_NAME:
             raise ValueError(f"{name[:20]!r}...: names are at most {MAX_NAME} characters")
+        problem = text_problem(name, "title")
+        if problem is not None:
+            raise ValueError(f"{name!r}: {problem}")
         if name.casefold() in seen:
             raise ValueError(f"{name!r} is named twice")
         seen[name.casefold()] = name
@@ -301,6 +305,8 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
     destroyed_by = text(values, "destroyed_by") or None
     if destroyed_by is not None and len(destroyed_by) > MAX_NAME * 2:
         problems.add("destroyed_by", f"a threat's name is at most {MAX_NAME * 2} characters")
+    elif destroyed_by is not None and (problem := text_problem(destroyed_by, "title")) is not None:
+        problems.add("destroyed_by", problem)
     damage = parse_damage(values, MAX_ZONE_DAMAGE + (1 if destroyed_by else 0), problems)
     figures = crew.figures if crew is not None else MAX_PLAYERS
     record = MissionRecord(
@@ -320,6 +326,8 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
     )
     if len(record.notes) > MAX_TEXT:
         problems.add("notes", f"at most {MAX_TEXT} characters, got {len(record.notes)}")
+    elif (problem := text_problem(record.notes, "notes")) is not None:
+        problems.add("notes", problem)
     problems.raise_if_any()
     return record
 
