@@ -411,3 +411,14 @@ def test_edit_a_campaign_mission_checks_and_rescores_the_campaign(tmp_path):
     assert saved.returncode == 0
     assert "Campaign 1 (open, 2 missions): threats 14 - damage 1 - worst zone 1" in saved.stdout
     assert timekeeper(db, "campaign", "next").returncode == 0  # open again: it can go on
+
+
+def test_prompts_for_a_later_campaign_mission_offer_the_damage_the_ship_carries(tmp_path):
+    db = tmp_path / "log.sqlite3"
+    assert timekeeper(db, "campaign", "start", "--crew", CREW, "--track", "mission-7").returncode == 0
+    assert timekeeper(db, "add", "--campaign", "current", "--destroyed", "8", "--damage", "red=2").returncode == 0
+    assert timekeeper(db, "campaign", "next", "--repair", "red=1", "--track", "mission-3").returncode == 0
+    result = timekeeper(db, "add", "--prompt", input="\n" * 12)  # every offered value taken as it is
+    assert "Damage in the red zone [1]:" in result.stdout and "Damage in the white zone [0]:" in result.stdout
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "damage:      red 1, white 0, blue 0" in result.stdout

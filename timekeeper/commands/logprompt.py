@@ -31,6 +31,7 @@ def prompt_missing(log: ShipLog, values: dict[str, FormValue]) -> dict[str, Form
     point columns are not asked for a destroyed ship)."""
     answers = dict(values)
     campaign = "campaign" in values
+    carried = log.form_defaults() if campaign else {}  # damage and squads the ship brings along
     for field in MISSION_FORM:
         if field.name in answers or (campaign and field.campaign_fixed) or field.name == "notes":
             continue
@@ -38,7 +39,7 @@ def prompt_missing(log: ShipLog, values: dict[str, FormValue]) -> dict[str, Form
             continue
         if field.scoring and answers.get("destroyed_by"):
             continue
-        default = field.default
+        default = carried.get(field.name, field.default) if field.name.startswith(("damage_", "disabled_")) else field.default
         if field.name == "date":
             default = datetime.date.today().isoformat()
         elif field.name == "crew":
