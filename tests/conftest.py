@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,19 @@ DATA = Path(__file__).resolve().parent / "data"
 @pytest.fixture
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def interruptible() -> Iterator[None]:
+    """Ctrl-C works in this process and the programs it starts, even when the suite itself was started
+    with SIGINT ignored (a background job of a shell without job control): the tests of exit code
+    130 and of a server stopped with Ctrl-C need it."""
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if ignored:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture(scope="session", autouse=True)

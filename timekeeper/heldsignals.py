@@ -26,7 +26,10 @@ def held_signals() -> Iterator[None]:
         yield  # only the main thread handles signals: nothing can interrupt this thread's block
         return
     arrived: list[int] = []
-    previous = {signum: signal.signal(signum, lambda signum, _frame: arrived.append(signum)) for signum in HELD}
+    previous = {}
+    for signum in HELD:
+        if signal.getsignal(signum) is not None:  # None: set outside Python, which could not be put back
+            previous[signum] = signal.signal(signum, lambda number, _frame: arrived.append(number))
     try:
         yield
     finally:
