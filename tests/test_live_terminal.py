@@ -288,6 +288,19 @@ def test_the_end_card_fits_the_terminal_without_notes_or_spoken_words() -> None:
     assert "Time T plus one" not in card  # the card lists events, not the words spoken
 
 
+def _first_prompter_line(*options: str) -> str:
+    """The first line the piped prompter prints for the long track started at 0:01 (then it is stopped)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "timekeeper", "live", LONG, *options, "--backend", "text", "--start-at", "0:01"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        return process.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
     from timekeeper.durations import default_measure
     from timekeeper.live.display import prompt_text
@@ -295,15 +308,7 @@ def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.script import CueKind, build_timeline
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "timekeeper", "live", LONG, "--backend", "text", "--start-at", "0:01"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    try:
-        threat = process.stdout.readline()  # type: ignore[union-attr]
-    finally:
-        process.kill()
-        process.wait()
+    threat = _first_prompter_line()
     assert threat.startswith("0:01 next at 0:05 (in 4 s): [KLAXON] "), threat
     timeline = build_timeline(load_scenario(LONG), phrase_book("en"), default_measure("en"))
     transfer = prompt_text(next(cue for cue in timeline.cues if cue.kind is CueKind.DATA_TRANSFER))
@@ -319,15 +324,7 @@ def test_the_prompter_names_the_sounds_in_the_words_of_the_language() -> None:
     from timekeeper.script import CueKind, Sound, build_timeline
     from timekeeper.times import format_time
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "timekeeper", "live", LONG, "--lang", "de", "--backend", "text", "--start-at", "0:01"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    try:
-        threat = process.stdout.readline()  # type: ignore[union-attr]
-    finally:
-        process.kill()
-        process.wait()
+    threat = _first_prompter_line("--lang", "de")
     assert threat.startswith("0:01 next at 0:05 (in 4 s): [ALARMSIRENE] Unbestätigter Bericht."), threat
     timeline = build_timeline(load_scenario(LONG), phrase_book("de"), default_measure("de"))
     transfer = next(cue for cue in timeline.cues if cue.kind is CueKind.DATA_TRANSFER)

@@ -143,16 +143,24 @@ def write_wav(path: Path, clip: np.ndarray) -> None:
         handle.writeframes((np.clip(clip, -1, 1) * 32767).astype("<i2").tobytes())
 
 
+def _quiet_and_loud_takes(folder: Path, spoken: np.ndarray, clip_name: str) -> list[Path]:
+    """Two packs holding `spoken` as `clip_name`: one recorded very quietly, one close to full scale."""
+    packs = []
+    for name, gain in (("quiet", 0.02), ("loud", 0.95 / np.abs(spoken).max())):
+        pack = folder / name
+        pack.mkdir()
+        write_wav(pack / clip_name, spoken * gain)
+        packs.append(pack)
+    return packs
+
+
 def test_pack_clips_are_levelled_to_the_speech_level(tmp_path: Path) -> None:
     """A pack recorded quietly and one recorded loudly give the mix the same clip level."""
     from timekeeper.voice.packs import PackVoice
 
     spoken = TtsVoice("en").clip("threat", "Threat.")
     levels = []
-    for name, gain in (("quiet", 0.02), ("loud", 0.95 / np.abs(spoken).max())):
-        pack = tmp_path / name
-        pack.mkdir()
-        write_wav(pack / "threat.wav", spoken * gain)
+    for pack in _quiet_and_loud_takes(tmp_path, spoken, "threat.wav"):
         voice = PackVoice(pack, "en", fallback=TtsVoice("en"))
         levels.append(loudness.integrated_lufs(voice.pack_clip("threat")))
         assert loudness.true_peak_dbtp(voice.pack_clip("threat")) <= loudness.CLIP_CEILING_DBTP + 0.1
@@ -167,10 +175,7 @@ def test_whole_cue_recordings_are_levelled_to_the_speech_level(tmp_path: Path) -
 
     spoken = TtsVoice("en").clip("incoming_data", "Incoming data. Repeat, incoming data.")
     levels = []
-    for name, gain in (("quiet", 0.02), ("loud", 0.95 / np.abs(spoken).max())):
-        pack = tmp_path / name
-        pack.mkdir()
-        write_wav(pack / "incoming.wav", spoken * gain)
+    for pack in _quiet_and_loud_takes(tmp_path, spoken, "incoming.wav"):
         (pack / "pack.yaml").write_text("language: en\ncues:\n  incoming_data: incoming.wav\n", encoding="utf-8")
         voice = PackVoice(pack, "en", fallback=TtsVoice("en"))
         clip = voice.cue_clip(voice.cues["incoming_data"])
