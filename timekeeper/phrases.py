@@ -63,7 +63,6 @@ class PhraseBook:
         return self.word(SOUND_WORDS[key]) if key in SOUND_WORDS else None
 
 
-
 def first_sentence(text: str) -> str:
     """"Incoming data. Repeat, incoming data." -> "Incoming data" (no closing full stop)."""
     return text.split(". ")[0].rstrip(".:")

@@ -94,8 +94,10 @@ class EspeakCli(Engine):
             raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r}: {result.stderr.strip()}")
 
 
+@cache
 def espeak_name(program: str) -> str:
-    """`espeak-ng-<version>` of the espeak-ng `program` (from its --version, about 10 ms)."""
+    """`espeak-ng-<version>` of the espeak-ng `program` (from its --version, about 10 ms; asked once
+    per process, whether by the timing check of plan/validate/generate or by the engine itself)."""
     version = subprocess.run([program, "--version"], capture_output=True, text=True).stdout.split()
     return f"espeak-ng-{version[3] if len(version) > 3 else '?'}"
 
