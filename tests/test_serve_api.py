@@ -498,3 +498,16 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
         assert refused.status == 400 and "expected one of en, de, es, fr, it, pl, cs, el" in refused.text
     finally:
         assert running.stop() == 130
+
+
+def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(server):
+    german = server.request("/api/messages/de")
+    assert german.status == 200 and "max-age" in german.headers["Cache-Control"]
+    body = german.json()
+    assert body["language"] == "de" and body["messages"]["prompter.read_now"] == "JETZT VORLESEN:"
+    english = server.request("/api/messages/en").json()["messages"]
+    assert sorted(english) == sorted(body["messages"])
+    for wrong in ("el", "xx", "..%2Fen"):
+        reply = server.request(f"/api/messages/{wrong}")
+        assert reply.status == 404 and reply.json()["code"] == "not_found", reply.body
+        assert "expected one of en, de, es, fr, it, pl, cs" in reply.json()["error"]

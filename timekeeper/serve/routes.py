@@ -78,6 +78,21 @@ async def info(request: web.Request) -> web.Response:
     })
 
 
+MESSAGES_MAX_AGE_S = 3600  # the words change only with the server's version
+
+
+async def ui_messages(request: web.Request) -> web.Response:
+    """The page's words in one language (timekeeper/i18n.py), English where a catalogue lacks one."""
+    from timekeeper.i18n import UI_LANGUAGES, messages
+
+    language = request.match_info["lang"]
+    if language not in UI_LANGUAGES:
+        return json_error(404, f"no messages in language {language[:20]!r} (expected one of {', '.join(UI_LANGUAGES)})",
+                          code="not_found")
+    return web.json_response({"language": language, "messages": dict(messages(language))},
+                             headers={"Cache-Control": f"public, max-age={MESSAGES_MAX_AGE_S}"})
+
+
 # --- tracks ------------------------------------------------------------------------------------
 async def tracks(request: web.Request) -> web.Response:
     state = state_of(request)
@@ -383,6 +398,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/g/{game}", page)
     app.router.add_get("/assets/{name}", asset)
     app.router.add_get("/api/info", info)
+    app.router.add_get("/api/messages/{lang}", ui_messages)
     app.router.add_get("/api/tracks", tracks)
     app.router.add_post("/api/tracks/upload", upload)
     app.router.add_post("/api/tracks/flashcode", flashcode)
