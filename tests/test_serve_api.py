@@ -511,3 +511,18 @@ def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(se
         reply = server.request(f"/api/messages/{wrong}")
         assert reply.status == 404 and reply.json()["code"] == "not_found", reply.body
         assert "expected one of en, de, es, fr, it, pl, cs" in reply.json()["error"]
+
+
+def test_the_voice_list_has_human_names_in_the_page_language_and_the_same_ids(server):
+    english = server.request("/api/info?lang=en").json()
+    german = server.request("/api/info?lang=de").json()
+    assert german["ui_language"] == "de" and english["ui_language"] == "en"
+    assert [voice["id"] for voice in german["voices"]] == [voice["id"] for voice in english["voices"]]
+    names = {voice["id"]: voice["name"] for voice in german["voices"]}
+    assert names[""] == "Eingebaute Stimme"
+    assert names["tts:en-029"] == "Englisch (Karibik)" and names["tts:de"] == "Deutsch"
+    assert names["tts:en-GB-x-gbclan"] == "Englisch (Vereinigtes Königreich, Lancaster)"
+    assert all(name != voice_id.removeprefix("tts:") for voice_id, name in names.items()), names
+    browser = server.request("/api/info", headers={"Accept-Language": "cs-CZ,cs;q=0.9,en;q=0.5"}).json()
+    assert browser["ui_language"] == "cs" and browser["voices"][0]["name"] == "Vestavěný hlas"
+    assert server.request("/api/info?lang=xx").json()["ui_language"] == "en"  # unknown: the browser's, else English

@@ -70,7 +70,7 @@ def ui_language(language: str | None) -> str:
     return language if language in UI_LANGUAGES else FALLBACK
 
 
-def translate(language: str | None, key: str, **values: object) -> str:
+def translate(language: str | None, key: str, /, **values: object) -> str:
     """The message `key` in `language` (English for a language without catalogue) with its
     `{name}` places filled from `values`. KeyError for a key no catalogue has (a bug)."""
     return messages(ui_language(language))[key].format(**values)

@@ -61,13 +61,23 @@ async def asset(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
 
 
+def page_language(request: web.Request) -> str:
+    """The page's language: ?lang= when it names a shipped one, else the browser's Accept-Language."""
+    from timekeeper.i18n import UI_LANGUAGES, preferred_language
+
+    asked = request.query.get("lang", "")
+    return asked if asked in UI_LANGUAGES else preferred_language(request.headers.get("Accept-Language"))
+
+
 async def info(request: web.Request) -> web.Response:
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
 
     state = state_of(request)
-    voices = await asyncio.to_thread(lambda: state.voices)
+    ui = page_language(request)
+    voices = await asyncio.to_thread(state.voices_in, ui)
     return web.json_response({
+        "ui_language": ui,
         "version": __version__,
         "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else f"{code} (voice pack)"}
                       for code in state.languages],

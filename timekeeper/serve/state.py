@@ -67,19 +67,35 @@ class ServerState:
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
     def voices(self) -> list[dict]:
-        """The voices offered: the built-in one, each installed TTS voice by language, each pack."""
+        """The voices offered: the built-in one, each pack, each installed TTS voice by language.
+        `name` is a pack's own name (None for the others: see `voices_in`)."""
         from timekeeper.voice.catalog import found_packs, installed_by_language
 
-        offered = [{"id": "", "name": "Built-in voice", "language": None}]
+        offered: list[dict] = [{"id": "", "name": None, "language": None}]
         for pack in found_packs():
-            offered.append({"id": f"pack:{pack.folder.name}", "name": f"Pack: {pack.name}", "language": pack.language})
+            offered.append({"id": f"pack:{pack.folder.name}", "name": pack.name, "language": pack.language})
         try:
             _engine, by_language = installed_by_language()
         except TimekeeperError:
             by_language = {}
         for language, ids in sorted(by_language.items()):
-            offered += [{"id": f"tts:{voice}", "name": voice, "language": language} for voice in ids[:30]]
+            offered += [{"id": f"tts:{voice}", "name": None, "language": language} for voice in ids[:30]]
         return offered
+
+    def voices_in(self, ui: str) -> list[dict]:
+        """The voices offered, each with a human name in the page's language `ui` ("English (Caribbean)"
+        for tts:en-029); the ids stay as they are."""
+        from timekeeper.i18n import translate
+        from timekeeper.voice.names import tts_voice_name
+
+        def name(voice: dict) -> str:
+            if voice["id"].startswith("pack:"):
+                return translate(ui, "voice.pack", name=voice["name"])
+            if voice["id"].startswith("tts:"):
+                return tts_voice_name(voice["id"][4:], ui)
+            return translate(ui, "voice.builtin")
+
+        return [{**voice, "name": name(voice)} for voice in self.voices]
 
     @property
     def languages(self) -> list[str]:
