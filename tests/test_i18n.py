@@ -19,8 +19,8 @@ from timekeeper.i18n import (
 )
 
 OTHERS = [language for language in UI_LANGUAGES if language != FALLBACK]
-# German entries that may read as in English: names, units and words both languages share
-SAME_IN_GERMAN: set[str] = set()
+# German entries that may read as in English: place names (espeak-ng's regional English voices)
+SAME_IN_GERMAN = {"voice.variant.gbclan", "voice.variant.gbcwmd", "voice.variant.nyc"}
 
 
 def entries(language: str) -> dict[str, str]:
