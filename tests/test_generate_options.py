@@ -91,7 +91,12 @@ def test_form_values_make_checked_options() -> None:
     described = json.loads(json.dumps([spec.describe() for spec in OPTION_SPECS]))
     assert described[0] == {"key": "kind", "flag": "--kind", "type": "choice", "default": "mission",
                             "choices": list(KINDS), "low": None, "high": None, "help": OPTION_SPECS[0].help,
-                            "example": "double-action", "metavar": "KIND"}
+                            "example": "double-action", "metavar": "KIND", "label": "Kind",
+                            "placeholder": "official (e.g. double-action)", "choice_labels": ["Mission", "Simulation", "Double action"]}
+    german = [spec.describe("de") for spec in OPTION_SPECS]  # the page's words in its language, from the catalogue
+    assert german[0]["choice_labels"] == ["Mission", "Simulation", "Doppelaktion"] and german[0]["help"].startswith("Welche offiziellen")
+    assert [spec["label"] for spec in german if spec["type"] in ("percent", "seconds")] == ["Ausfalldauer (s)", "Hinterhalt-Chance (%)"]
+    assert german[1]["choice_labels"] == ["4 Spieler", "5 Spieler"] and german[-1]["placeholder"] == "offiziell (z. B. white,yellow)"
     assert options_from_text({d["key"]: d["default"] for d in described}) == GenerateOptions()
     assert described[1]["choices"] == ["4", "5"] and options_from_text({"players": "4"}).players == PLAYERS[0]
     assert SPECS_BY_KEY["length"].parse("12") == SPECS_BY_KEY["length"].parse("12:00") == 720_000
@@ -349,6 +354,25 @@ def test_relaxations_name_the_official_rules_a_setting_relaxes() -> None:
     assert names == ["phase-lengths", "event-counts", "comms-down", "ambush", "threat-mix", "threat-mix", "zone-spread",
                      "internal-turns"]
     assert "--ambush-chance 80% (official 19%)" in found[3]
+
+
+def test_the_page_says_the_relaxed_rules_with_its_field_labels_in_its_language() -> None:
+    from timekeeper.generate.relax import relaxed_rules
+
+    options = GenerateOptions(length_ms=780_000, outages=(6, 6), ambush_percent=80, max_internal=4, threat_level=9)
+    rules = relaxed_rules(options)
+    assert [rule.text() for rule in rules] == list(relaxations(options))  # the command line's words, from the same rules
+    english = [rule.text("en") for rule in rules]
+    assert english[1] == ("Event counts — “Communication outages” 6 (official 2-5; per phase as official where there is room, "
+                          "else up to 6)")
+    assert "as few as 2 external threats with “Threat level” 9, “Most internal threats” 4" in english[-2]
+    german = [rule.text("de") for rule in rules]
+    assert german[0] == "Phasenlängen — „Missionsdauer“ 13:00 (offiziell 3:25-4:00, 3:35-3:55, 2:20-2:35)"
+    assert german[2] == "Hinterhalte — „Hinterhalt-Chance“ 80% (offiziell 19 %)"
+    czech = [rule.text("cs") for rule in rules]
+    assert czech[1].startswith("Počet událostí — „Výpadky komunikace“ 6 (oficiálně 2-5;")
+    for text in english + german + czech:
+        assert "--" not in text and "official ru" not in text, text
 
 
 def test_generate_reports_relaxed_rules_and_the_header_command_makes_the_same_file(tmp_path: Path) -> None:

@@ -173,7 +173,15 @@ def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     assert offered == [spec.key for spec in OPTION_SPECS]
     form = {"seed": "7", "threat_colors": "white,yellow", "outages": "6", "ambush_chance": "100"}
     reply = server.request("/api/tracks/generate", method="POST", json_body=form).json()
-    assert any("event-counts" in rule for rule in reply["relaxed"])
+    assert any(rule.startswith("Event counts — “Communication outages” 6 (official") for rule in reply["relaxed"]), reply
+    assert not any("--" in rule for rule in reply["relaxed"])  # the page's own terms, not command-line flags
+    german = server.request("/api/tracks/generate?lang=de", method="POST", json_body=form).json()["relaxed"]
+    assert "Anzahl der Ereignisse — „Kommunikationsausfälle“ 6 (offiziell 2-5; je Phase wie offiziell, wo Platz ist, " \
+           "sonst bis zu 6)" in german, german
+    czech = server.request("/api/tracks/generate", method="POST", json_body=form, headers={"Accept-Language": "cs"}).json()
+    assert any(rule.startswith("Přepadení — „Šance na přepadení“ 100%") for rule in czech["relaxed"]), czech["relaxed"]
+    labels = [option["label"] for option in server.request("/api/info?lang=de").json()["generate"]["options"]]
+    assert labels[:4] == ["Art", "Spieler", "Bedrohungsstufe", "Missionsdauer (m:ss)"]
     game = new_game(server, reply["tracks"][0]["id"])
     piles = [cue["pile"]["color"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
     assert sorted(set(piles)) == ["white", "yellow"] and abs(piles.count("white") - piles.count("yellow")) <= 1

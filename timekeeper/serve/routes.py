@@ -83,7 +83,7 @@ async def info(request: web.Request) -> web.Response:
                       for code in state.languages],
         "voices": voices,
         "music": sorted(state.music_files()),
-        "generate": generator_form(),
+        "generate": generator_form(ui),
         "lan": state.config.lan,
     })
 
@@ -148,7 +148,7 @@ async def generate(request: web.Request) -> web.Response:
     state = state_of(request)
     data = await read_json(request)
     voice = await asyncio.to_thread(state.voice_spec, str(data.get("voice") or ""))
-    made = await asyncio.to_thread(generate_tracks, state.library, data, voice)
+    made = await asyncio.to_thread(generate_tracks, state.library, data, voice, page_language(request))
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 

@@ -114,10 +114,8 @@ function fillSettings() {
   buildGenerateForm();
 }
 
-// The generate form is built from the generator's own option table (as `generate --help` shows it).
-const LABELS = { threat_level: "Threat level", phase_lengths: "Phase lengths", outage_length: "Outage length (s)",
-  incoming_data: "Incoming data", data_transfers: "Data transfers", ambush_chance: "Ambush chance (%)",
-  max_serious: "Max serious threats", max_internal: "Max internal threats", threat_colors: "Threat piles" };
+// The generate form is built from the generator's own option table (as `generate --help` shows it);
+// its labels, help, placeholders and choice names come from the server in the page's language.
 
 function buildGenerateForm() {
   const form = $("#gen");
@@ -127,15 +125,15 @@ function buildGenerateForm() {
     const label = document.createElement("label");
     label.className = "field";
     label.title = spec.help;
-    label.append(LABELS[spec.key] || spec.key[0].toUpperCase() + spec.key.slice(1).replace(/_/g, " "));
+    label.append(spec.label);
     let input;
     if (spec.type === "choice") {
       input = document.createElement("select");
-      for (const choice of spec.choices) input.append(option(choice, choice));
+      spec.choices.forEach((choice, index) => input.append(option(choice, spec.choice_labels[index])));
       input.value = spec.default;
     } else {
       input = document.createElement("input");
-      input.placeholder = spec.example ? `official (e.g. ${spec.example})` : "official";
+      input.placeholder = spec.placeholder;
     }
     input.name = spec.key;
     input.dataset.spec = "1";
