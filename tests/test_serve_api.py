@@ -534,3 +534,22 @@ def test_the_voice_list_has_human_names_in_the_page_language_and_the_same_ids(se
     browser = server.request("/api/info", headers={"Accept-Language": "cs-CZ,cs;q=0.9,en;q=0.5"}).json()
     assert browser["ui_language"] == "cs" and browser["voices"][0]["name"] == "Vestavěný hlas"
     assert server.request("/api/info?lang=xx").json()["ui_language"] == "en"  # unknown: the browser's, else English
+
+
+def test_a_training_pace_stretches_the_game_its_card_and_code(server):
+    normal = new_game(server, "builtin:mission-1")
+    slow = new_game(server, "builtin:mission-1", pace=1.5)
+    assert slow["settings"]["pace"] == 1.5 and normal["settings"]["pace"] == 1.0
+
+    def threats(game):
+        return [cue["at_ms"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
+
+    assert threats(slow) == [int(ms * 1.5 / 1000 + 0.5) * 1000 for ms in threats(normal)]
+    assert slow["timeline"]["phase_ends_ms"] == [338_000, 675_000, 900_000]
+    code = server.request(f"/api/games/{slow['id']}/track.txt").text
+    assert code.startswith("015") and code.strip().endswith("1500PE3"), code  # 0:10 -> 0:15, 10:00 -> 15:00
+    card = server.request(f"/api/games/{slow['id']}/card.html").text
+    assert "training pace 1.5×" in card and "15:00" in card
+    for wrong in (3, 0.9, "1.5", None, True):
+        reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1", "settings": {"pace": wrong}})
+        assert reply.status == 400 and "pace" in reply.json()["error"], (wrong, reply.body)

@@ -7,13 +7,14 @@ import asyncio
 import os
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.mix import PreparedMix
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, PLAYING, Game, GameStore, new_game_id, wall_ms
@@ -127,7 +128,8 @@ class ServerState:
         return voice_id[4:] if voice_id.startswith("tts:") else None
 
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
-        """Check the page's sound settings; the JSON-safe fields of MixSettings."""
+        """Check the page's game settings: the JSON-safe fields of MixSettings, and the training pace
+        (a number from 1 to 2 that stretches the whole mission, timekeeper/pace.py)."""
         language = raw.get("language") or scenario_language or "en"
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}")
@@ -135,6 +137,10 @@ class ServerState:
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
             raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}")
+        pace = raw.get("pace", NORMAL_PACE)
+        problem = pace_problem(pace)
+        if problem:
+            raise SettingsError(problem)
         music_name = raw.get("music") or ""
         music = None
         if music_name:
@@ -149,6 +155,7 @@ class ServerState:
             "background": bool(raw.get("background", True)),
             "music": str(music) if music else None,
             "computer_voice": bool(raw.get("computer_voice", False)),
+            "pace": float(pace),
         }
 
     # --- games ---------------------------------------------------------------------------------
@@ -170,7 +177,7 @@ class ServerState:
         """The game's prepared mix (synthesizing phrases the first time), off the event loop."""
         settings = game.mix_settings
         if settings.music is not None:
-            settings = type(settings)(**{**game.settings, "music": Path(settings.music)})
+            settings = replace(settings, music=Path(settings.music))
         return await asyncio.to_thread(self.mixes.get, game.mix_key, game.scenario, settings)
 
     def save(self, game: Game, *, soon: bool = False) -> None:
