@@ -19,9 +19,11 @@ from timekeeper.i18n import (
 )
 
 OTHERS = [language for language in UI_LANGUAGES if language != FALLBACK]
-# German entries that may read as in English: place names (espeak-ng's regional English voices), units
+# German entries that may read as in English: names (FlashPlayerCode, espeak-ng's regional English
+# voices), units, and words German spells the same (Pause, Code, Solo, Mission, "in 5 s")
 SAME_IN_GERMAN = {"voice.variant.gbclan", "voice.variant.gbcwmd", "voice.variant.nyc", "generate.unit.seconds",
-                  "generate.unit.time"}
+                  "generate.unit.time", "page.code.label", "page.dl.code", "page.game.pause", "page.lobby.code",
+                  "page.setup.crew_solo", "page.prompt.in", "page.prompt.sound_in", "log.edit.title"}
 
 
 def entries(language: str) -> dict[str, str]:
@@ -32,8 +34,8 @@ def entries(language: str) -> dict[str, str]:
 
 
 def words(text: str) -> bool:
-    """True when `text` has letters besides its placeholders ("{rule} — {text}" has none)."""
-    return any(literal.strip(" —:()%.,") for literal, _, _, _ in string.Formatter().parse(text))
+    """True when `text` has letters besides its placeholders ("{rule} — {text}" and "0-6" have none)."""
+    return any(char.isalpha() for literal, _, _, _ in string.Formatter().parse(text) for char in literal)
 
 
 def placeholders(text: str) -> set[str]:
