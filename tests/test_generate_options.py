@@ -356,6 +356,29 @@ def test_relaxations_name_the_official_rules_a_setting_relaxes() -> None:
     assert "--ambush-chance 80% (official 19%)" in found[3]
 
 
+@pytest.mark.parametrize(("raw", "german"), [
+    ({"threat_level": "x"}, "„Bedrohungsstufe“ 'x': erwartet eine ganze Zahl von 1 bis 99"),
+    ({"length": "12:03"}, "„Missionsdauer“ '12:03': Zeiten liegen wie bei den offiziellen Szenarien auf 5 Sekunden genau (z. B. 3:40 oder 3:45)"),
+    ({"length": "abc"}, "„Missionsdauer“ 'abc': erwartet eine Zeit als m:ss wie 3:45 oder ganze Minuten"),
+    ({"max_serious": "0", "threat_level": "10"},
+     "„Höchstens ernsthafte Bedrohungen“ 0 ist zu wenig für Bedrohungsstufe 10: 7 Bedrohungsplätze brauchen mindestens 3 ernsthafte "
+     "Bedrohungen"),
+    ({"threat_level": "99"}, "Bedrohungsstufe 99 ist bei Mission mit 5 Spielern unmöglich: die 8 Bedrohungsplätze fassen 1 bis 14 "
+                             "bestätigte Punkte (offiziell: 7)"),
+    ({"phase_lengths": "4:00,4:00,1:30"}, "Phase 3 mit 1:30 ist zu kurz für ihre offiziell mindestens 1 × Kommunikationsausfall; "
+                                          "bitte verlängern"),
+])
+def test_a_setting_the_generator_cannot_honour_is_named_with_the_form_label_in_the_page_language(raw, german) -> None:
+    from timekeeper.errors import ScenarioError
+    from timekeeper.generate.problems import SettingProblem
+
+    with pytest.raises(SettingProblem) as caught:
+        options_from_text(raw)
+    assert caught.value.text("de") == german
+    assert isinstance(caught.value, ScenarioError) and caught.value.message.startswith("generate: ")  # the command line's words
+    assert caught.value.text(None) == caught.value.detail and "„" not in caught.value.message
+
+
 def test_the_page_says_the_relaxed_rules_with_its_field_labels_in_its_language() -> None:
     from timekeeper.generate.relax import relaxed_rules
 

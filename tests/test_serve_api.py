@@ -136,7 +136,17 @@ def test_generate_is_reproducible_from_its_seed(server):
     campaign = server.request("/api/tracks/generate", method="POST", json_body={**form, "campaign": True})
     assert len(campaign.json()["tracks"]) == 3
     bad = server.request("/api/tracks/generate", method="POST", json_body={**form, "outages": "9"})
-    assert bad.status == 400 and bad.json()["error"].startswith("generate: --outages '9'")
+    assert bad.status == 400 and bad.json()["field"] == "outages"
+    assert bad.json()["error"] == "“Communication outages” '9': out of range (expected 0 to 8)"  # the form's terms
+    german = server.request("/api/tracks/generate?lang=de", method="POST", json_body={**form, "outages": "9"}).json()
+    assert german["error"] == "„Kommunikationsausfälle“ '9': außerhalb des Bereichs (erwartet 0 bis 8)"
+    clash = server.request("/api/tracks/generate?lang=fr", method="POST",
+                           json_body={**form, "length": "12:00", "phase_lengths": "4:00,4:00,3:00"}).json()
+    assert clash["error"] == "indiquez « Durée de la mission » ou « Durée des phases », pas les deux", clash
+    crowded = server.request("/api/tracks/generate?lang=cs", method="POST", json_body={**form, "phase_lengths": "1:30,1:30,1:30"})
+    assert crowded.status == 400 and crowded.json()["field"] == "length"
+    assert crowded.json()["error"].endswith("prodlužte fáze („Délka mise“, „Délky fází“)"), crowded.json()
+    assert "--" not in german["error"] + clash["error"] + crowded.json()["error"]
 
 
 def test_generate_with_the_chosen_voice_warns_of_overlaps_as_generate_voice_does(tmp_path):

@@ -18,6 +18,7 @@ from functools import cached_property
 from typing import Any
 
 from timekeeper.errors import ScenarioError
+from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word
 from timekeeper.generate.profile import PLACED, Profile
 from timekeeper.i18n import FALLBACK, translate, ui_language
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
@@ -168,12 +169,12 @@ class OptionSpec:
         return f"{self.low}-{self.high}" + {"seconds": " s", "percent": " %"}.get(self.type, "")
 
     def parse(self, text: str) -> Any:
-        """The typed value of `text` (empty: the default); ScenarioError names the option and says
-        what was expected."""
+        """The typed value of `text` (empty: the default); BadValue (a ScenarioError) names the option
+        and says what was expected."""
         try:
             return self.read(text)
         except ValueError as error:
-            raise ScenarioError(f"{self.flag} {str(text).strip()!r}: {error}", path="generate") from None
+            raise BadValue(self.key, text, error) from None
 
     def read(self, text: str) -> Any:
         """The typed value of `text` (empty: the default); ValueError says what was expected."""
@@ -215,25 +216,25 @@ def _choice(spec: OptionSpec, text: str) -> Any:
     for choice in spec.choices:
         if str(choice) == text.lower():
             return choice
-    raise ValueError(f"expected one of {', '.join(map(str, spec.choices))}")
+    raise ValueProblem("one_of", choices=", ".join(map(str, spec.choices)))
 
 
 def _number(spec: OptionSpec, text: str) -> int:
     if not text.isdigit():
-        raise ValueError(f"expected a whole number from {spec.low} to {spec.high}")
+        raise ValueProblem("whole_number", low=spec.low, high=spec.high)
     value = int(text)
     if not spec.low <= value <= spec.high:  # type: ignore[operator]
-        raise ValueError(f"out of range (expected {spec.low} to {spec.high})")
+        raise ValueProblem("out_of_range", low=spec.low, high=spec.high)
     return value
 
 
 def _span(spec: OptionSpec, text: str) -> Span:
     parts = text.replace("..", "-").split("-")
     if len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
-        raise ValueError(f"expected a number or a range such as 2-4 (each {spec.low} to {spec.high})")
+        raise ValueProblem("span", low=spec.low, high=spec.high)
     low, high = (_number(spec, p.strip()) for p in (parts[0], parts[-1]))
     if low > high:
-        raise ValueError(f"the range {low}-{high} runs backwards (expected low-high)")
+        raise ValueProblem("backwards", low=low, high=high)
     return (low, high)
 
 
@@ -242,25 +243,25 @@ def _grid_ms(spec: OptionSpec, text: str) -> int:
     try:
         ms = int(text) * 60_000 if text.isdigit() else parse_time_ms(text)
     except ValueError as error:
-        raise ValueError(str(error)) from None
+        raise ValueProblem("time", cli=str(error)) from None
     if ms % GRID_MS:
-        raise ValueError("times are on the 5-second grid of the official tracks (e.g. 3:40 or 3:45)")
+        raise ValueProblem("grid")
     if not spec.low * 1000 <= ms <= spec.high * 1000:  # type: ignore[operator]
-        raise ValueError(f"out of range (expected {format_time(spec.low * 1000)} to {format_time(spec.high * 1000)})")  # type: ignore[operator]
+        raise ValueProblem("out_of_range", low=format_time(spec.low * 1000), high=format_time(spec.high * 1000))  # type: ignore[operator]
     return ms
 
 
 def _seconds(spec: OptionSpec, text: str) -> Span:
     low, high = _span(spec, text.replace("s", ""))
     if low % 5 or high % 5:
-        raise ValueError("outage lengths are whole multiples of 5 seconds, as on the official tracks")
+        raise ValueProblem("outage_steps")
     return (low * 1000, high * 1000)
 
 
 def _times(spec: OptionSpec, text: str) -> tuple[int, ...]:
     parts = [part for part in text.replace(" ", "").split(",")]
     if len(parts) != 3:
-        raise ValueError("expected three phase lengths such as 3:40,3:40,2:30")
+        raise ValueProblem("three_lengths")
     return tuple(_grid_ms(spec, part) for part in parts)
 
 
@@ -272,9 +273,9 @@ def _piles(spec: OptionSpec, text: str) -> tuple[str, ...]:
     names = tuple(name.strip().lower() for name in text.split(","))
     wrong = [name for name in names if name not in PILES]
     if wrong:
-        raise ValueError(f"unknown pile {wrong[0]!r} (expected a list of {', '.join(PILES)})")
+        raise ValueProblem("unknown_pile", pile=repr(wrong[0]), piles=", ".join(PILES))
     if len(names) > 6:
-        raise ValueError("at most 6 piles (repeat a colour to deal it more often: white,white,yellow)")
+        raise ValueProblem("too_many_piles")
     return names
 
 
@@ -389,13 +390,10 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
     if o.players not in PLAYERS:
         raise ScenarioError(f"{o.players} players; missions are generated for 4 or 5 players", path="generate")
     if not 1 <= o.level <= o.max_level:
-        raise ScenarioError(
-            f"threat level {o.level} is impossible for a {o.kind} with {o.players} players: "
-            f"its {o.threat_slots} threat slots carry 1 to {o.max_level} confirmed points "
-            f"(the official {o.kind}s carry {o.default_level})", path="generate",
-        )
+        raise SettingProblem("threat_level", field="threat_level", level=o.level, kind=Word(f"kind.{o.kind}"),
+                             players=o.players, slots=o.threat_slots, most=o.max_level, official=o.default_level)
     if o.length_ms is not None and o.phase_lengths_ms is not None:
-        raise ScenarioError("give --length or --phase-lengths, not both", path="generate")
+        raise SettingProblem("both_lengths", LENGTHS)
     for spec in OPTION_SPECS:
         value = getattr(o, spec.field)
         if value != spec.default and spec.type in ("span", "seconds", "integer", "percent"):
@@ -414,8 +412,8 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
         slots = o.threat_slots - o.max_unconfirmed
         needed = max(0, o.level - slots)
         if needed > o.max_serious:
-            raise ScenarioError(f"--max-serious {o.max_serious} is too few for threat level {o.level}: "
-                                f"{slots} threat slots need at least {needed} serious threats", path="generate")
+            raise SettingProblem("too_few_serious", (("setting", "max_serious", o.max_serious),), level=o.level, slots=slots,
+                                 needed=needed)
     from timekeeper.generate.room import check_room
 
     check_room(o)

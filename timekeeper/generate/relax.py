@@ -14,12 +14,11 @@ from timekeeper.generate.options import (
     COUNT_KEYS,
     GRID_MS,
     OPTION_SPECS,
-    SPECS_BY_KEY,
     GenerateOptions,
-    OptionSpec,
     Span,
     span_text,
 )
+from timekeeper.generate.problems import setting_text
 from timekeeper.generate.threats import fewest_external
 from timekeeper.i18n import FALLBACK, translate
 from timekeeper.model import EventType
@@ -39,18 +38,11 @@ class Relaxation:
     def text(self, ui: str | None = None) -> str:
         """As the command line says it (ui None: flags, "rule: ..."), or as the page does (field labels, in `ui`)."""
         language = ui or FALLBACK
-        settings = (" " if ui is None else ", ").join(_setting(SPECS_BY_KEY[key], value, ui) for key, value in self.settings)
+        settings = (" " if ui is None else ", ").join(setting_text(key, value, ui) for key, value in self.settings)
         said = translate(language, f"generate.relaxed.{self.message}", settings=settings, **dict(self.figures))
         if ui is None:
             return f"{self.rule}: {said}"
         return translate(ui, "generate.relaxes", rule=translate(ui, f"generate.rule.{self.rule.replace('-', '_')}"), text=said)
-
-
-def _setting(spec: OptionSpec, value: Any, ui: str | None) -> str:
-    written = spec.text(value) + ("%" if spec.type == "percent" else "")
-    if ui is None:
-        return f"{spec.flag} {written}"
-    return translate(ui, "generate.setting", label=spec.label_in(ui), value=written)
 
 
 def relaxations(options: GenerateOptions) -> tuple[str, ...]:
