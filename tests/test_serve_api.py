@@ -522,9 +522,11 @@ def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(se
     german = server.request("/api/messages/de")
     assert german.status == 200 and "max-age" in german.headers["Cache-Control"]
     body = german.json()
-    assert body["language"] == "de" and body["messages"]["prompter.read_now"] == "JETZT VORLESEN:"
+    assert body["language"] == "de" and body["messages"]["page.game.pause"] == "Pause"
+    assert "Rückgängig" in german.text and "\\u" not in german.text  # UTF-8, not escapes
+    assert {key.split(".")[0] for key in body["messages"]} == {"page", "log", "a11y"}  # only what the page shows
     english = server.request("/api/messages/en").json()["messages"]
-    assert sorted(english) == sorted(body["messages"])
+    assert sorted(english) == sorted(body["messages"]) and len(german.body) < 20_000
     for wrong in ("el", "xx", "..%2Fen"):
         reply = server.request(f"/api/messages/{wrong}")
         assert reply.status == 404 and reply.json()["code"] == "not_found", reply.body
