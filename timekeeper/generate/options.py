@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Any
 
 from timekeeper.errors import ScenarioError
-from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word
+from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word, flag, label
 from timekeeper.generate.profile import PLACED, Profile
 from timekeeper.i18n import FALLBACK, translate, ui_language
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
@@ -153,11 +153,15 @@ class OptionSpec:
 
     def label_in(self, ui: str) -> str:
         """The page's name of the setting in `ui` ("Communication outages"), without its unit."""
-        return translate(ui, f"generate.label.{self.key}")
+        return label(self.key, ui)
 
     @property
     def flag(self) -> str:
-        return "--" + self.key.replace("_", "-")
+        return flag(self.key)
+
+    def shown(self, value: Any) -> str:
+        """`value` as a message shows it: as written, a percentage with its sign ("19%")."""
+        return self.text(value) + ("%" if self.type == "percent" else "")
 
     @property
     def range(self) -> str:
@@ -412,7 +416,7 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
         slots = o.threat_slots - o.max_unconfirmed
         needed = max(0, o.level - slots)
         if needed > o.max_serious:
-            raise SettingProblem("too_few_serious", (("setting", "max_serious", o.max_serious),), level=o.level, slots=slots,
+            raise SettingProblem("too_few_serious", (("setting", "max_serious", str(o.max_serious)),), level=o.level, slots=slots,
                                  needed=needed)
     from timekeeper.generate.room import check_room
 

@@ -35,7 +35,7 @@ class ValueProblem(ValueError):
 
 class SettingProblem(ScenarioError):
     """Settings the generator cannot honour together. `settings` are the settings the message names,
-    as (placeholder, option key, typed value or None for the setting alone)."""
+    as (placeholder, option key, the value as written (OptionSpec.shown) or None for the setting alone)."""
 
     def __init__(self, key: str, settings: Iterable[tuple[str, str, Any]] = (), *, field: str | None = None,
                  **values: object) -> None:
@@ -56,31 +56,35 @@ class SettingProblem(ScenarioError):
         return translate(language, f"generate.problem.{self.key}", **values, **named)
 
 
-def setting_text(key: str, value: Any, ui: str | None) -> str:
-    """A setting (with its value, unless None) as a message names it: `--outages 6` on the command
-    line, “Communication outages” 6 in the page."""
-    from timekeeper.generate.options import SPECS_BY_KEY
+def flag(key: str) -> str:
+    """The command-line option of setting `key`: `phase_lengths` -> `--phase-lengths`."""
+    return "--" + key.replace("_", "-")
 
-    spec = SPECS_BY_KEY[key]
-    written = "" if value is None else spec.text(value) + ("%" if spec.type == "percent" else "")
+
+def label(key: str, ui: str) -> str:
+    """The page's name of setting `key` in `ui` ("Communication outages"), without its unit."""
+    return translate(ui, f"generate.label.{key}")
+
+
+def setting_text(key: str, written: str | None, ui: str | None) -> str:
+    """A setting (with its value as written, unless None) as a message names it: `--outages 6` on
+    the command line, “Communication outages” 6 in the page."""
     if ui is None:
-        return f"{spec.flag} {written}".rstrip()
-    return translate(ui, "generate.setting", label=spec.label_in(ui), value=written).rstrip()
+        return f"{flag(key)} {written or ''}".rstrip()
+    return translate(ui, "generate.setting", label=label(key, ui), value=written or "").rstrip()
 
 
 class BadValue(SettingProblem):
     """The text of one setting cannot be read: the option's key, the text, and what was expected."""
 
     def __init__(self, key: str, text: str, problem: ValueError) -> None:
-        from timekeeper.generate.options import SPECS_BY_KEY
-
         self.key, self.raw, self.problem = key, str(text).strip(), problem
         self.settings, self.values, self.field = ((key, key, None),), {}, key
-        ScenarioError.__init__(self, f"{SPECS_BY_KEY[key].flag} {self.raw!r}: {problem}", path="generate")
+        ScenarioError.__init__(self, f"{flag(key)} {self.raw!r}: {problem}", path="generate")
 
     def text(self, ui: str | None) -> str:
         if ui is None:
             return self.detail
-        setting = translate(ui, "generate.setting", label=translate(ui, f"generate.label.{self.key}"), value=repr(self.raw))
+        setting = translate(ui, "generate.setting", label=label(self.key, ui), value=repr(self.raw))
         reason = self.problem.text(ui) if isinstance(self.problem, ValueProblem) else str(self.problem)
         return translate(ui, "generate.problem.value", setting=setting, reason=reason)

@@ -14,6 +14,7 @@ from timekeeper.generate.options import (
     COUNT_KEYS,
     GRID_MS,
     OPTION_SPECS,
+    SPECS_BY_KEY,
     GenerateOptions,
     Span,
     span_text,
@@ -38,7 +39,8 @@ class Relaxation:
     def text(self, ui: str | None = None) -> str:
         """As the command line says it (ui None: flags, "rule: ..."), or as the page does (field labels, in `ui`)."""
         language = ui or FALLBACK
-        settings = (" " if ui is None else ", ").join(setting_text(key, value, ui) for key, value in self.settings)
+        settings = (" " if ui is None else ", ").join(setting_text(key, SPECS_BY_KEY[key].shown(value), ui)
+                                                      for key, value in self.settings)
         said = translate(language, f"generate.relaxed.{self.message}", settings=settings, **dict(self.figures))
         if ui is None:
             return f"{self.rule}: {said}"

@@ -110,7 +110,7 @@ def _check_length(o: GenerateOptions) -> None:
     if total is None:  # no length asked for: the phases are drawn from their official ranges
         return
     if not sum(low for low, _ in spans) <= total <= sum(high for _, high in spans):
-        raise SettingProblem("split", (("setting", "length", total),))
+        raise SettingProblem("split", (("setting", "length", format_time(total)),))
 
 
 def o_is_official(o: GenerateOptions) -> bool:

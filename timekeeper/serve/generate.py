@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from timekeeper.generate import OPTION_SPECS, batch
 from timekeeper.generate.options import MAX_SEED, check_seed, options_from_text
-from timekeeper.generate.problems import SettingProblem
 from timekeeper.generate.relax import relaxed_rules
 from timekeeper.render import generated_voice_overlaps
 from timekeeper.serve.library import Library, LoadedTrack
@@ -36,13 +35,9 @@ class Generated:
 def generate_tracks(library: Library, form: dict, voice: str | None = None, ui: str = "en") -> Generated:
     """Generate as `timekeeper generate [--voice VOICE]` would from the form's values (checked by
     serve/schemas.py: `seed` a whole number or None, `count` 1 to MAX_PAGE_COUNT) and add the
-    missions; `ui` is the page's language."""
-    try:
-        options = options_from_text({key: form[key] for key in SPEC_KEYS})
-    except SettingProblem as problem:  # said with the form's labels, in the page's language
-        from timekeeper.serve.schemas import Refused
-
-        raise Refused(problem.text(ui), field=problem.option) from None
+    missions; `ui` is the page's language. Settings it cannot take raise SettingProblem (the route
+    says it in the page's terms)."""
+    options = options_from_text({key: form[key] for key in SPEC_KEYS})
     seed = check_seed(form["seed"]) if form["seed"] is not None else secrets.randbelow(1_000_000)
     language = form["language"] or None
     missions = batch(seed, options, count=form["count"], campaign=form["campaign"], language=language)

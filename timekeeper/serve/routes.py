@@ -198,12 +198,17 @@ async def flashcode(request: web.Request) -> web.Response:
 
 @declares(RouteInput(query=LangQuery, body=GenerateBody))
 async def generate(request: web.Request) -> web.Response:
+    from timekeeper.generate.problems import SettingProblem
     from timekeeper.serve.generate import generate_tracks
 
     state = state_of(request)
     data = checked(request).body
     voice = await asyncio.to_thread(state.voice_spec, data.voice)
-    made = await asyncio.to_thread(generate_tracks, state.library, data.model_dump(), voice, page_language(request))
+    ui = page_language(request)
+    try:
+        made = await asyncio.to_thread(generate_tracks, state.library, data.model_dump(), voice, ui)
+    except SettingProblem as problem:  # said with the form's labels, in the page's language
+        raise Refused(problem.text(ui), field=problem.option) from None
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
