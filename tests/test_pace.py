@@ -110,3 +110,19 @@ def test_a_pace_out_of_range_is_a_usage_error(pace: str, message: str) -> None:
         done = timekeeper(*command, "--pace", pace)
         assert done.returncode == ExitStatus.USAGE, done.stderr
         assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_live_at_a_training_pace_says_each_event_at_its_stretched_time() -> None:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(  # 1:52 at 1.5 is 2:48; --start-at counts in the stretched mission
+        [sys.executable, "-m", "timekeeper", "live", str(SHORT), "--pace", "1.5", "--backend", "null", "--start-at", "2:46"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        first = process.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        process.kill()
+        process.wait()
+    assert first.startswith("2:48 Incoming data."), first
