@@ -452,3 +452,24 @@ def test_every_route_declares_its_input(tmp_path):
     assert len(routes) > 20
     undeclared = [route.resource.canonical for route in routes if not hasattr(route.handler, "route_input")]
     assert undeclared == []
+
+
+def test_a_low_open_files_limit_caps_connections_instead_of_failing(tmp_path):
+    """The hard limit of open files set to 160 before the server starts: it keeps its connections
+    below that, so accept() never runs out of files (before: thousands of tracebacks)."""
+    low = "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (160, 160))\n"
+    running = start_server(tmp_path / "state", prelude=low)
+    idle = []
+    try:
+        assert running.request("/api/tracks").status == 200  # the track list read once (2 s cold)
+        for _ in range(400):
+            idle.append(socket.create_connection(("127.0.0.1", running.port), timeout=5))
+        started = time.monotonic()
+        assert running.request("/api/tracks").status == 200 and time.monotonic() - started < 1.0
+        assert sum(is_open(connection) for connection in idle) <= 16  # the cap when files are this few
+    finally:
+        for connection in idle:
+            connection.close()
+        assert running.stop() == 130
+    output = "".join(running.output)
+    assert "Traceback" not in output and "out of system resource" not in output, output

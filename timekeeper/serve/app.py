@@ -20,6 +20,7 @@ from timekeeper.serve.limits import (
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
     ConnectionLimits,
+    accept_backlog,
     connection_cap,
     raise_open_files_limit,
 )
@@ -233,8 +234,9 @@ async def _serve(config: ServeConfig, ready) -> None:
                            max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS, lingering_time=2.0)
     await runner.setup()
     assert runner.server is not None
-    server = await loop.create_server(app[LIMITS].factory(runner.server), config.host, config.port,
-                                      reuse_address=True, backlog=512)
+    limits = app[LIMITS]
+    server = await loop.create_server(limits.factory(runner.server), config.host, config.port, reuse_address=True,
+                                      backlog=accept_backlog(raise_open_files_limit(), limits.total))
     try:
         ready(server.sockets[0].getsockname()[1])
         await asyncio.Event().wait()

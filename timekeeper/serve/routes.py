@@ -15,7 +15,7 @@ from timekeeper.errors import LogDatabaseError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
-from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, MessageRate
+from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
 from timekeeper.serve.schemas import (
     NO_INPUT,
     UPLOAD,
@@ -375,10 +375,13 @@ async def sound(request: web.Request) -> web.StreamResponse:
             data = await asyncio.to_thread(next, pieces, None)
             if data is None:
                 break
-            await response.write(data)
+            await asyncio.wait_for(response.write(data), SEND_TIMEOUT_S)
         await response.write_eof()
     except ConnectionError:  # the player stopped reading (every seek does): nothing to report
         pass
+    except asyncio.TimeoutError:  # a player that stopped reading long ago asks again with a range
+        if request.transport is not None:
+            request.transport.close()
     finally:
         pieces.close()
     return response
