@@ -1,5 +1,7 @@
-"""The aiohttp application of `timekeeper serve`: guards, error pages, routes, and the task that
-ends games whose sound has run out. `run` starts it and stops cleanly on Ctrl-C."""
+"""The aiohttp application of `timekeeper serve`: its middleware (errors as JSON, who may ask,
+busy connections, each route's declared input read within its limits), routes, and the task that
+ends games whose sound has run out. `run` listens behind the connection gate of serve/limits.py
+and stops cleanly on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -231,7 +233,8 @@ async def _serve(config: ServeConfig, ready) -> None:
     app = make_app(config)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
                            keepalive_timeout=HEADER_TIMEOUT_S, max_line_size=MAX_LINE_BYTES,
-                           max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS, lingering_time=2.0)
+                           max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS, lingering_time=2.0,
+                           auto_decompress=False)  # a compressed body is not inflated (no gzip bomb)
     await runner.setup()
     assert runner.server is not None
     limits = app[LIMITS]

@@ -63,7 +63,6 @@ class Gate(asyncio.Protocol):
         self.client = ""
         self.busy = 0  # requests being handled (a WebSocket or a stream counts while it lasts)
         self.trusted = False  # a request with the access code came through
-        self.since = time.monotonic()
         self.transport: asyncio.Transport | None = None
         self.admitted = False
 

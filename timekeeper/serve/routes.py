@@ -16,6 +16,7 @@ from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
+from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
     NO_INPUT,
     UPLOAD,
@@ -288,6 +289,11 @@ async def screen(request: web.Request) -> web.StreamResponse:
         try:
             await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
             await _follow(state, game, socket)
+        except ConnectionError:
+            pass  # the screen went away
+        except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
+            say(f"internal error on a screen of game {game.id}: {type(error).__name__}")
+            await socket.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
             joined.discard(socket)
     finally:
@@ -307,14 +313,14 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> No
             return
         if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
             return
-        if message.type != WSMsgType.TEXT:
-            continue
         if not rate.allow():
             if rate.refused > MESSAGE_BURST * 5:
                 await socket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
                 return
             if rate.refused == 1 or rate.refused % MESSAGE_BURST == 0:
                 await socket.send_json({"type": "error", "error": "too many messages; slow down", "code": "rate_limited"})
+            continue
+        if message.type != WSMsgType.TEXT:
             continue
         try:
             data = screen_message(message.data)
