@@ -151,7 +151,7 @@ async def upload(request: web.Request) -> web.Response:
     return added(loaded)
 
 
-@declares(RouteInput(body=FlashcodeBody))
+@declares(RouteInput(body=FlashcodeBody, max_body=64 * 1024))
 async def flashcode(request: web.Request) -> web.Response:
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode
 
@@ -165,7 +165,7 @@ async def flashcode(request: web.Request) -> web.Response:
     return added(loaded)
 
 
-@declares(RouteInput(body=GenerateBody))
+@declares(RouteInput(body=GenerateBody, max_body=16 * 1024))
 async def generate(request: web.Request) -> web.Response:
     from timekeeper.serve.generate import generate_tracks
 
@@ -192,7 +192,7 @@ async def describe(request: web.Request, game) -> web.Response:
     return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
 
 
-@declares(RouteInput(body=NewGameBody))
+@declares(RouteInput(body=NewGameBody, max_body=8 * 1024))
 async def new_game(request: web.Request) -> web.Response:
     state = state_of(request)
     data: NewGameBody = checked(request).body
@@ -209,7 +209,7 @@ async def get_game(request: web.Request) -> web.Response:
     return await describe(request, state_of(request).game(request.match_info["game"]))
 
 
-@declares(RouteInput(path=GamePath, body=CommandBody))
+@declares(RouteInput(path=GamePath, body=CommandBody, max_body=MAX_MESSAGE_BYTES))
 async def command(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
@@ -443,7 +443,7 @@ async def qr(request: web.Request) -> web.Response:
     return web.Response(body=out.getvalue(), content_type="image/svg+xml")
 
 
-@declares(RouteInput(path=GamePath, body=RenderBody))
+@declares(RouteInput(path=GamePath, body=RenderBody, max_body=1024))
 async def start_render(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])

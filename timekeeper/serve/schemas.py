@@ -26,7 +26,7 @@ from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
 
 MAX_JSON_DEPTH = 6  # objects and lists inside each other in any body or message
-JSON_BODY_BYTES = 64 * 1024  # the default limit of a JSON body
+JSON_BODY_BYTES = 64 * 1024  # a JSON body, unless its route declares less
 MAX_AT_MS = 24 * 3600 * 1000  # a mission position: at most a day
 MAX_DIGITS = 10  # a whole number sent as text
 _BRACKETS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
