@@ -140,7 +140,10 @@ def game(server):
     ("Host with @", lambda s: head(s, Host=f"127.0.0.1:{s.port}@evil.example")),
 ])
 def test_malformed_requests_get_400_and_the_server_goes_on(server, name, data):
-    assert status_of(raw(server, data(server))) == 400, name
+    reply = raw(server, data(server))
+    assert status_of(reply) == 400, name
+    answer = json.loads(reply.split(b"\r\n\r\n", 1)[1])
+    assert answer["code"] == ("invalid_host" if "@" in name else "invalid_http") and answer["error"], answer
     still_answers(server)
 
 
