@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
@@ -237,9 +237,14 @@ NO_INPUT = RouteInput()
 UPLOAD = RouteInput(query=UploadQuery, max_body=MAX_FILE_BYTES, raw=True)
 
 
+_MESSAGE_TAGS = {"ping", "hello", *get_args(CommandBody.model_fields["type"].annotation)}
+
+
 def field_name(location: tuple) -> str | None:
-    parts = [str(part) for part in location if not isinstance(part, int) and part not in ("message", "function-before")]
-    parts = [p for p in parts if p not in ("ping", "hello", "play", "pause", "end", "seek", "claim", "report")]
+    """The field a pydantic error location names (`settings.players`), without list indexes, the
+    screen message's wrapper and its kind."""
+    skipped = {"message", "function-before", *_MESSAGE_TAGS}
+    parts = [str(part) for part in location if not isinstance(part, int) and part not in skipped]
     return ".".join(parts) or None
 
 
