@@ -27,6 +27,7 @@ LOWER_LIMITS = (
     "import timekeeper.serve.limits as limits, timekeeper.serve.work as work\n"
     "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\n"
     "work.RENDERS_WAITING = 1\n"
+    "import timekeeper.serve.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
 )
 IDLE_SOCKETS = 300
 
@@ -462,21 +463,28 @@ def test_every_route_declares_its_input(tmp_path):
 
 
 def test_a_low_open_files_limit_caps_connections_instead_of_failing(tmp_path):
-    """The hard limit of open files set to 160 before the server starts: it keeps its connections
+    """The hard limit of open files set to 256 before the server starts: it keeps its connections
     below that, so accept() never runs out of files (before: thousands of tracebacks)."""
-    low = "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (160, 160))\n"
+    low = "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))\n"
     running = start_server(tmp_path / "state", prelude=low)
     idle = []
     try:
         assert running.request("/api/tracks").status == 200  # the track list read once (2 s cold)
-        for _ in range(400):
+        for _ in range(600):
             idle.append(socket.create_connection(("127.0.0.1", running.port), timeout=5))
         started = time.monotonic()
         assert running.request("/api/tracks").status == 200 and time.monotonic() - started < 1.0
-        assert sum(is_open(connection) for connection in idle) <= 16  # the cap when files are this few
+        assert sum(is_open(connection) for connection in idle) <= 56  # the cap: 256 files less 200 spare
     finally:
         for connection in idle:
             connection.close()
         assert running.stop() == 130
     output = "".join(running.output)
     assert "Traceback" not in output and "out of system resource" not in output, output
+
+
+def test_tracks_made_in_the_page_are_bounded(server, folders):
+    made = server.request("/api/tracks/generate", method="POST", json_body={"seed": "77", "count": "8"})
+    assert made.status == 201 and len(made.json()["tracks"]) == 8
+    added = [t for t in server.request("/api/tracks").json()["tracks"] if t["group"] == "added"]
+    assert len(added) == 5 and len(list((folders / "state" / "tracks").glob("*.yaml"))) == 5  # 5 in this server

@@ -11,7 +11,7 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
-from timekeeper.errors import LogDatabaseError, TimekeeperError
+from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
@@ -76,6 +76,8 @@ def classify(error: TimekeeperError) -> tuple[int, str, str | None]:
         return 409, error.code, None
     if isinstance(error, LogDatabaseError):
         return 503, "log_unavailable", None
+    if isinstance(error, OutputError):  # the state folder (or the render cache) cannot be written
+        return 503, "state_unwritable", None
     return (404, "not_found", None) if error.missing else (400, "invalid_request", None)
 
 
