@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from running import timekeeper
+from voicepacks import espeak_wav
 
 from timekeeper.errors import VoiceError
 from timekeeper.mix import MixSettings, prepare_mix
@@ -32,7 +33,7 @@ def english_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def espeak_clip(path: Path, text: str, voice: str = "en-gb", rate: int = 120) -> None:
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(path), text], check=True)
+    espeak_wav(path, text, voice, rate)
 
 
 def copy_pack(source: Path, target: Path) -> Path:

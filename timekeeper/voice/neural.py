@@ -182,14 +182,18 @@ class NeuralVoice(Voice):
     def length_scale(self) -> float:
         return self._fit()
 
+    @property
+    def pace_file(self) -> str:
+        """The name of the file the fitted pace is kept in: in the cache, or shipped in voices/."""
+        return f"pace-{self.model.name}-{self.model.fingerprint}-{self.language}-{CACHE_FORMAT}.json"
+
     def _fit(self, progress: Progress | None = None) -> float:
         if self._scale is None:
-            from timekeeper.voice.pace import fitted_scale
+            from timekeeper.voice.pace import fitted_scale, shipped_scale
 
             model, language = self.model, self.language
-            remembered = self.folder / f"pace-{model.name}-{model.fingerprint}-{language}-{CACHE_FORMAT}.json"
-            self._scale = fitted_scale(lambda scale: NeuralVoice(language, model, scale, self.base), language, remembered,
-                                       progress)
+            self._scale = shipped_scale(self.pace_file) or fitted_scale(
+                lambda scale: NeuralVoice(language, model, scale, self.base), language, self.folder / self.pace_file, progress)
         return self._scale
 
     def cache_path(self, text: str) -> Path:
