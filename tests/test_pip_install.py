@@ -48,7 +48,7 @@ def test_renders_english_with_joe_to_mp3(installed, tmp_path: Path) -> None:
     out = tmp_path / "drill.mp3"
     done = run(installed, "render", str(SHORT), "-o", str(out))
     assert done.returncode == 0, done.stderr
-    assert "voice piper:en_US-joe-medium" in done.stdout
+    assert "voice piper:en_US-joe-medium" in done.stdout and "Warning" not in done.stderr, done.stderr
     samples = decode(out)
     assert abs(len(samples) / RATE - SHORT_S) < 1.0
     assert rms(samples, 500, 500) > 0.01  # the begin announcement

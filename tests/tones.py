@@ -24,3 +24,16 @@ def write_tone(path: Path, seconds: int, rate: int, bit_rate: int | None = None,
             container.mux(stream.encode(frame))
         container.mux(stream.encode(None))
     return path
+
+
+def convert(source: Path, target: Path) -> Path:
+    """`source` re-encoded by PyAV into `target` (format and codec from its extension: .m4a is
+    AAC, .opus is Opus), as a phone's recorder would write it."""
+    codec = {".m4a": "aac", ".opus": "libopus"}[target.suffix]
+    with av.open(str(source)) as reading, av.open(str(target), "w") as writing:
+        stream = writing.add_stream(codec, rate=48_000, layout="mono")
+        for frame in reading.decode(audio=0):
+            frame.pts = None
+            writing.mux(stream.encode(frame))
+        writing.mux(stream.encode(None))
+    return target

@@ -1,4 +1,4 @@
-"""A natural neural voice: Piper (the optional extra `timekeeper[neural]`), run as its own program.
+"""A natural neural voice: Piper (installed with timekeeper: `piper-tts`), run as its own program.
 
 Piper is GPL software; timekeeper never imports it. Each batch of phrases goes to one
 `python -m piper` (or `piper`) process that writes one WAV per line into a scratch folder, one
@@ -37,7 +37,7 @@ from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 PREFIX = "piper:"
 CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
-INSTALL_HINT = "install it with: pip install 'timekeeper[neural]'"
+INSTALL_HINT = "install it with: pip install piper-tts"
 
 
 def piper_dir() -> Path:
