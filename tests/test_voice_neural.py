@@ -121,7 +121,7 @@ def test_without_piper_the_error_says_how_to_install(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(neural.importlib.util, "find_spec", lambda name: None)
     monkeypatch.setattr(neural.shutil, "which", lambda name: None)
-    with pytest.raises(MissingToolError, match=r"pip install 'timekeeper\[neural\]'"):
+    with pytest.raises(MissingToolError, match="pip install piper-tts"):
         neural.piper_command()
 
 
