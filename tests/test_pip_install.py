@@ -67,7 +67,7 @@ def test_renders_german_with_the_wheels_espeak_to_ogg(installed, tmp_path: Path)
 def test_plans_plays_and_serves(installed, tmp_path: Path) -> None:
     plan = run(installed, "plan", "mission-1", "--lang", "de")
     assert plan.returncode == 0 and "0 overlapping" in plan.stdout, plan.stderr
-    live = run(installed, "live", str(SHORT), "--backend", "null", "--start-at", "2:50", "--lang", "de")
+    live = run(installed, "live", str(SHORT), "--backend", "null", "--start-at", "2:40", "--lang", "de")
     assert live.returncode == 0, live.stderr
     programs, env = installed
     server = start_server(tmp_path / "state", env=env, python=str(programs / "python"))
