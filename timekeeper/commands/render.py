@@ -51,11 +51,12 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
     from timekeeper.render import plan, plan_lines
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
+    from timekeeper.voice.select import default_voice
 
     loaded = paced(load_scenario(scenario), pace)
     settings = mix_settings(loaded, language, voice, players, solo)
     warn_voice_language(settings)
-    if voice is None:
+    if voice is None and default_voice(settings.language) is None:  # the shipped lengths of the synthesized voice
         warn_shipped_timing(settings.language, "plan")
     timeline = plan(loaded, settings, ProgressBar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)
@@ -100,8 +101,9 @@ def render_command(
       timekeeper render mission-5 --players 4 --no-background -o m5.wav
       timekeeper render mission-1 --pace 1.25 -o training.mp3   # beginners: a quarter more time
     """
+    from timekeeper.codec import FORMATS
     from timekeeper.outputpath import check_output_path
-    from timekeeper.render import FORMATS, render
+    from timekeeper.render import render
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
 
