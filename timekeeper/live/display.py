@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from timekeeper.i18n import translate
+from timekeeper.i18n import messages, translate, ui_language
 from timekeeper.model import CommsDown
 from timekeeper.phrases import phrase_book
 from timekeeper.script import Cue, CueKind, Sound, Speech, Timeline
@@ -54,6 +54,9 @@ class LiveState:
             if isinstance(cue.event, CommsDown) and cue.kind is CueKind.COMMS_DOWN and cue.at_ms <= self.now_ms < cue.event.until_ms:
                 return True
         return False
+
+    def __post_init__(self) -> None:
+        messages(ui_language(self.timeline.language))  # the catalogue read now, before the clock starts
 
     def say(self, key: str, **values: object) -> str:
         """The prompter's message `key` (prompter.* in the catalogues) in the language of the run."""
