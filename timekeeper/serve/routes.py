@@ -143,20 +143,20 @@ async def info(request: web.Request) -> web.Response:
 
 
 MESSAGES_MAX_AGE_S = 3600  # the words change only with the server's version
-PAGE_PREFIXES = ("a11y", "log", "page")  # the catalogue entries the page itself shows (the rest the server words)
+SERVER_PREFIXES = ("card", "generate", "prompter", "voice")  # entries the server (or the terminal) words itself
 
 
 @declares(RouteInput(path=LangPath))
 async def ui_messages(request: web.Request) -> web.Response:
-    """The page's words in one language (timekeeper/i18n.py; the page.*, log.* and a11y.* entries),
-    English where a catalogue lacks one; UTF-8, not escaped."""
+    """The page's words in one language (timekeeper/i18n.py; every entry but those the server words
+    itself), English where a catalogue lacks one; UTF-8, not escaped."""
     from timekeeper.i18n import UI_LANGUAGES, messages
 
     language = request.match_info["lang"]
     if language not in UI_LANGUAGES:
         return json_error(404, f"no messages in language {language[:20]!r} (expected one of {', '.join(UI_LANGUAGES)})",
                           code="not_found")
-    words = {key: text for key, text in messages(language).items() if key.split(".", 1)[0] in PAGE_PREFIXES}
+    words = {key: text for key, text in messages(language).items() if key.split(".", 1)[0] not in SERVER_PREFIXES}
     return web.json_response({"language": language, "messages": words}, dumps=partial(json.dumps, ensure_ascii=False),
                              headers={"Cache-Control": f"public, max-age={MESSAGES_MAX_AGE_S}"})
 
