@@ -502,7 +502,8 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
     running = start_server(tmp_path / "state", env={"TIMEKEEPER_VOICES": str(packs)})
     try:
         info = running.request("/api/info").json()
-        assert {"code": "el", "name": "el (voice pack)"} in info["languages"]
+        assert {"code": "el", "name": "Greek (voice pack)"} in info["languages"]
+        assert {"code": "el", "name": "Griechisch (Stimmpaket)"} in running.request("/api/info?lang=de").json()["languages"]
         assert [v["language"] for v in info["voices"] if v["id"] == "pack:greek"] == ["el"]
         game = new_game(running, language="el", voice="pack:greek")
         sound = running.request(f"/api/games/{game['id']}/sound.wav", headers={"Range": "bytes=0-99"})

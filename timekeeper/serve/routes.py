@@ -126,6 +126,7 @@ def page_language(request: web.Request) -> str:
 async def info(request: web.Request) -> web.Response:
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
+    from timekeeper.voice.names import pack_language_name
 
     state = state_of(request)
     ui = page_language(request)
@@ -133,7 +134,7 @@ async def info(request: web.Request) -> web.Response:
     return web.json_response({
         "ui_language": ui,
         "version": __version__,
-        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else f"{code} (voice pack)"}
+        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else pack_language_name(code, ui)}
                       for code in state.languages],
         "voices": voices,
         "music": sorted(state.music_files()),

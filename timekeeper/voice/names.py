@@ -42,6 +42,11 @@ def language_name(tag: str, ui: str, extra: tuple[str, ...] = ()) -> str | None:
     return _capital(name) + (f" ({', '.join(details)})" if details else "")
 
 
+def pack_language_name(code: str, ui: str) -> str:
+    """A language only a voice pack speaks, as the language list shows it: "Griechisch (Stimmpaket)"."""
+    return translate(ui, "voice.pack_language", language=language_name(code, ui) or code)
+
+
 def variant_name(variant: str, ui: str) -> str:
     """An espeak-ng variant suffix ("gbclan", "rp", "scotland") by name; unknown ones as they are."""
     key = f"voice.variant.{variant.lower()}"
