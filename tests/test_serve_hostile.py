@@ -26,7 +26,7 @@ TINY = "title: Tiny\nphase_ends: ['1:00', '2:00', '3:00']\nevents:\n  - {at: '0:
 LOWER_LIMITS = (
     "import timekeeper.serve.limits as limits, timekeeper.serve.work as work\n"
     "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\n"
-    "work.RENDERS_WAITING = 1\n"
+    "work.RENDERS_WAITING = 1\nwork.SLOW_THREADS = 1\nwork.SLOW_WAITING = 1\n"
     "import timekeeper.serve.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
 )
 IDLE_SOCKETS = 300
@@ -488,3 +488,14 @@ def test_tracks_made_in_the_page_are_bounded(server, folders):
     assert made.status == 201 and len(made.json()["tracks"]) == 8
     added = [t for t in server.request("/api/tracks").json()["tracks"] if t["group"] == "added"]
     assert len(added) == 5 and len(list((folders / "state" / "tracks").glob("*.yaml"))) == 5  # 5 in this server
+
+
+def test_slow_answers_wait_in_a_bounded_queue(server, game):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(10) as pool:
+        replies = list(pool.map(lambda _: server.request(f"/api/games/{game['id']}/card.pdf"), range(10)))
+    statuses = sorted(reply.status for reply in replies)
+    assert statuses[0] == 200 and statuses[-1] == 503, statuses  # 1 made, 1 waiting, the rest refused at once
+    refused(next(reply for reply in replies if reply.status == 503), 503, "queue_full")
+    assert all(reply.body.startswith(b"%PDF") for reply in replies if reply.status == 200)

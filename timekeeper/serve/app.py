@@ -249,8 +249,8 @@ async def _watch_endings(app: web.Application):
     for sockets in list(state.screens.values()):
         for socket in list(sockets):
             await socket.close()
-    state.rendering.shutdown()
-    state.mixing.shutdown()
+    for queue in (state.rendering, state.mixing, state.slow):
+        queue.shutdown()
 
 
 def make_app(config: ServeConfig) -> web.Application:

@@ -174,7 +174,7 @@ async def generate(request: web.Request) -> web.Response:
     state = state_of(request)
     data = checked(request).body
     voice = await asyncio.to_thread(state.voice_spec, data.voice)
-    made = await asyncio.to_thread(generate_tracks, state.library, data.model_dump(), voice)
+    made = await state.slow.run(f"generate-{id(request)}", lambda: generate_tracks(state.library, data.model_dump(), voice))
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
@@ -413,7 +413,7 @@ async def card_pdf(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
     words = (await state.mix(game)).timeline.phrases
-    printed = await asyncio.to_thread(cards_pdf, [game.scenario], words, per_page=1)
+    printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1))
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
 

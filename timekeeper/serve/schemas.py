@@ -260,6 +260,8 @@ def validate(model: type[BaseModel], data: object, where: str) -> Any:
             detail = "is not a field of this request"
         elif kind == "missing":
             detail = "is missing"
+        elif kind == "value_error":
+            detail = str(first.get("ctx", {}).get("error", first["msg"]))
         else:
             detail = first["msg"][0].lower() + first["msg"][1:]
         shown = f"{where} field {name!r}" if name else where

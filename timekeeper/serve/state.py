@@ -20,7 +20,15 @@ from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, 
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import ScreenCount
 from timekeeper.serve.schemas import Refused
-from timekeeper.serve.work import MIX_THREADS, MIXES_WAITING, RENDER_THREADS, RENDERS_WAITING, WorkQueue
+from timekeeper.serve.work import (
+    MIX_THREADS,
+    MIXES_WAITING,
+    RENDER_THREADS,
+    RENDERS_WAITING,
+    SLOW_THREADS,
+    SLOW_WAITING,
+    WorkQueue,
+)
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -70,6 +78,7 @@ class ServerState:
         self.sockets = ScreenCount()
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
+        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
         self._saved_ms: dict[str, float] = {}
 
     # --- what the page may choose --------------------------------------------------------------
