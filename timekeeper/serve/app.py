@@ -46,6 +46,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 LIMITS = web.AppKey("limits", ConnectionLimits)
 MAX_LINE_BYTES = 8190  # the request line, and each header
 MAX_HEADERS = 100
+INTERNAL_ERROR = "internal error; the server's terminal names it"
 
 
 def _host_name(host: str) -> str:
@@ -189,7 +190,7 @@ async def errors(request: web.Request, handler):
         if request.app[STATE].config.debug:
             traceback.print_exc()
         say(f"internal error on {request.method} {request.path[:80]}: {type(error).__name__}")
-        return json_error(500, "internal error; the server's terminal names it", code="internal")
+        return json_error(500, INTERNAL_ERROR, code="internal")
 
 
 def _plain_refusal(protocol, request, status: int = 500, exc: BaseException | None = None,
@@ -201,7 +202,7 @@ def _plain_refusal(protocol, request, status: int = 500, exc: BaseException | No
     reason = str(getattr(exc, "message", "") or message or "").split(":", 1)[0].strip()[:80] or "malformed"
     if status == 500:
         say(f"internal error outside a handler ({type(exc).__name__})")
-        response = json_error(500, "internal error; the server's terminal names it", code="internal")
+        response = json_error(500, INTERNAL_ERROR, code="internal")
     else:
         say(f"refused a malformed request from {request.remote}: {reason}")
         response = json_error(status, f"the request is not valid HTTP ({reason})", code="invalid_http")

@@ -223,18 +223,17 @@ async def apply(state: ServerState, game, message: CommandBody, sender=None, cli
     """Carry out one command (play, pause, end, seek, claim, report) and tell every screen.
     `client` is the screen's id: `claim` makes its device the one that plays the sound, and only
     that device's position reports move the clock."""
-    kind, at_ms = message.type, message.at_ms
     before = (game.playback, game.holder, game.changes)
     try:
-        await _carry_out(state, game, message, kind, at_ms, sender, client)
+        await _carry_out(state, game, message, sender, client)
     except Refused as error:
         if error.code == "state_unwritable":  # not saved, so not made: every screen keeps what it has
             game.playback, game.holder, game.changes = before
         raise
 
 
-async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, at_ms: float | None, sender,
-                     client: str | None) -> None:
+async def _carry_out(state: ServerState, game, message: CommandBody, sender, client: str | None) -> None:
+    kind, at_ms = message.type, message.at_ms
     if kind == "play":
         game.play()
     elif kind == "pause":
