@@ -25,7 +25,7 @@ from serving import LAN_ON_LOOPBACK, start_server
 TINY = "title: Tiny\nphase_ends: ['1:00', '2:00', '3:00']\nevents:\n  - {at: '0:30', type: threat, t: 1, zone: red}\n"
 LOWER_LIMITS = (
     "import timekeeper.serve.limits as limits, timekeeper.serve.work as work\n"
-    "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\n"
+    "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\nlimits.SCREEN_IDLE_S = 3.0\n"
     "work.RENDERS_WAITING = 1\nwork.SLOW_THREADS = 1\nwork.SLOW_WAITING = 1\n"
     "import timekeeper.serve.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
 )
@@ -499,3 +499,18 @@ def test_slow_answers_wait_in_a_bounded_queue(server, game):
     assert statuses[0] == 200 and statuses[-1] == 503, statuses  # 1 made, 1 waiting, the rest refused at once
     refused(next(reply for reply in replies if reply.status == 503), 503, "queue_full")
     assert all(reply.body.startswith(b"%PDF") for reply in replies if reply.status == 200)
+
+
+def test_a_silent_websocket_is_closed(server, game):
+    import aiohttp
+
+    async def silent():
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(ws_url(server, game), autoping=True) as screen:
+                await screen.receive_json(timeout=5)
+                started = time.monotonic()
+                message = await screen.receive(timeout=10)
+                return message.type, screen.close_code, time.monotonic() - started
+
+    kind, code, waited = asyncio.run(silent())
+    assert kind == aiohttp.WSMsgType.CLOSE and code == 1001 and 2.5 < waited < 8  # 3 s here, 30 minutes by default
