@@ -112,18 +112,16 @@ class RenderJob:
 
 def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str) -> None:
     """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`."""
+    from timekeeper.codec import output_format
     from timekeeper.errors import OutputError, TimekeeperError
-    from timekeeper.ffmpeg import find_ffmpeg
-    from timekeeper.render import FORMATS as CODECS
     from timekeeper.render import encode, tags
 
     def progress(done: int, total: int) -> None:
         job.done, job.total = done, total
 
     try:
-        container, codec = CODECS[job.path.suffix]
         job.path.parent.mkdir(parents=True, exist_ok=True)
-        encode(mix, job.path, find_ffmpeg(), container, codec, tags(scenario, source, mix.settings, mix.timeline.phrases), progress)
+        encode(mix, job.path, output_format(job.path), tags(scenario, source, mix.settings, mix.timeline.phrases), progress)
     except TimekeeperError as error:
         job.error = error.message
     except OSError as error:
