@@ -514,3 +514,55 @@ def test_a_silent_websocket_is_closed(server, game):
 
     kind, code, waited = asyncio.run(silent())
     assert kind == aiohttp.WSMsgType.CLOSE and code == 1001 and 2.5 < waited < 8  # 3 s here, 30 minutes by default
+
+
+class FakeTransport:
+    """What the gate asks of a connection: the client's address, writing and closing."""
+
+    def __init__(self, client: str) -> None:
+        self.client, self.closed, self.sent = client, False, b""
+
+    def get_extra_info(self, name: str):
+        return (self.client, 40_000) if name == "peername" else None
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class Inner:
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+
+def test_room_is_made_by_closing_idle_connections_without_the_code_first():
+    from timekeeper.serve.limits import ConnectionLimits
+
+    limits = ConnectionLimits(total=5, per_client=3)
+    make = limits.factory(Inner)
+
+    def connect(client: str):
+        gate, transport = make(), FakeTransport(client)
+        gate.connection_made(transport)
+        return gate, transport
+
+    phone, phone_socket = connect("10.0.0.2")
+    phone.trusted = True  # showed the access code, now idle between requests
+    busy, busy_socket = connect("10.0.0.2")
+    busy.busy = 1  # a WebSocket
+    stranger, stranger_socket = connect("10.0.0.2")
+    newest, newest_socket = connect("10.0.0.2")  # a 4th from one address: the idle one without the code goes
+    assert stranger_socket.closed and not phone_socket.closed and not busy_socket.closed and not newest_socket.closed
+    newest.busy = 1  # its request is being answered
+    another, _ = connect("10.0.0.2")  # then the idle phone connection, never a busy one
+    assert phone_socket.closed and not busy_socket.closed and not newest_socket.closed
+    others = [connect(f"10.0.0.{n}") for n in (3, 4)]
+    assert limits.count == 5 and all(not transport.closed for _, transport in others)
+    another.busy = 1  # every connection busy: a new one is refused with a short 503
+    for gate, _ in others:
+        gate.busy = 1
+    refused_gate, refused_socket = connect("10.0.0.9")
+    assert refused_socket.closed and refused_socket.sent.startswith(b"HTTP/1.1 503") and b'"too_busy"' in refused_socket.sent
+    assert limits.count == 5
