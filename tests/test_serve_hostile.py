@@ -148,9 +148,11 @@ def test_malformed_requests_get_400_and_the_server_goes_on(server, name, data):
     still_answers(server)
 
 
-def test_a_host_with_an_at_sign_never_makes_the_join_link(server):
-    reply = server.request("/api/tracks", headers={"Host": f"127.0.0.1:{server.port}@evil.example"})
-    refused(reply, 400, "invalid_host")
+def test_a_host_with_an_at_sign_never_makes_the_join_link(server, game):
+    for host in (f"127.0.0.1:{server.port}@evil.example", "127.0.0.1:99999", "127.0.0.1:", "[zz]:1"):
+        refused(server.request("/api/tracks", headers={"Host": host}), 400, "invalid_host")
+    joined = server.request(f"/api/games/{game['id']}", headers={"Host": "127.0.0.1:1"}).json()["join_url"]
+    assert joined.startswith(f"http://127.0.0.1:{server.port}/g/")  # the port it listens on, not the Host's
 
 
 # --- slow and idle clients ---------------------------------------------------------------------

@@ -63,7 +63,7 @@ def _is_loopback(name: str) -> bool:
     return False
 
 
-_HOST = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$")
+_HOST = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::(?P<port>[0-9]{1,5}))?$")
 
 
 @web.middleware
@@ -72,7 +72,8 @@ async def guard(request: web.Request, handler):
     in LAN mode, only holders of the access token (from the link, then a cookie). A Host that is
     not a plain name or address with a port (`127.0.0.1:80@evil.example`) is refused."""
     config: ServeConfig = request.app[STATE].config
-    if not _HOST.match(request.host):
+    host = _HOST.match(request.host)
+    if host is None or int(host.group("port") or 0) > 65535:
         return json_error(400, "the Host header is not a host name or address with a port", code="invalid_host")
     if not config.lan and not _is_loopback(_host_name(request.host)):
         return json_error(403, "timekeeper serves this machine only; start it with --lan for other devices")

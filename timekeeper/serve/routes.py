@@ -181,10 +181,13 @@ async def generate(request: web.Request) -> web.Response:
 
 # --- games -------------------------------------------------------------------------------------
 def base_url(request: web.Request) -> str:
-    """Where other devices reach this server: in LAN mode its network address, else as asked."""
+    """Where other devices reach this server: in LAN mode its network address and the port this
+    connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
     if state.config.lan_addresses:
-        return f"{request.scheme}://{state.config.lan_addresses[0]}:{request.url.port}"
+        sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        port = sockname[1] if sockname else state.config.port
+        return f"{request.scheme}://{state.config.lan_addresses[0]}:{port}"
     return f"{request.scheme}://{request.host}"
 
 
