@@ -84,7 +84,10 @@ class MixCache:
             with self._guard:
                 self._mixes[key] = mix
                 while len(self._mixes) > self.size:
-                    self._mixes.popitem(last=False)
+                    old, _ = self._mixes.popitem(last=False)
+                    old_lock = self._locks.get(old)
+                    if old != key and old_lock is not None and not old_lock.locked():
+                        del self._locks[old]
             return mix
 
 
