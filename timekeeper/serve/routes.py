@@ -14,8 +14,9 @@ from timekeeper import __version__
 from timekeeper.errors import TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.games import GameError, wall_ms
+from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
+from timekeeper.serve.lobby import LOBBY, tell
 from timekeeper.serve.state import ServerState, SettingsError, download_name
 from timekeeper.serve.views import game_json, playback_json
 
@@ -140,7 +141,10 @@ def base_url(request: web.Request) -> str:
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
     mix = await state.mix(game)
-    return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
+    if game.playback.status == READY:
+        game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
+    described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
+    return web.json_response({**described, "code": request.app[LOBBY].code(game.id)})
 
 
 async def new_game(request: web.Request) -> web.Response:
@@ -176,6 +180,8 @@ async def apply(state: ServerState, game, message: dict, sender=None, client: st
         game.pause(at_ms)
     elif kind == "end":
         game.end()
+    elif kind == "undo":
+        game.undo_end()
     elif kind == "seek":
         if at_ms is None:
             raise SettingsError("seek needs at_ms")
@@ -193,7 +199,7 @@ async def apply(state: ServerState, game, message: dict, sender=None, client: st
         await broadcast(state, game, skip=sender)
         return
     else:
-        raise SettingsError(f"unknown command {kind!r} (expected play, pause, end, seek or report)")
+        raise SettingsError(f"unknown command {kind!r} (expected play, pause, end, undo, seek or report)")
     game.changes += 1
     state.save(game)
     await broadcast(state, game)
@@ -220,6 +226,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
     await socket.prepare(request)
     joined = state.screens.setdefault(game.id, set())
     joined.add(socket)
+    lobby = request.app[LOBBY]
     client: str | None = None
     try:
         await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
@@ -238,13 +245,21 @@ async def screen(request: web.Request) -> web.StreamResponse:
                 continue
             if data.get("type") == "hello":
                 client = str(data.get("client") or "")[:40] or None
+                if client is not None:
+                    lobby.arrive(game.id, client, str(data.get("kind", "")), socket)
+                    await tell(lobby, game.id, game.holder, joined)
                 continue
             try:
+                holder = game.holder
                 await apply(state, game, data, sender=socket, client=client)
+                if game.holder != holder:
+                    await tell(lobby, game.id, game.holder, joined)
             except TimekeeperError as error:
                 await socket.send_json({"type": "error", "error": error.message})
     finally:
         joined.discard(socket)
+        lobby.leave(game.id, socket)
+        await tell(lobby, game.id, game.holder, joined)
     return socket
 
 
