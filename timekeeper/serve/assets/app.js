@@ -473,7 +473,9 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
   view.prompter = prompter;
   $("#setup").hidden = true;
   $("#game").hidden = false;
+  document.body.classList.add("in-game");
   window.scrollTo(0, 0);
+  $("#scroller").scrollTo(0, 0);
   $("#after").hidden = true;
   $("#game-title").textContent = game.title;
   document.title = `${game.title} · timekeeper`;
@@ -616,6 +618,7 @@ function follow() {
   $("#toggle").disabled = pb.status === "ended";
   $("#game").classList.toggle("over", pb.status === "ended"); // the controls stop following the screen's foot
   $("#game").classList.toggle("quiet", view.game.mode === "quiet");
+  $("#game").classList.toggle("ready", pb.status === "ready");
   $("#waiting").hidden = pb.status !== "ready";
   keepAwake(pb.status === "playing");
   wake();
@@ -723,7 +726,7 @@ function ended() {
 function undone() {
   $("#undo").hidden = true;
   $("#after").hidden = true;
-  window.scrollTo(0, 0);
+  $("#scroller").scrollTo(0, 0);
   toast(t("page.undo.done"));
 }
 
@@ -1114,7 +1117,7 @@ function wireGame() {
   $("#brand").addEventListener("click", (event) => {
     if (!inMission()) return;
     event.preventDefault(); // the logo does not leave a running mission
-    window.scrollTo({ top: 0, behavior: "smooth" });
+    $("#scroller").scrollTo({ top: 0, behavior: "smooth" });
   });
   window.addEventListener("beforeunload", (event) => {
     if (!inMission()) return;
