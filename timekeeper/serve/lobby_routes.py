@@ -9,20 +9,14 @@ import contextlib
 from aiohttp import web
 
 from timekeeper.errors import TimekeeperError
-from timekeeper.serve.games import MODES, READY, Game, GameError, new_game_id
+from timekeeper.serve.games import READY, Game, GameError
 from timekeeper.serve.library import LoadedTrack
 from timekeeper.serve.lobby import LOBBY, Lobby, normal_code
-from timekeeper.serve.routes import base_url, read_json, state_of
-from timekeeper.serve.state import ServerState, SettingsError
+from timekeeper.serve.routes import base_url, checked, state_of
+from timekeeper.serve.schemas import CodePath, GamePath, LobbyBody, Refused, RouteInput, declares
+from timekeeper.serve.state import ServerState
 
 _PREPARING: set[asyncio.Task] = set()  # background preparations (kept so they are not collected)
-
-
-def _mode(data: dict) -> str:
-    mode = data.get("mode", "sound")
-    if mode not in MODES:
-        raise SettingsError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    return str(mode)
 
 
 async def _prepare(state: ServerState, game: Game) -> None:
@@ -47,32 +41,32 @@ def lobby_json(request: web.Request, game: Game) -> dict:
             "mode": game.mode, "status": game.playback.status, "join_url": state.join_url(game, base_url(request))}
 
 
-async def _chosen(request: web.Request) -> tuple[LoadedTrack, dict, str]:
-    state = state_of(request)
-    data = await read_json(request)
-    loaded = await asyncio.to_thread(state.library.load, str(data.get("track", "")))
-    settings = state.mix_settings(data.get("settings") or {}, loaded.scenario.language)
-    return loaded, settings, _mode(data)
+async def _chosen(request: web.Request) -> tuple[LoadedTrack, LobbyBody]:
+    data: LobbyBody = checked(request).body
+    loaded = await asyncio.to_thread(state_of(request).library.load, data.track)
+    return loaded, data
 
 
+@declares(RouteInput(body=LobbyBody))
 async def open_lobby(request: web.Request) -> web.Response:
     """A new game in the ready state for the track and settings the set-up screen shows."""
     state = state_of(request)
-    loaded, settings, mode = await _chosen(request)
-    game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
-    state.games.add(game)
+    loaded, data = await _chosen(request)
+    game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False)
     request.app[LOBBY].forget(set(state.games.games))
     prepare_soon(state, game)
     return web.json_response(lobby_json(request, game), status=201)
 
 
+@declares(RouteInput(path=GamePath, body=LobbyBody))
 async def change_setup(request: web.Request) -> web.Response:
     """The crew changed the track or a setting before Play: the game follows, every screen is told."""
     from timekeeper.serve.routes import broadcast
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    loaded, settings, mode = await _chosen(request)
+    loaded, data = await _chosen(request)
+    settings, mode = state.mix_settings(data.settings.model_dump(), loaded.scenario.language), data.mode
     if game.settled().status != READY:
         raise GameError("the mission has started; its track and settings stay as they are")
     game.track_id, game.title, game.yaml_text, game.settings, game.mode = (
@@ -93,15 +87,20 @@ def _game_of_code(request: web.Request) -> str:
     code = request.match_info["code"]
     game_id = request.app[LOBBY].game_of(code)
     if game_id is None or state_of(request).games.get(game_id) is None:
-        raise SettingsError(f"no game has the code {normal_code(code)!r}; check the code on the set-up screen",
-                            missing=True)
+        raise Refused(f"no game has the code {normal_code(code)!r}; check the code on the set-up screen",
+                      status=404, code="unknown_code", field="code")
     return game_id
 
 
+CODE = RouteInput(path=CodePath)
+
+
+@declares(CODE)
 async def join_code(request: web.Request) -> web.Response:
     return web.json_response({"id": _game_of_code(request)})
 
 
+@declares(CODE)
 async def join_page(request: web.Request) -> web.Response:
     """/j/CODE, the short link to type: the game's page (an unknown code: the start page says why)."""
     game_id = request.app[LOBBY].game_of(request.match_info["code"])

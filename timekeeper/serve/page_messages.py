@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Annotated
 
 from aiohttp import web
+from pydantic import StringConstraints
+
+from timekeeper.serve.schemas import Model, RouteInput, declares
 
 EN_PO = Path(__file__).resolve().parent.parent / "locales" / "en.po"
 
@@ -24,6 +28,11 @@ def english() -> dict[str, str]:
     return found
 
 
+class LanguagePath(Model):
+    lang: Annotated[str, StringConstraints(max_length=20)]
+
+
+@declares(RouteInput(path=LanguagePath))
 async def ui_messages(request: web.Request) -> web.Response:
     return web.json_response({"language": "en", "messages": english()})
 

@@ -387,6 +387,7 @@ function wireSetup() {
 async function startGame(withSound, prompter = false) {
   window.timekeeper.pressedAt = performance.now();
   window.timekeeper.alertAt = null;
+  window.timekeeper.soundAt = null;
   const audio = $("#audio");
   if (withSound) {
     audio.src = SILENCE; // unlock playback inside the tap (phones allow play() only there)
@@ -436,7 +437,8 @@ const view = {
   flashUntil: 0,
   screens: [],
 };
-window.timekeeper = { captionLags: [], view, clockMs: () => missionMs(), pressedAt: null, alertAt: undefined, frames: 0 };
+window.timekeeper = { captionLags: [], view, clockMs: () => missionMs(), pressedAt: null, alertAt: undefined, soundAt: undefined,
+  frames: 0 };
 
 const inMission = () => Boolean(view.game) && !$("#game").hidden && ["playing", "paused"].includes(view.playback.status);
 
@@ -1065,6 +1067,9 @@ function wireGame() {
   const audio = $("#audio");
   audio.addEventListener("playing", report);
   audio.addEventListener("playing", wake);
+  audio.addEventListener("playing", () => {
+    if (window.timekeeper.soundAt === null && audio.src.includes("/sound.wav")) window.timekeeper.soundAt = performance.now();
+  });
   audio.addEventListener("pause", () => view.sound && report());
   audio.addEventListener("ended", () => view.sound && audio.src.includes("/sound.wav") && send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
