@@ -147,6 +147,12 @@ def test_ending_is_undone_from_any_screen_then_the_card_comes_into_view_and_fits
     assert fits[0] <= fits[1], fits  # no column cut off at 360 px
     shot(phone, "ended-card-phone", tmp_path)
     assert audio(sound)["paused"]
+    sound.find_element("id", "replay").click()  # the same track again: the set-up screen, the phone comes along
+    code = wait_for(sound, "document.getElementById('lobby-code').textContent")
+    wait_for(phone, f"location.pathname !== '/g/{game['id']}' && window.timekeeper.view.game"
+                    " && window.timekeeper.view.playback.status === 'ready'")
+    assert phone.execute_script("return window.timekeeper.view.game.code") == code
+    assert sound.find_element("id", "track").get_attribute("value") == "builtin:mission-1"
 
 
 @pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
@@ -213,7 +219,23 @@ def test_the_set_up_screen_in_german_says_so(server, open_browsers, tmp_path, si
     driver = open_browsers(size, phone)
     driver.get(server.url)
     wait_for(driver, "document.getElementById('lobby-code').textContent")
+    shot(driver, f"setup-{name}", tmp_path)
+    driver.execute_script("document.querySelector('.panel.start').scrollIntoView()")
+    shot(driver, f"setup-lobby-{name}", tmp_path)
     driver.execute_script("const l = document.getElementById('language'); l.value = 'de'; l.dispatchEvent(new Event('change'));")
     wait_for(driver, "document.documentElement.lang === 'de'")
     driver.execute_script("localStorage.setItem('tk-language', 'en')")
-    shot(driver, f"setup-{name}", tmp_path)
+
+
+@pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
+def test_the_card_comes_into_view_at_every_size(server, open_browsers, tmp_path, size, phone, name):
+    driver = open_browsers(size, phone)
+    game = start(driver, server)
+    command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 1000)
+    command(server, game, type="end")
+    wait_for(driver, "document.querySelectorAll('#card tr').length > 5")
+    view = driver.execute_script("""const box = (s) => document.querySelector(s).getBoundingClientRect();
+        return {phase: box('#phase'), card: box('#card table'), height: innerHeight, width: document.documentElement.clientWidth};""")
+    assert view["phase"]["top"] >= 0 and view["card"]["top"] < view["height"]  # "over" and the card, both seen
+    assert view["card"]["right"] <= view["width"]
+    shot(driver, f"ended-card-{name}", tmp_path)

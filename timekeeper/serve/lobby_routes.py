@@ -55,7 +55,15 @@ async def open_lobby(request: web.Request) -> web.Response:
     game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False)
     request.app[LOBBY].forget(set(state.games.games))
     prepare_soon(state, game)
+    if data.after is not None:  # Replay or a new mission: the last game's screens come along
+        await _tell_all(state, data.after, {"type": "next", "id": game.id})
     return web.json_response(lobby_json(request, game), status=201)
+
+
+async def _tell_all(state: ServerState, game_id: str, message: dict) -> None:
+    for socket in list(state.screens.get(game_id, ())):
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await socket.send_json(message)
 
 
 @declares(RouteInput(path=GamePath, body=LobbyBody))
@@ -77,9 +85,7 @@ async def change_setup(request: web.Request) -> web.Response:
     state.save(game)
     prepare_soon(state, game)
     await broadcast(state, game)
-    for socket in list(state.screens.get(game.id, ())):
-        with contextlib.suppress(ConnectionError, RuntimeError):
-            await socket.send_json({"type": "setup"})
+    await _tell_all(state, game.id, {"type": "setup"})
     return web.json_response(lobby_json(request, game))
 
 

@@ -163,6 +163,7 @@ class LobbyBody(NewGameBody):
     """A lobby's game (serve/lobby_routes.py): the set-up screen's track, settings and mode."""
 
     mode: Literal["sound", "quiet"] = "sound"
+    after: GameId | None = None  # the game just played: its screens are sent on to this one
 
 
 class CodePath(Model):

@@ -159,6 +159,7 @@ function fillSettings() {
   language.value = remembered || uiLanguage("");
   if (!language.value) language.value = "en";
   $("#pace").value = localStorage.getItem("tk-pace") || "1";
+  $("#pace-field").hidden = !info.pace; // offered once the server's mix settings have a training pace
   fillVoices();
   const music = $("#music");
   for (const name of info.music) music.append(option(name, name));
@@ -219,7 +220,7 @@ function settings() {
     music: $("#music").value,
     computer_voice: $("#computer").checked,
   };
-  if ($("#pace").value !== "1" && info && info.pace) chosen.pace = Number($("#pace").value);
+  if ($("#pace").value !== "1" && info.pace) chosen.pace = Number($("#pace").value);
   return chosen;
 }
 
@@ -284,7 +285,11 @@ async function sendSetup() {
     try {
       let made = null;
       if (lobby.id) made = await postJson(`/api/games/${lobby.id}/setup`, body).catch(() => null);
-      made = made || (await postJson("/api/lobby", body));
+      if (!made) {
+        const after = sessionStorage.getItem("tk-after"); // the game just played: its screens come along
+        made = await postJson("/api/lobby", after ? { ...body, after } : body);
+        sessionStorage.removeItem("tk-after");
+      }
       lobby.id = made.id;
       sessionStorage.setItem("tk-lobby", made.id);
       showLobby(made);
@@ -575,6 +580,8 @@ async function receive(message) {
       view.bestRttMs = Math.min(rtt, view.bestRttMs);
       view.offsetMs = message.server_ms - (message.t + rtt / 2);
     }
+  } else if (message.type === "next" && view.game && view.playback.status === "ended") {
+    location.href = `/g/${message.id}`; // the crew set up the next mission: this screen joins it
   } else if (message.type === "presence") {
     showPresence(message.screens);
   } else if (message.type === "setup" && view.game && view.playback.status === "ready") {
@@ -594,7 +601,7 @@ async function receive(message) {
     if (was === "ended" && view.playback.status !== "ended") undone();
     follow();
   } else if (message.type === "error") {
-    toast(t("page.error.server", { message: message.error }), true);
+    toast(t("page.error.server", { message: errorText({ message: message.error, body: message }) }), true);
   }
 }
 
@@ -918,9 +925,15 @@ async function showCard() {
 }
 
 // ---- after the mission: the same track again, or a new random one ----------------------------
-async function replay() {
-  localStorage.setItem("tk-track", view.game.track_id);
+function setUpNext(trackId) {
+  localStorage.setItem("tk-track", trackId);
+  sessionStorage.setItem("tk-after", view.game.id);
+  sessionStorage.removeItem("tk-lobby");
   location.href = "/";
+}
+
+function replay() {
+  setUpNext(view.game.track_id);
 }
 
 async function newRandom() {
@@ -930,8 +943,7 @@ async function newRandom() {
   try {
     const made = await postJson("/api/tracks/generate", { ...chosen, seed: "", count: 1, campaign: false, language,
       voice: offered ? offered.id : "" });
-    localStorage.setItem("tk-track", made.tracks[0].id);
-    location.href = "/";
+    setUpNext(made.tracks[0].id);
   } catch (error) {
     toast(errorText(error), true);
   }
@@ -1156,7 +1168,9 @@ async function route() {
   try {
     const game = await api(`/api/games/${match[1]}`);
     await useLanguage(game.settings.language); // a joined screen speaks the game's language
-    history.replaceState({ screen: "game", game: game.id, guard: true }, "", location.pathname + location.search);
+    const here = location.pathname + location.search; // one more entry: Back stays on the mission screen
+    history.replaceState({ screen: "game", game: game.id }, "", here);
+    history.pushState({ screen: "game", game: game.id, guard: true }, "", here);
     const soundWasHere = sessionStorage.getItem("tk-sound") === game.id;
     openGame(game, { sound: false, prompter: new URLSearchParams(location.search).has("prompter") });
     if (soundWasHere && game.mode !== "quiet" && ["playing", "paused"].includes(game.playback.status)) {
