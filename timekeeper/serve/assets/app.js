@@ -402,6 +402,8 @@ async function startGame(withSound, prompter = false) {
   const button = prompter ? $("#prompter-start") : $("#play-here");
   button.disabled = true;
   button.classList.add("busy");
+  const said = button.textContent;
+  const slow = setTimeout(() => (button.textContent = t("page.setup.preparing")), 400); // the voice is still being made
   try {
     clearTimeout(setupChanged.timer);
     await sendSetup(); // the choice as shown now (sent only when it differs from the lobby's)
@@ -415,6 +417,8 @@ async function startGame(withSound, prompter = false) {
     keepAwake(false);
     toast(errorText(error), true);
   } finally {
+    clearTimeout(slow);
+    button.textContent = said;
     button.disabled = false;
     button.classList.remove("busy");
   }
