@@ -47,7 +47,7 @@ async def _chosen(request: web.Request) -> tuple[LoadedTrack, LobbyBody]:
     return loaded, data
 
 
-@declares(RouteInput(body=LobbyBody))
+@declares(RouteInput(body=LobbyBody, max_body=8 * 1024))
 async def open_lobby(request: web.Request) -> web.Response:
     """A new game in the ready state for the track and settings the set-up screen shows."""
     state = state_of(request)
@@ -66,7 +66,7 @@ async def _tell_all(state: ServerState, game_id: str, message: dict) -> None:
             await socket.send_json(message)
 
 
-@declares(RouteInput(path=GamePath, body=LobbyBody))
+@declares(RouteInput(path=GamePath, body=LobbyBody, max_body=8 * 1024))
 async def change_setup(request: web.Request) -> web.Response:
     """The crew changed the track or a setting before Play: the game follows, every screen is told."""
     from timekeeper.serve.routes import broadcast
