@@ -564,3 +564,18 @@ def test_an_ended_action_round_can_be_taken_back_for_a_few_seconds(server):
     time.sleep(5.2)
     late = server.request(path, method="POST", json_body={"type": "undo"})
     assert late.status == 409 and "no longer" in late.json()["error"]
+
+
+def test_the_page_installs_as_an_app(server):
+    page = server.request("/").text
+    assert '<link rel="manifest" href="/assets/manifest.webmanifest">' in page
+    served = server.request("/assets/manifest.webmanifest")
+    assert served.status == 200 and served.headers["Content-Type"] == "application/manifest+json"
+    manifest = served.json()
+    assert manifest["display"] == "fullscreen" and manifest["theme_color"] == "#070b16" and manifest["start_url"] == "/"
+    for icon in manifest["icons"]:
+        image = server.request(icon["src"])
+        assert image.status == 200 and image.headers["Content-Type"] == icon["type"]
+        if icon["type"] == "image/png":  # the size it declares, read from the PNG header
+            width, height = int.from_bytes(image.body[16:20], "big"), int.from_bytes(image.body[20:24], "big")
+            assert f"{width}x{height}" == icon["sizes"]
