@@ -256,6 +256,10 @@ async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, 
         if client is None:
             raise Refused("say hello with a client id before claiming the sound", field="client")
         game.holder = client
+    elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
+        if client is None or client != game.holder:
+            return
+        game.holder = None
     elif kind == "report":
         if client is None or client != game.holder:
             return

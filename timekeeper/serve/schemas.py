@@ -171,7 +171,7 @@ class CodePath(Model):
 
 
 class CommandBody(Model):
-    type: Literal["play", "pause", "end", "undo", "seek", "claim", "report"]
+    type: Literal["play", "pause", "end", "undo", "seek", "claim", "release", "report"]
     at_ms: AtMs | None = None
     playing: bool = False
 

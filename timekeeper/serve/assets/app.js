@@ -533,6 +533,7 @@ function setSound(on) {
     follow();
   } else {
     if (sessionStorage.getItem("tk-sound") === (view.game && view.game.id)) sessionStorage.removeItem("tk-sound");
+    if (view.holder === clientId) send({ type: "release" }); // the list shows that no device plays it here
     audio.pause();
   }
 }
