@@ -264,6 +264,9 @@ def make_app(config: ServeConfig) -> web.Application:
     from timekeeper.serve.shiplog import add_log_routes
 
     add_log_routes(app)
+    from timekeeper.serve.lobby_routes import add_lobby_routes
+
+    add_lobby_routes(app)
     return app
 
 

@@ -13,9 +13,10 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.games import GameError, wall_ms
+from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
+from timekeeper.serve.lobby import LOBBY, tell
 from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
     NO_INPUT,
@@ -44,6 +45,7 @@ from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+          "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
@@ -194,7 +196,10 @@ def base_url(request: web.Request) -> str:
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
     mix = await state.mix(game)
-    return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
+    if game.playback.status == READY:
+        game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
+    described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
+    return web.json_response({**described, "code": request.app[LOBBY].code(game.id)})
 
 
 @declares(RouteInput(body=NewGameBody, max_body=8 * 1024))
@@ -243,6 +248,8 @@ async def _carry_out(state: ServerState, game, message: CommandBody, sender, cli
         game.pause(at_ms)
     elif kind == "end":
         game.end()
+    elif kind == "undo":
+        game.undo_end()
     elif kind == "seek":
         if at_ms is None:
             raise Refused("seek needs at_ms", field="at_ms")
@@ -251,6 +258,10 @@ async def _carry_out(state: ServerState, game, message: CommandBody, sender, cli
         if client is None:
             raise Refused("say hello with a client id before claiming the sound", field="client")
         game.holder = client
+    elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
+        if client is None or client != game.holder:
+            return
+        game.holder = None
     elif kind == "report":
         if client is None or client != game.holder:
             return
@@ -292,7 +303,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
         joined.add(socket)
         try:
             await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
-            await _follow(state, game, socket)
+            await _follow(state, game, socket, request.app[LOBBY])
         except ConnectionError:
             pass  # the screen went away
         except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
@@ -300,13 +311,16 @@ async def screen(request: web.Request) -> web.StreamResponse:
             await socket.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
             joined.discard(socket)
+            request.app[LOBBY].leave(game.id, socket)
+            await tell(request.app[LOBBY], game.id, game.holder, joined)
     finally:
         state.sockets.leave(device)
     return socket
 
 
-async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> None:
-    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long."""
+async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby) -> None:
+    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long;
+    every screen is told who is connected when a screen says hello or the sound moves."""
     rate = MessageRate()
     client: str | None = None
     while not socket.closed:
@@ -332,8 +346,14 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> No
                 await socket.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
             elif isinstance(data, Hello):
                 client = data.client or None
+                if client is not None:
+                    lobby.arrive(game.id, client, data.kind, socket)
+                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
             else:
+                holder = game.holder
                 await apply(state, game, data, sender=socket, client=client)
+                if game.holder != holder:
+                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
         except TimekeeperError as error:
             await socket.send_json({"type": "error", **error_body(error)})
 

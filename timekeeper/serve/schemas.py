@@ -159,8 +159,19 @@ class NewGameBody(Model):
     settings: Annotated[Settings, BeforeValidator(lambda v: {} if v is None else v)] = Settings()
 
 
+class LobbyBody(NewGameBody):
+    """A lobby's game (serve/lobby_routes.py): the set-up screen's track, settings and mode."""
+
+    mode: Literal["sound", "quiet"] = "sound"
+    after: GameId | None = None  # the game just played: its screens are sent on to this one
+
+
+class CodePath(Model):
+    code: Annotated[str, StringConstraints(max_length=12)]
+
+
 class CommandBody(Model):
-    type: Literal["play", "pause", "end", "seek", "claim", "report"]
+    type: Literal["play", "pause", "end", "undo", "seek", "claim", "release", "report"]
     at_ms: AtMs | None = None
     playing: bool = False
 
@@ -193,6 +204,7 @@ class Hello(Model):
     type: Literal["hello"]
     client: Text40 = ""
     sound: bool = False
+    kind: Literal["phone", "screen", ""] = ""  # how the lobby lists it: "Phone 2", "Screen 1"
 
 
 class ScreenMessage(BaseModel):

@@ -144,14 +144,15 @@ class ServerState:
         }
 
     # --- games ---------------------------------------------------------------------------------
-    async def new_game(self, loaded: LoadedTrack, raw_settings: dict) -> Game:
+    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True) -> Game:
+        """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
-        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings)
+        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
         if len(self.games.games) >= MAX_GAMES:
             raise Refused(f"{MAX_GAMES} games are kept and in use; end one first", status=503, code="too_busy",
                           retry_after_s=60)
-        mix = await self.mix(game)
-        game.duration_ms = mix.duration_ms
+        if mixed:
+            game.duration_ms = (await self.mix(game)).duration_ms
         in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
         with self.unsaved_refused():
             return self.games.add(game, in_use)
