@@ -89,7 +89,7 @@ def test_form_values_make_checked_options() -> None:
     import json
 
     described = json.loads(json.dumps([spec.describe() for spec in OPTION_SPECS]))
-    assert described[0] == {"key": "kind", "flag": "--kind", "type": "choice", "default": "mission",
+    assert described[0] == {"key": "kind", "flag": "--kind", "type": "choice", "default": "mission", "unit": "",
                             "choices": list(KINDS), "low": None, "high": None, "help": OPTION_SPECS[0].help,
                             "example": "double-action", "metavar": "KIND", "label": "Kind",
                             "placeholder": "official (e.g. double-action)", "choice_labels": ["Mission", "Simulation", "Double action"]}

@@ -188,10 +188,11 @@ class OptionSpec:
     def describe(self, ui: str = FALLBACK) -> dict[str, Any]:
         """The spec as plain data (JSON-ready) for a form, its words in the page's language `ui`: the
         default as text ('' for "as official"), the field's label (with its unit) and help, the
-        placeholder of an empty field, and a label for each choice."""
-        unit = {"percent": "percent", "seconds": "seconds", "time": "time"}.get(self.type)
+        placeholder of an empty field, and a label for each choice. `unit` names the catalogue's
+        generate.unit.<unit> entry the label takes ('' for none)."""
+        unit = {"percent": "percent", "seconds": "seconds", "time": "time"}.get(self.type, "")
         label = self.label_in(ui)
-        return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default),
+        return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default), "unit": unit,
                 "choices": [str(choice) for choice in self.choices], "low": self.low, "high": self.high,
                 "help": self.help_in(ui), "example": self.example, "metavar": self.metavar,
                 "label": translate(ui, f"generate.unit.{unit}", label=label) if unit else label,
