@@ -57,3 +57,18 @@ def test_the_voice_list_names_voices_in_the_browsers_language(server, open_brows
     shown = dict(driver.execute_script("return [...document.querySelectorAll('#voice option')].map((o) => [o.value, o.textContent]);"))
     assert shown.get("tts:de") == "Deutsch", shown
     driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+def test_a_relaxed_rule_is_reported_with_the_form_labels_in_the_page_language(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#gen label[data-spec]').length > 10")
+    german(driver)
+    driver.find_element("css selector", "[data-tab=gen]").click()
+    driver.find_element("css selector", "#gen input[name=seed]").send_keys("4711")
+    driver.find_element("css selector", "#gen input[name=outages]").send_keys("6")
+    driver.find_element("css selector", "#gen button[type=submit]").click()
+    wait_for(driver, "document.body.textContent.includes('Kommunikationsausfälle“ 6')", 30)
+    text = driver.execute_script("return document.body.textContent")
+    assert "Anzahl der Ereignisse — „Kommunikationsausfälle“ 6 (offiziell 2-5" in text and "--outages" not in text
+    driver.execute_script("localStorage.setItem('tk-language', 'en')")

@@ -389,7 +389,7 @@ function wireSetup() {
     const data = generatorChoice(event.target);
     localStorage.setItem("tk-generate", JSON.stringify({ ...data, seed: "" })); // "new random mission" reuses them
     // the voice's overlaps come back as warnings
-    added(postJson("/api/tracks/generate", { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
+    added(postJson(`/api/tracks/generate?lang=${words.language}`, { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
   });
   $("#code").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -967,7 +967,7 @@ async function newRandom() {
   const { language, voice } = view.game.settings;
   const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
   try {
-    const made = await postJson("/api/tracks/generate", { ...chosen, seed: "", count: 1, campaign: false, language,
+    const made = await postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, seed: "", count: 1, campaign: false, language,
       voice: offered ? offered.id : "" });
     setUpNext(made.tracks[0].id);
   } catch (error) {
