@@ -458,14 +458,17 @@ def test_record_a_played_mission_in_the_ships_log(tmp_path):
         bad = server.request(f"/api/games/{game['id']}/log", method="POST",
                              json_body={"crew": "Ann:captain, Bob", "survived": "-3", "damage_red": "9"})
         assert bad.status == 422 and {"survived", "damage_red"} <= set(bad.json()["fields"])
+        values = {"crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2",
+                  "damage_blue": "1", "knocked_out": "1", "visual_confirmation": "3"}
+        named = server.request(f"/api/games/{game['id']}/log", method="POST", json_body={**values, "track": "/etc/passwd"})
+        assert named.status == 400 and "game's track" in named.json()["error"]  # the track is the game's own
         assert server.request("/api/log").json()["lines"] == []  # nothing stored
-        entry = server.request(f"/api/games/{game['id']}/log", method="POST", json_body={
-            "crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2",
-            "damage_blue": "1", "knocked_out": "1", "visual_confirmation": "3", "track": "/etc/passwd"})
+        entry = server.request(f"/api/games/{game['id']}/log", method="POST", json_body=values)
         assert entry.status == 201
         assert entry.json()["score"] == 4 + 10 - 3 - 2 - 2 + 3  # the rulebook's score
         listed = server.request("/api/log").json()
-        assert listed["lines"][0]["cells"][2] == "mission-4" and "Ann" in listed["stats"]
+        assert listed["lines"][0]["cells"][2] == "mission-4"
+        assert [g["key"] for g in listed["stats"]["tables"][1]["groups"]] == ["Ann", "Bob", "Cid", "Dee"]
         pdf = server.request("/api/log.pdf")
         assert "mission-4" in PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
     finally:

@@ -200,14 +200,19 @@ async def apply(state: ServerState, game, message: dict, sender=None, client: st
 
 
 async def broadcast(state: ServerState, game, skip=None) -> None:
-    message = json.dumps({"type": "state", "playback": playback_json(game, wall_ms())})
-    for socket in list(state.screens.get(game.id, ())):
+    await tell(state, game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip)
+
+
+async def tell(state: ServerState, game_id: str, message: dict, skip=None) -> None:
+    """Send `message` to every screen joined to game `game_id` (but `skip`)."""
+    text = json.dumps(message)
+    for socket in list(state.screens.get(game_id, ())):
         if socket is skip or socket.closed:
             continue
         try:
-            await socket.send_str(message)
+            await socket.send_str(text)
         except (ConnectionError, RuntimeError):
-            state.screens[game.id].discard(socket)
+            state.screens[game_id].discard(socket)
 
 
 async def screen(request: web.Request) -> web.StreamResponse:
@@ -402,4 +407,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/games/{game}/soundtrack.{format}", soundtrack)
 
 
-__all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error"]
+__all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error", "tell"]

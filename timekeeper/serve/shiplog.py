@@ -1,24 +1,35 @@
-"""The ship's log in the page: "record this mission" after a game, and the log's pages.
+"""The ship's log in the page: "record this mission" after a game (once per game), the log's
+pages, its statistics, and correcting or removing a mission.
 
 The track of a recorded mission is always the game's own (never a value the page sends), so a
-request cannot make the server read a file by naming it.
+request cannot make the server read a file by naming it. A game is recorded once: the log keeps
+the game's id with its mission, a second screen's record is refused (409), and every screen of
+the game is told ("logged") when its mission is recorded, changed or removed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import asdict
 
 from aiohttp import web
 
-from timekeeper.errors import LogEntryError
+from timekeeper.errors import AlreadyRecorded, LogEntryError
 from timekeeper.logbook.fields import MISSION_FORM
+from timekeeper.logbook.form import record_values
+from timekeeper.logbook.record import Entry
 from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
+from timekeeper.logbook.stats import GroupStats, LogStats
 from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, json_error, page, read_json, state_of
+from timekeeper.serve.routes import STATE, attachment, json_error, page, state_of, tell
+from timekeeper.serve.state import SettingsError
 
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game
+EDITABLE = tuple(f.name for f in MISSION_FORM if f.name not in TRACK_FIELDS)
+MAX_BODY_BYTES = 16 * 1024  # a mission's values are a few hundred bytes
+MAX_VALUE_CHARS = 2000
 
 
 def _track(request: web.Request) -> tuple[Game, str]:
@@ -27,49 +38,168 @@ def _track(request: web.Request) -> tuple[Game, str]:
     return game, state.library.track_reference(game.track_id)
 
 
+def _fields() -> list[dict]:
+    return [{**asdict(f), "choices": list(f.choices)} for f in MISSION_FORM if f.name in EDITABLE]
+
+
+def entry_json(entry: Entry) -> dict:
+    """What a screen shows of a recorded mission: its number, score, and whether the ship survived."""
+    return {"id": entry.id, "score": entry.score, "won": entry.won, "campaign": entry.campaign_id}
+
+
+async def _values(request: web.Request) -> dict[str, str]:
+    """The mission values of a request body: a flat JSON object of known fields with short text or
+    numbers (a game's track is never taken from it)."""
+    if (request.content_length or 0) > MAX_BODY_BYTES:
+        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=request.content_length or 0)
+    body = await request.content.read(MAX_BODY_BYTES + 1)
+    if len(body) > MAX_BODY_BYTES:
+        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=len(body))
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise SettingsError("the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise SettingsError("the request body must be a JSON object of mission values")
+    values: dict[str, str] = {}
+    for name, value in data.items():
+        if name in TRACK_FIELDS:
+            raise SettingsError(f"{name}: a recorded mission keeps its game's track")
+        if name not in EDITABLE and name != "campaign":
+            raise SettingsError(f"unknown field {str(name)[:40]!r} (expected {', '.join(EDITABLE)})")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) and value is not None:
+            raise SettingsError(f"{name}: expected text or a number")
+        text = "" if value is None else str(value)
+        if len(text) > MAX_VALUE_CHARS:
+            raise SettingsError(f"{name}: at most {MAX_VALUE_CHARS} characters")
+        values[name] = text
+    return values
+
+
+def _log(request: web.Request) -> ShipLog:
+    return ShipLog.open(request.app[STATE].config.log)
+
+
 async def form(request: web.Request) -> web.Response:
-    """The fields of the mission form (label, hint, default, choices) and their values for this game."""
+    """The fields of the mission form (label, hint, default, choices), their values for this game,
+    and the game's mission if it is already recorded."""
     game, track = _track(request)
-    path = request.app[STATE].config.log
 
-    def read() -> dict:
-        with ShipLog.open(path) as log:
-            return log.form_defaults(track)
+    def read() -> tuple[dict, Entry | None]:
+        with _log(request) as log:
+            return log.form_defaults(track), log.game_entry(game.id)
 
-    values = await asyncio.to_thread(read)
-    fields = [{**asdict(f), "choices": list(f.choices)} for f in MISSION_FORM if f.name not in TRACK_FIELDS]
-    return web.json_response({"fields": fields, "values": values, "track": game.title})
+    values, recorded = await asyncio.to_thread(read)
+    return web.json_response({"fields": _fields(), "values": values, "track": game.title,
+                              "recorded": entry_json(recorded) if recorded else None})
 
 
 async def record(request: web.Request) -> web.Response:
     game, track = _track(request)
-    values = {key: str(value) for key, value in (await read_json(request)).items() if key not in TRACK_FIELDS}
-    values["track"] = track
-    path = request.app[STATE].config.log
+    values: dict[str, str] = {**await _values(request), "track": track}
 
-    def store():
-        with ShipLog.open(path) as log:
-            return log.record_mission(values)
+    def store() -> tuple[Entry, str]:
+        with _log(request) as log:
+            try:
+                return log.record_mission(values, game=game.id), ""
+            except AlreadyRecorded as error:  # another screen was first
+                return log.entry(error.entry_id), error.message
 
     try:
-        entry = await asyncio.to_thread(store)
+        entry, refused = await asyncio.to_thread(store)
     except LogEntryError as error:
         return json_error(422, error.message, fields=error.problems)
-    return web.json_response({"id": entry.id, "score": entry.score, "won": entry.won,
-                              "campaign": entry.campaign_id}, status=201)
+    if refused:
+        return json_error(409, refused, recorded=entry_json(entry))
+    await tell(state_of(request), game.id, {"type": "logged", "recorded": entry_json(entry)})
+    return web.json_response(entry_json(entry), status=201)
+
+
+def _entry_id(request: web.Request) -> int:
+    return int(request.match_info["id"])  # the route admits 1 to 9 digits only
+
+
+async def mission(request: web.Request) -> web.Response:
+    """One mission's values for the edit form, and whether it can be removed (not a campaign's)."""
+    entry_id = _entry_id(request)
+
+    def read() -> Entry:
+        with _log(request) as log:
+            return log.entry(entry_id)
+
+    entry = await asyncio.to_thread(read)
+    values = {name: value for name, value in record_values(entry.record).items() if name in EDITABLE}
+    return web.json_response({**entry_json(entry), "track": entry.record.track.label(), "fields": _fields(),
+                              "values": values, "removable": entry.campaign_id is None})
+
+
+async def edit(request: web.Request) -> web.Response:
+    """Change the values sent (as `timekeeper log edit` does: every check runs again)."""
+    entry_id = _entry_id(request)
+    values = await _values(request)
+    values.pop("campaign", None)  # a mission stays in its campaign
+    if not values:
+        raise SettingsError(f"send the values to change (fields: {', '.join(EDITABLE)})")
+
+    def change() -> tuple[Entry, str | None]:
+        with _log(request) as log:
+            return log.edit_mission(entry_id, values), log.entry_game(entry_id)
+
+    try:
+        entry, game = await asyncio.to_thread(change)
+    except LogEntryError as error:
+        if error.missing:
+            raise
+        return json_error(422, error.message, fields=error.problems)
+    if game is not None:
+        await tell(state_of(request), game, {"type": "logged", "recorded": entry_json(entry)})
+    return web.json_response(entry_json(entry))
+
+
+async def remove(request: web.Request) -> web.Response:
+    """Remove a single mission (as `timekeeper log remove`); a campaign's missions stay (409)."""
+    entry_id = _entry_id(request)
+
+    def delete() -> tuple[Entry, str | None]:
+        with _log(request) as log:
+            with log.batch():
+                game = log.entry_game(entry_id)
+                return log.remove(entry_id), game
+
+    try:
+        entry, game = await asyncio.to_thread(delete)
+    except LogEntryError as error:
+        if error.missing:
+            raise
+        return json_error(409, error.message, fields=error.problems)
+    if game is not None:
+        await tell(state_of(request), game, {"type": "logged", "recorded": None})
+    return web.json_response({"removed": entry.id})
+
+
+def _group(group: GroupStats) -> dict:
+    return {"key": group.key, "missions": group.missions, "wins": group.wins, "best": group.best,
+            "mean": None if group.mean is None else round(group.mean, 1), "open": group.open}
+
+
+def stats_json(stats: LogStats) -> dict:
+    """The figures of `timekeeper log stats` as data: the page draws its tables and chart."""
+    return {"overall": _group(stats.overall),
+            "tables": [{"by": by, "groups": [_group(g) for g in groups]} for by, groups in (
+                ("crew", stats.by_crew), ("player", stats.by_player), ("track", stats.by_track),
+                ("campaigns", stats.campaigns_by_crew)) if groups],
+            "scores": [{"date": day, "crew": crew, "score": score} for day, crew, score in stats.scores]}
 
 
 async def listing(request: web.Request) -> web.Response:
-    """The log as `timekeeper log list` shows it, and its stats as `log stats` prints them."""
-    from timekeeper.logbook.stats import format_stats
-
-    path = request.app[STATE].config.log
+    """The log as `timekeeper log list` shows it (each mission with its number), and its stats."""
 
     def read() -> dict:
-        with ShipLog.open(path) as log:
+        with _log(request) as log:
             lines = [{"campaign": line.summary()} if isinstance(line, CampaignLine)
-                     else {"cells": list(line.cells()), "bracket": line.bracket} for line in log.lines()]
-            return {"columns": list(COLUMNS), "lines": lines, "stats": format_stats(log.stats())}
+                     else {"id": line.entry.id, "cells": list(line.cells()), "bracket": line.bracket,
+                           "removable": line.entry.campaign_id is None} for line in log.lines()]
+            return {"columns": list(COLUMNS), "lines": lines, "stats": stats_json(log.stats())}
 
     return web.json_response(await asyncio.to_thread(read))
 
@@ -77,10 +207,8 @@ async def listing(request: web.Request) -> web.Response:
 async def printed(request: web.Request) -> web.Response:
     from timekeeper.logbook.pdf import log_pdf
 
-    path = request.app[STATE].config.log
-
     def render() -> bytes:
-        with ShipLog.open(path) as log:
+        with _log(request) as log:
             return log_pdf(log.lines()).data
 
     return attachment(await asyncio.to_thread(render), "application/pdf", "ships-log.pdf")
@@ -92,3 +220,8 @@ def add_log_routes(app: web.Application) -> None:
     app.router.add_post("/api/games/{game}/log", record)
     app.router.add_get("/api/log", listing)
     app.router.add_get("/api/log.pdf", printed)
+    app.router.add_get(r"/api/log/{id:[1-9][0-9]{0,8}}", mission)
+    app.router.add_patch(r"/api/log/{id:[1-9][0-9]{0,8}}", edit)
+    app.router.add_delete(r"/api/log/{id:[1-9][0-9]{0,8}}", remove)
+
+
