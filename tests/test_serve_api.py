@@ -53,7 +53,7 @@ def test_page_and_assets_are_small_and_served(server):
     page = server.request("/")
     assert page.status == 200 and "<title>timekeeper</title>" in page.text
     weight = len(page.body)
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "log.js", "style.css"):
         asset = server.request(f"/assets/{name}")
         assert asset.status == 200
         weight += len(asset.body)

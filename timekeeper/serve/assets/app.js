@@ -207,15 +207,7 @@ function wireSetup() {
     localStorage.setItem("tk-language", $("#language").value);
     fillVoices();
   });
-  for (const tab of document.querySelectorAll(".tab")) {
-    tab.addEventListener("click", () => {
-      for (const other of document.querySelectorAll(".tab")) {
-        const open = other === tab && $(`#${other.dataset.tab}`).hidden;
-        other.classList.toggle("active", open);
-        $(`#${other.dataset.tab}`).hidden = !open;
-      }
-    });
-  }
+  wireTabs();
   $("#gen").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = event.target;
@@ -237,6 +229,32 @@ function wireSetup() {
   });
   $("#play-here").addEventListener("click", () => startGame(true));
   $("#prompter-start").addEventListener("click", () => startGame(false));
+}
+
+// The ways to add a track are a tab list (ARIA tabs): a click opens a tab's form, or closes it
+// again; the arrow keys, Home and End move between the tabs and open the one they reach.
+function wireTabs() {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const choose = (tab, toggle) => {
+    for (const other of tabs) {
+      const open = other === tab && (!toggle || $(`#${other.dataset.tab}`).hidden);
+      other.classList.toggle("active", open);
+      other.setAttribute("aria-selected", String(open));
+      other.tabIndex = other === tab ? 0 : -1;
+      $(`#${other.dataset.tab}`).hidden = !open;
+    }
+  };
+  tabs.forEach((tab, index) => {
+    tab.addEventListener("click", () => choose(tab, true));
+    tab.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+      const to = event.key === "Home" ? 0 : event.key === "End" ? tabs.length - 1 : step ? (index + step + tabs.length) % tabs.length : null;
+      if (to === null) return;
+      event.preventDefault();
+      tabs[to].focus();
+      choose(tabs[to], false);
+    });
+  });
 }
 
 async function startGame(withSound) {
@@ -396,6 +414,8 @@ function receive(message) {
       toast("The sound moved to another device");
     }
     follow();
+  } else if (message.type === "logged") {
+    showLogged(message.recorded); // this game's mission was recorded, changed or removed (log.js)
   } else if (message.type === "error") {
     toast(message.error, true);
   }
@@ -545,6 +565,8 @@ function drawCaptions(ms) {
       $("#history").prepend(item);
     }
     $("#caption").replaceChildren(captionFor(cue, ms));
+    // a screen reader hears each announcement once, whole (the caption grows word by word)
+    if (ms - cue.at_ms < 2000) $("#spoken").textContent = cue.text + (cue.pile ? ` ${cue.pile.name}` : "");
     view.shown++;
   }
   if (view.shown < view.cues.length && view.shown > 0 && ms < view.cues[view.shown - 1].at_ms) {
@@ -618,98 +640,6 @@ async function showCard() {
   buildLogForm();
 }
 
-// ---- the ship's log -------------------------------------------------------------------------
-async function buildLogForm() {
-  const box = $("#log-fields");
-  if (box.dataset.game === view.game.id) return;
-  box.dataset.game = view.game.id;
-  box.replaceChildren();
-  $("#log-result").textContent = "";
-  let form;
-  try {
-    form = await api(`/api/games/${view.game.id}/log`);
-  } catch (error) {
-    $("#log-result").textContent = error.message;
-    return;
-  }
-  for (const field of form.fields) {
-    const label = document.createElement("label");
-    label.className = `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}`;
-    label.dataset.name = field.name;
-    label.append(field.label);
-    let input;
-    if (field.choices.length) {
-      input = document.createElement("select");
-      for (const choice of field.choices) input.append(option(choice, choice));
-    } else {
-      input = document.createElement("input");
-      if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
-      if (field.kind === "date") input.type = "date";
-      if (field.high != null) input.max = field.high;
-      input.placeholder = field.hint;
-    }
-    input.name = field.name;
-    input.value = form.values[field.name] ?? field.default;
-    if (field.campaign_fixed && form.values.campaign) input.disabled = true; // the campaign decides these
-    const why = document.createElement("span");
-    why.className = "why";
-    label.append(input, why);
-    box.append(label);
-  }
-  $("#logform").dataset.campaign = form.values.campaign || "";
-}
-
-async function recordMission(event) {
-  event.preventDefault();
-  const form = event.target;
-  const values = Object.fromEntries([...form.querySelectorAll("[name]")].map((input) => [input.name, input.value]));
-  if (form.dataset.campaign) values.campaign = form.dataset.campaign;
-  for (const label of form.querySelectorAll(".field")) {
-    label.classList.remove("bad");
-    label.querySelector(".why").textContent = "";
-  }
-  try {
-    const entry = await postJson(`/api/games/${view.game.id}/log`, values);
-    const score = entry.score == null ? (entry.won ? "scored with its campaign" : "the ship was lost") : `score ${entry.score}`;
-    $("#log-result").innerHTML = `Recorded as mission ${entry.id}: ${score}. <a href="/log">Open the ship's log</a>`;
-    form.querySelector("button").disabled = true;
-  } catch (error) {
-    $("#log-result").textContent = error.message;
-    for (const [name, why] of Object.entries((error.body && error.body.fields) || {})) {
-      const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
-      if (label) {
-        label.classList.add("bad");
-        label.querySelector(".why").textContent = why;
-      }
-    }
-  }
-}
-
-async function showLog() {
-  $("#setup").hidden = true;
-  $("#game").hidden = true;
-  $("#logview").hidden = false;
-  document.title = "Ship's log · timekeeper";
-  const log = await api("/api/log");
-  const table = $("#log-table");
-  table.replaceChildren();
-  const head = table.createTHead().insertRow();
-  for (const column of log.columns) head.append(Object.assign(document.createElement("th"), { textContent: column }));
-  const body = table.createTBody();
-  for (const line of log.lines) {
-    const row = body.insertRow();
-    if (line.campaign) {
-      row.className = "campaign";
-      Object.assign(row.insertCell(), { colSpan: log.columns.length, textContent: line.campaign });
-    } else {
-      row.className = line.bracket;
-      for (const cell of line.cells) row.insertCell().textContent = cell;
-    }
-  }
-  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: log.columns.length, textContent: "No missions recorded yet." });
-  $("#log-stats").textContent = log.stats;
-}
-
 async function download(format) {
   const bar = $("#render-progress");
   bar.hidden = false;
@@ -738,7 +668,6 @@ function wireGame() {
   audio.addEventListener("pause", () => view.sound && report());
   audio.addEventListener("ended", () => send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
-  $("#logform").addEventListener("submit", recordMission);
   $("#end").addEventListener("click", () => send({ type: "end" }));
   $("#resume").addEventListener("click", () => {
     $("#resume").hidden = true;
@@ -794,5 +723,6 @@ async function route() {
 
 wireSetup();
 wireGame();
+wireLog();
 window.addEventListener("popstate", () => location.reload());
 route();
