@@ -59,3 +59,19 @@ def log_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     for name, value in saved.items():
         if value is not None:
             os.environ[name] = value
+
+
+@pytest.fixture
+def open_browsers():
+    """`open_browsers(size, phone=False)`: a headless Chromium at that size, quit after the test."""
+    from serving import chromium
+
+    drivers = []
+
+    def make(size, phone=False):
+        drivers.append(chromium(size, phone=phone))
+        return drivers[-1]
+
+    yield make
+    for driver in drivers:
+        driver.quit()

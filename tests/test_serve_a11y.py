@@ -18,7 +18,7 @@ from accessibility import (
     small_targets,
 )
 from logbook_helpers import timekeeper
-from serving import LAPTOP, PHONE, chromium, start_server, wait_for
+from serving import LAPTOP, PHONE, start_server, wait_for
 
 pytestmark = [
     pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (.ci/run)"),
@@ -40,23 +40,10 @@ def server(tmp_path_factory):
     assert running.stop() == 130
 
 
-@pytest.fixture
-def browser():
-    drivers = []
-
-    def make(size, phone=False):
-        drivers.append(chromium(size, phone=phone))
-        return drivers[-1]
-
-    yield make
-    for driver in drivers:
-        driver.quit()
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["360x640", "1280x800"])
-def test_axe_finds_no_wcag_violation_on_any_screen(server, browser, size, phone, language):
-    driver = browser(size, phone)
+def test_axe_finds_no_wcag_violation_on_any_screen(server, open_browsers, size, phone, language):
+    driver = open_browsers(size, phone)
     found = {}
     for screen in SCREENS:
         open_screen(driver, server, screen, language)
@@ -72,8 +59,8 @@ def test_axe_finds_no_wcag_violation_on_any_screen(server, browser, size, phone,
     assert not found, found
 
 
-def test_every_control_is_a_44_px_touch_target_on_a_phone(server, browser):
-    driver = browser(PHONE, True)
+def test_every_control_is_a_44_px_touch_target_on_a_phone(server, open_browsers):
+    driver = open_browsers(PHONE, True)
     found = {}
     for screen in SCREENS:
         open_screen(driver, server, screen)
@@ -92,10 +79,10 @@ def test_every_control_is_a_44_px_touch_target_on_a_phone(server, browser):
     assert any(s["height"] < MIN_TARGET_PX for s in small_targets(driver))
 
 
-def test_the_tab_list_works_from_the_keyboard(server, browser):
+def test_the_tab_list_works_from_the_keyboard(server, open_browsers):
     from selenium.webdriver.common.keys import Keys
 
-    driver = browser(LAPTOP)
+    driver = open_browsers(LAPTOP)
     open_screen(driver, server, "setup")
     selected = "[...document.querySelectorAll('[role=tab]')].map(t => t.getAttribute('aria-selected') + t.tabIndex)"
     assert driver.execute_script(f"return {selected}") == ["false0", "false-1", "false-1"]
@@ -131,8 +118,8 @@ return {ratios, animated: Boolean(animation)};
 """
 
 
-def test_the_banner_keeps_its_contrast_through_its_pulse_and_rests_for_reduced_motion(server, browser):
-    driver = browser(PHONE, True)
+def test_the_banner_keeps_its_contrast_through_its_pulse_and_rests_for_reduced_motion(server, open_browsers):
+    driver = open_browsers(PHONE, True)
     open_screen(driver, server, "mission")
     measured = driver.execute_script(CONTRAST)
     assert measured["animated"]

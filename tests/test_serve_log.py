@@ -132,3 +132,22 @@ def test_the_statistics_are_data_for_a_table_and_a_chart(server):
     track = next(g for g in tables["track"] if g["key"] == "mission-4")
     assert track == {"key": "mission-4", "missions": 1, "wins": 1, "best": 4 + 10 - 2 - 2, "mean": 10.0, "open": 0}
     assert all({"date", "crew", "score"} == set(point) for point in stats["scores"])
+
+
+def test_every_word_of_the_log_page_is_in_the_english_catalogue():
+    """log.js's English fallbacks and the page's data-i18n keys are the catalogue's (one text each)."""
+    import re
+    from pathlib import Path
+
+    assets = Path(__file__).resolve().parent.parent / "timekeeper" / "serve" / "assets"
+    catalogue = (assets.parent.parent / "locales" / "en.po").read_text(encoding="utf-8")
+    english = {key: text.replace('\\"', '"') for key, text in
+               re.findall(r'^msgid "([^"]+)"\nmsgstr "((?:[^"\\]|\\.)*)"$', catalogue, re.M)}
+    script = (assets / "log.js").read_text(encoding="utf-8")
+    fallbacks = dict(re.findall(r'^  "(log\.[a-z0-9_.]+)": "((?:[^"\\]|\\.)*)",?$', script, re.M))
+    assert len(fallbacks) > 40
+    assert {key: english.get(key) for key in fallbacks} == fallbacks
+    used = set(re.findall(r'logT\(\s*"(log\.[a-z0-9_.]+)"', script))
+    page = (assets / "index.html").read_text(encoding="utf-8")
+    used |= set(re.findall(r'data-i18n(?:-aria-label)?="((?:log|a11y)\.[a-z0-9_.]+)"', page))
+    assert used - set(english) == set()

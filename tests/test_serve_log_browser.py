@@ -132,13 +132,23 @@ def test_the_log_page_at_phone_and_laptop_sizes(tmp_path):
         added = timekeeper(log, "add", "--no-prompt", "--crew", "Ann:captain, Bob:co, Cid:sc, Dee", "--track", track,
                            "--survived", points[0], "--destroyed", points[1])
         assert added.returncode == 0, added.stderr
+    for step in (("add", "--no-prompt", "--crew", "Eve, Fay, Gus", "--track", "mission-8", "--destroyed-by", "Behemoth"),
+                 ("campaign", "start", "--crew", "Ann:captain, Bob, Cid, Dee", "--track", "mission-4"),
+                 ("add", "--no-prompt", "--campaign", "current", "--survived", "5", "--destroyed", "9", "--damage", "red=2")):
+        assert timekeeper(log, *step).returncode == 0
     server = start_server(tmp_path / "state", "--log", str(log))
     try:
+        listed = server.request("/api/log").json()["lines"]
+        campaign = next(line["campaign"] for line in listed if "status" in line)
         for size, phone, name in ((PHONE, True, "phone"), (LAPTOP, False, "laptop")):
             driver = chromium(size, phone=phone)
             try:
                 driver.get(server.url + "log")
                 wait_for(driver, "document.querySelectorAll('.chart-svg > rect.bar-best').length === 3")
+                # the page words the campaign's line and a lost ship itself, as `log list` does in English
+                assert driver.find_element("css selector", "#log-table tr.campaign td").text == campaign
+                assert campaign.startswith("Campaign 1 (open, 1 mission): threats 14 - damage 2")
+                assert "destroyed by Behemoth" in driver.find_element("id", "log-table").text
                 width = driver.execute_script("return document.documentElement.clientWidth")
                 assert driver.execute_script("return document.documentElement.scrollWidth") <= width  # no sideways page
                 chart = driver.execute_script("const r = document.querySelector('.chart-svg').getBoundingClientRect();"

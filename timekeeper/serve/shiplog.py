@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 
 from aiohttp import web
@@ -115,13 +116,9 @@ async def record(request: web.Request) -> web.Response:
     return web.json_response(entry_json(entry), status=201)
 
 
-def _entry_id(request: web.Request) -> int:
-    return int(request.match_info["id"])  # the route admits 1 to 9 digits only
-
-
 async def mission(request: web.Request) -> web.Response:
     """One mission's values for the edit form, and whether it can be removed (not a campaign's)."""
-    entry_id = _entry_id(request)
+    entry_id = int(request.match_info["id"])
 
     def read() -> Entry:
         with _log(request) as log:
@@ -135,46 +132,38 @@ async def mission(request: web.Request) -> web.Response:
 
 async def edit(request: web.Request) -> web.Response:
     """Change the values sent (as `timekeeper log edit` does: every check runs again)."""
-    entry_id = _entry_id(request)
     values = await _values(request)
     values.pop("campaign", None)  # a mission stays in its campaign
     if not values:
         raise SettingsError(f"send the values to change (fields: {', '.join(EDITABLE)})")
-
-    def change() -> tuple[Entry, str | None]:
-        with _log(request) as log:
-            return log.edit_mission(entry_id, values), log.entry_game(entry_id)
-
-    try:
-        entry, game = await asyncio.to_thread(change)
-    except LogEntryError as error:
-        if error.missing:
-            raise
-        return json_error(422, error.message, fields=error.problems)
-    if game is not None:
-        await tell(state_of(request), game, {"type": "logged", "recorded": entry_json(entry)})
-    return web.json_response(entry_json(entry))
+    return await _change(request, lambda log, entry_id: log.edit_mission(entry_id, values), refused=422)
 
 
 async def remove(request: web.Request) -> web.Response:
     """Remove a single mission (as `timekeeper log remove`); a campaign's missions stay (409)."""
-    entry_id = _entry_id(request)
+    return await _change(request, lambda log, entry_id: log.remove(entry_id), refused=409, removed=True)
 
-    def delete() -> tuple[Entry, str | None]:
-        with _log(request) as log:
-            with log.batch():
-                game = log.entry_game(entry_id)
-                return log.remove(entry_id), game
+
+async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *, refused: int,
+                  removed: bool = False) -> web.Response:
+    """Do `work` on the mission the request names, in one transaction; `refused` is the status of
+    a change the log does not take. The screens of the mission's game are told."""
+    entry_id = int(request.match_info["id"])  # the route admits 1 to 9 digits only
+
+    def run() -> tuple[Entry, str | None]:
+        with _log(request) as log, log.batch():
+            game = log.entry_game(entry_id)
+            return work(log, entry_id), game
 
     try:
-        entry, game = await asyncio.to_thread(delete)
+        entry, game = await asyncio.to_thread(run)
     except LogEntryError as error:
         if error.missing:
             raise
-        return json_error(409, error.message, fields=error.problems)
+        return json_error(refused, error.message, fields=error.problems)
     if game is not None:
-        await tell(state_of(request), game, {"type": "logged", "recorded": None})
-    return web.json_response({"removed": entry.id})
+        await tell(state_of(request), game, {"type": "logged", "recorded": None if removed else entry_json(entry)})
+    return web.json_response({"removed": entry.id} if removed else entry_json(entry))
 
 
 def _group(group: GroupStats) -> dict:
@@ -191,14 +180,27 @@ def stats_json(stats: LogStats) -> dict:
             "scores": [{"date": day, "crew": crew, "score": score} for day, crew, score in stats.scores]}
 
 
+def campaign_json(line: CampaignLine) -> dict:
+    """A campaign's closing line: `campaign` as `log list` words it, and its parts for the page's words."""
+    campaign = line.campaign
+    score = campaign.score()
+    return {"campaign": line.summary(), "id": campaign.id, "status": campaign.status.value,
+            "flown": len(campaign.flown), "destroyed_by": campaign.destroyed_by,
+            "score": None if score is None else {
+                "threats": score.threat_points, "damage": score.final.damage, "worst_zone": score.final.worst_zone,
+                "knocked_out": score.final.knocked_out, "squads": score.final.squads, "visual": score.visual_total,
+                "missions": score.missions, "total": score.total}}
+
+
 async def listing(request: web.Request) -> web.Response:
     """The log as `timekeeper log list` shows it (each mission with its number), and its stats."""
 
     def read() -> dict:
         with _log(request) as log:
-            lines = [{"campaign": line.summary()} if isinstance(line, CampaignLine)
+            lines = [campaign_json(line) if isinstance(line, CampaignLine)
                      else {"id": line.entry.id, "cells": list(line.cells()), "bracket": line.bracket,
-                           "removable": line.entry.campaign_id is None} for line in log.lines()]
+                           "removable": line.entry.campaign_id is None,
+                           "destroyed_by": line.entry.record.destroyed_by} for line in log.lines()]
             return {"columns": list(COLUMNS), "lines": lines, "stats": stats_json(log.stats())}
 
     return web.json_response(await asyncio.to_thread(read))

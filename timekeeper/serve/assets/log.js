@@ -7,11 +7,17 @@
 // while the page has no catalogue function `t` of its own.
 const LOG_TEXT = {
   "log.actions": "Change",
+  "log.campaign.lost": "lost, the ship was destroyed by {threat}",
+  "log.campaign.many": "Campaign {id} ({status}, {count} missions)",
+  "log.campaign.nothing": "nothing flown yet",
+  "log.campaign.one": "Campaign {id} ({status}, {count} mission)",
+  "log.campaign.score": "threats {threats} - damage {damage} - worst zone {worst_zone} - knocked out {knocked_out} - squads {squads} + visual {visual}/{missions} = {total}",
   "log.chart.best": "best",
   "log.chart.empty": "No scored missions yet.",
   "log.chart.mean": "mean",
   "log.chart.title": "Score per track",
   "log.delete": "Remove",
+  "log.destroyed_by": "destroyed by {threat}",
   "log.delete.ask": "Remove mission {id} ({date}, {track}) from the ship's log?",
   "log.delete.keep": "Keep it",
   "log.delete.label": "Remove mission {id}",
@@ -40,6 +46,10 @@ const LOG_TEXT = {
   "log.stats.player": "Player",
   "log.stats.track": "Track",
   "log.stats.won": "won",
+  "log.status.complete": "complete",
+  "log.status.ended": "ended",
+  "log.status.lost": "lost",
+  "log.status.open": "open",
   "log.table": "Missions in the ship's log",
 };
 
@@ -160,7 +170,7 @@ async function recordMission(event) {
 
 // ---- the log page ---------------------------------------------------------------------------
 async function showLog() {
-  for (const screen of document.querySelectorAll("main")) screen.hidden = screen.id !== "logview";
+  $("#logview").hidden = false;
   document.title = `${logT("log.title", {}, $("#logview h1").textContent)} · timekeeper`;
   const log = await api("/api/log");
   drawLogTable(log);
@@ -182,7 +192,7 @@ function drawLogTable(log) {
     const row = body.insertRow();
     if (line.campaign) {
       row.className = "campaign";
-      Object.assign(row.insertCell(), { colSpan: width, textContent: line.campaign });
+      Object.assign(row.insertCell(), { colSpan: width, textContent: campaignText(line) });
       continue;
     }
     row.className = line.bracket;
@@ -190,6 +200,7 @@ function drawLogTable(log) {
     const actions = element("div", { className: "actions" });
     cell.append(actions);
     for (const text of line.cells) row.insertCell().textContent = text;
+    if (line.destroyed_by) row.lastChild.textContent = logT("log.destroyed_by", { threat: line.destroyed_by });
     const [id, date, track] = line.cells;
     actions.append(element("button", { type: "button", className: "button ghost small", textContent: logT("log.edit"),
       onclick: () => editMission(line.id) }));
@@ -201,6 +212,15 @@ function drawLogTable(log) {
     }
   }
   if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: width, textContent: logT("log.empty") });
+}
+
+// "Campaign 2 (open, 1 mission): threats 26 - damage 3 - ... = 25", in the page's words
+function campaignText(line) {
+  const head = logT(line.flown === 1 ? "log.campaign.one" : "log.campaign.many",
+    { id: line.id, status: logT(`log.status.${line.status}`), count: line.flown });
+  if (line.status === "lost") return `${head}: ${logT("log.campaign.lost", { threat: line.destroyed_by })}`;
+  if (!line.score) return `${head}: ${logT("log.campaign.nothing")}`;
+  return `${head}: ${logT("log.campaign.score", line.score)}`;
 }
 
 async function editMission(id) {
