@@ -64,9 +64,11 @@ def test_every_control_is_a_44_px_touch_target_on_a_phone(server, open_browsers)
     found = {}
     for screen in SCREENS:
         open_screen(driver, server, screen)
-        if screen == "setup":
-            driver.find_element("id", "tab-gen").click()  # a tab's form open too
         small = small_targets(driver)
+        if screen == "setup":
+            for tab in ("tab-gen", "tab-code", "tab-file"):  # each tab's form open too
+                driver.find_element("id", tab).click()
+                small += small_targets(driver)
         if small:
             found[screen] = small
     driver.find_element("css selector", "#log-table .actions button").click()

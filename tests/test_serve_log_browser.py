@@ -117,6 +117,13 @@ def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_p
         wait_for(laptop, "document.querySelector('#logform [name=survived]') && "
                          "!document.querySelector('#logform button[type=submit]').disabled")
         assert server.request("/api/log").json()["lines"] == []
+        # a screen that missed the message (asleep, reconnecting) asks again when it wakes up
+        laptop.execute_script("window.timekeeper.view.socket.onmessage = null")
+        again = server.request(f"/api/games/{game['id']}/log", method="POST", json_body={"crew": "Ann, Bob, Cid"})
+        assert again.status == 201
+        laptop.execute_script("document.dispatchEvent(new Event('visibilitychange'))")
+        wait_for(laptop, f"document.getElementById('log-result').textContent.startsWith("
+                         f"'Another screen recorded this game as mission {again.json()['id']}')")
     finally:
         for driver in drivers:
             driver.quit()

@@ -141,6 +141,7 @@ function showLogged(recorded, how = "log.recorded.other") {
   if (!view.game || $("#after").hidden) return;
   const form = $("#logform");
   if (!recorded) {
+    form.classList.remove("done");
     $("#log-fields").dataset.game = "";
     buildLogForm();
     return;
@@ -361,7 +362,20 @@ function scoreChart(table) {
   return figure;
 }
 
+// A screen that slept or lost its connection may have missed a "logged" message: ask again.
+async function checkLogged() {
+  if (!view.game || $("#after").hidden || !$("#log-fields").dataset.game) return;
+  try {
+    const form = await api(`/api/games/${view.game.id}/log`);
+    const done = $("#logform").classList.contains("done");
+    if (form.recorded || done) showLogged(form.recorded);
+  } catch (error) {
+    // the next message or wake-up tries again
+  }
+}
+
 function wireLog() {
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && checkLogged());
   $("#logform").addEventListener("submit", recordMission);
   $("#log-edit form").addEventListener("submit", saveMission);
   $("#log-delete form").addEventListener("submit", removeMission);
