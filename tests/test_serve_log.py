@@ -91,7 +91,7 @@ def test_correct_and_remove_a_mission_as_the_command_line_does(server):
             ({"track": "/etc/passwd"}, 400, "game's track"), ({"colour": "red"}, 400, "unknown field"),
             ({"notes": {"deep": [1]}}, 400, "text or a number"), ({"notes": "x" * 3000}, 400, "2000 characters"),
             ({}, 400, "values to change"), ([1, 2], 400, "JSON object"), (b"{not json", 400, "not JSON"),
-            (b'{"notes": "' + b"x" * 20_000 + b'"}', 413, "")):
+            (b'{"notes": "' + b"x" * 20_000 + b'"}', 413, "over 16,384 bytes"), (b"[" * 16_000, 400, "nested too deeply")):
         reply = send(server, path, "PATCH", body)
         assert reply.status == status and words in reply.json()["error"], (body, reply.body[:200])
     assert server.request(path).json()["score"] == 16  # none of them changed anything
@@ -151,3 +151,10 @@ def test_every_word_of_the_log_page_is_in_the_english_catalogue():
     page = (assets / "index.html").read_text(encoding="utf-8")
     used |= set(re.findall(r'data-i18n(?:-aria-label)?="((?:log|a11y)\.[a-z0-9_.]+)"', page))
     assert used - set(english) == set()
+
+
+def test_a_deeply_nested_body_is_a_clear_400_on_every_json_route(server):
+    game = new_game(server)
+    for path in ("/api/games", f"/api/games/{game['id']}/command"):  # the log's own: in the test above
+        reply = server.request(path, method="POST", data=b"[" * 100_000, headers=HEADER)
+        assert reply.status == 400 and "nested too deeply" in reply.json()["error"], (path, reply.body[:200])

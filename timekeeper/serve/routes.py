@@ -38,10 +38,17 @@ def state_of(request: web.Request) -> ServerState:
 
 
 async def read_json(request: web.Request) -> dict:
+    return json_object(await request.read())
+
+
+def json_object(body: bytes) -> dict:
+    """A request body that must be a JSON object; SettingsError (400) for anything else."""
     try:
-        data = await request.json()
+        data = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise SettingsError("the request body is not JSON") from None
+    except RecursionError:  # thousands of nested brackets
+        raise SettingsError("the request body is nested too deeply") from None
     if not isinstance(data, dict):
         raise SettingsError("the request body must be a JSON object")
     return data

@@ -10,7 +10,6 @@ the game is told ("logged") when its mission is recorded, changed or removed.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import asdict
 
@@ -24,7 +23,7 @@ from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.logbook.stats import GroupStats, LogStats
 from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, json_error, page, state_of, tell
+from timekeeper.serve.routes import STATE, attachment, json_error, json_object, page, state_of, tell
 from timekeeper.serve.state import SettingsError
 
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game
@@ -51,19 +50,14 @@ def entry_json(entry: Entry) -> dict:
 async def _values(request: web.Request) -> dict[str, str]:
     """The mission values of a request body: a flat JSON object of known fields with short text or
     numbers (a game's track is never taken from it)."""
-    if (request.content_length or 0) > MAX_BODY_BYTES:
-        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=request.content_length or 0)
-    body = await request.content.read(MAX_BODY_BYTES + 1)
-    if len(body) > MAX_BODY_BYTES:
-        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=len(body))
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise SettingsError("the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise SettingsError("the request body must be a JSON object of mission values")
+    announced = (request.content_length or 0) > MAX_BODY_BYTES
+    body = b"" if announced else await request.content.read(MAX_BODY_BYTES + 1)
+    if announced or len(body) > MAX_BODY_BYTES:
+        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=request.content_length or len(body),
+                                            reason=f"the request body is over {MAX_BODY_BYTES:,} bytes "
+                                                   "(mission values are a few hundred)")
     values: dict[str, str] = {}
-    for name, value in data.items():
+    for name, value in json_object(body).items():
         if name in TRACK_FIELDS:
             raise SettingsError(f"{name}: a recorded mission keeps its game's track")
         if name not in EDITABLE and name != "campaign":
