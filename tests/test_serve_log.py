@@ -158,3 +158,15 @@ def test_a_deeply_nested_body_is_a_clear_400_on_every_json_route(server):
     for path in ("/api/games", f"/api/games/{game['id']}/command"):  # the log's own: in the test above
         reply = server.request(path, method="POST", data=b"[" * 100_000, headers=HEADER)
         assert reply.status == 400 and "nested too deeply" in reply.json()["error"], (path, reply.body[:200])
+    import aiohttp
+
+    async def screen():  # a WebSocket message of nested brackets is answered, and the screen stays joined
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=20)) as session:
+            async with session.ws_connect(server.url.replace("http", "ws") + f"api/games/{game['id']}/ws") as socket:
+                assert (await socket.receive_json(timeout=5))["type"] == "state"
+                await socket.send_str("[" * 4000)
+                assert (await socket.receive_json(timeout=5))["type"] == "error"
+                await socket.send_json({"type": "ping", "t": 7})
+                assert (await socket.receive_json(timeout=5))["t"] == 7
+
+    asyncio.run(asyncio.wait_for(screen(), 30))

@@ -242,7 +242,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
                 data = json.loads(message.data)
                 if not isinstance(data, dict):
                     raise ValueError("not an object")
-            except ValueError:
+            except (ValueError, RecursionError):
                 await socket.send_json({"type": "error", "error": "messages are JSON objects"})
                 continue
             if data.get("type") == "ping":
