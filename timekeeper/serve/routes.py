@@ -207,10 +207,10 @@ async def apply(state: ServerState, game, message: dict, sender=None, client: st
 
 
 async def broadcast(state: ServerState, game, skip=None) -> None:
-    await tell(state, game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip)
+    await to_screens(state, game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip)
 
 
-async def tell(state: ServerState, game_id: str, message: dict, skip=None) -> None:
+async def to_screens(state: ServerState, game_id: str, message: dict, skip=None) -> None:
     """Send `message` to every screen joined to game `game_id` (but `skip`)."""
     text = json.dumps(message)
     for socket in list(state.screens.get(game_id, ())):
@@ -414,4 +414,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/games/{game}/soundtrack.{format}", soundtrack)
 
 
-__all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error", "tell"]
+__all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error", "to_screens"]

@@ -23,7 +23,7 @@ from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.logbook.stats import GroupStats, LogStats
 from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, json_error, json_object, page, state_of, tell
+from timekeeper.serve.routes import STATE, attachment, json_error, json_object, page, state_of, to_screens
 from timekeeper.serve.state import SettingsError
 
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game
@@ -106,7 +106,7 @@ async def record(request: web.Request) -> web.Response:
         return json_error(422, error.message, fields=error.problems)
     if refused:
         return json_error(409, refused, recorded=entry_json(entry))
-    await tell(state_of(request), game.id, {"type": "logged", "recorded": entry_json(entry)})
+    await to_screens(state_of(request), game.id, {"type": "logged", "recorded": entry_json(entry)})
     return web.json_response(entry_json(entry), status=201)
 
 
@@ -156,7 +156,7 @@ async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *
             raise
         return json_error(refused, error.message, fields=error.problems)
     if game is not None:
-        await tell(state_of(request), game, {"type": "logged", "recorded": None if removed else entry_json(entry)})
+        await to_screens(state_of(request), game, {"type": "logged", "recorded": None if removed else entry_json(entry)})
     return web.json_response({"removed": entry.id} if removed else entry_json(entry))
 
 
