@@ -202,7 +202,7 @@ def test_four_players_hear_no_unconfirmed_reports(server):
 def test_music_from_the_named_folder_is_offered_and_mixed(server):
     assert server.request("/api/info").json()["music"] == ["quiet/tune.wav"]  # audio files only, below the folder
     game = new_game(server, "builtin:test-run-1", music="quiet/tune.wav")
-    assert game["settings"]["music"].endswith("/quiet/tune.wav")
+    assert game["settings"]["music"] == "tune.wav"  # its name: screens are never shown a path of the server
     plain = new_game(server, "builtin:test-run-1")
     window = {"Range": f"bytes={44 + 88_200}-{44 + 2 * 88_200 - 1}"}  # the second second: the beds under the alert
     with_music = server.request(f"/api/games/{game['id']}/sound.wav", headers=window)
@@ -458,12 +458,10 @@ def test_record_a_played_mission_in_the_ships_log(tmp_path):
         bad = server.request(f"/api/games/{game['id']}/log", method="POST",
                              json_body={"crew": "Ann:captain, Bob", "survived": "-3", "damage_red": "9"})
         assert bad.status == 422 and {"survived", "damage_red"} <= set(bad.json()["fields"])
-        values = {"crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2",
-                  "damage_blue": "1", "knocked_out": "1", "visual_confirmation": "3"}
-        named = server.request(f"/api/games/{game['id']}/log", method="POST", json_body={**values, "track": "/etc/passwd"})
-        assert named.status == 400 and "game's track" in named.json()["error"]  # the track is the game's own
         assert server.request("/api/log").json()["lines"] == []  # nothing stored
-        entry = server.request(f"/api/games/{game['id']}/log", method="POST", json_body=values)
+        entry = server.request(f"/api/games/{game['id']}/log", method="POST", json_body={
+            "crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2",
+            "damage_blue": "1", "knocked_out": "1", "visual_confirmation": "3", "track": "/etc/passwd"})
         assert entry.status == 201
         assert entry.json()["score"] == 4 + 10 - 3 - 2 - 2 + 3  # the rulebook's score
         listed = server.request("/api/log").json()

@@ -23,13 +23,21 @@ from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.logbook.stats import GroupStats, LogStats
 from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, json_error, json_object, page, state_of, to_screens
-from timekeeper.serve.state import SettingsError
+from timekeeper.serve.routes import STATE, attachment, checked, json_error, page, state_of, to_screens
+from timekeeper.serve.schemas import (
+    NO_INPUT,
+    GamePath,
+    LogBody,
+    LogEditBody,
+    LogEntryPath,
+    Refused,
+    RouteInput,
+    declares,
+)
 
-TRACK_FIELDS = ("track", "seed")  # set by the server from the game
+TRACK_FIELDS = ("track", "seed")  # set by the server from the game (the page's are ignored)
 EDITABLE = tuple(f.name for f in MISSION_FORM if f.name not in TRACK_FIELDS)
-MAX_BODY_BYTES = 16 * 1024  # a mission's values are a few hundred bytes
-MAX_VALUE_CHARS = 2000
+ENTRY = RouteInput(path=LogEntryPath)
 
 
 def _track(request: web.Request) -> tuple[Game, str]:
@@ -47,34 +55,11 @@ def entry_json(entry: Entry) -> dict:
     return {"id": entry.id, "score": entry.score, "won": entry.won, "campaign": entry.campaign_id}
 
 
-async def _values(request: web.Request) -> dict[str, str]:
-    """The mission values of a request body: a flat JSON object of known fields with short text or
-    numbers (a game's track is never taken from it)."""
-    announced = (request.content_length or 0) > MAX_BODY_BYTES
-    body = b"" if announced else await request.content.read(MAX_BODY_BYTES + 1)
-    if announced or len(body) > MAX_BODY_BYTES:
-        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY_BYTES, actual_size=request.content_length or len(body),
-                                            reason=f"the request body is over {MAX_BODY_BYTES:,} bytes "
-                                                   "(mission values are a few hundred)")
-    values: dict[str, str] = {}
-    for name, value in json_object(body).items():
-        if name in TRACK_FIELDS:
-            raise SettingsError(f"{name}: a recorded mission keeps its game's track")
-        if name not in EDITABLE and name != "campaign":
-            raise SettingsError(f"unknown field {str(name)[:40]!r} (expected {', '.join(EDITABLE)})")
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)) and value is not None:
-            raise SettingsError(f"{name}: expected text or a number")
-        text = "" if value is None else str(value)
-        if len(text) > MAX_VALUE_CHARS:
-            raise SettingsError(f"{name}: at most {MAX_VALUE_CHARS} characters")
-        values[name] = text
-    return values
-
-
 def _log(request: web.Request) -> ShipLog:
     return ShipLog.open(request.app[STATE].config.log)
 
 
+@declares(RouteInput(path=GamePath))
 async def form(request: web.Request) -> web.Response:
     """The fields of the mission form (label, hint, default, choices), their values for this game,
     and the game's mission if it is already recorded."""
@@ -89,9 +74,11 @@ async def form(request: web.Request) -> web.Response:
                               "recorded": entry_json(recorded) if recorded else None})
 
 
+@declares(RouteInput(path=GamePath, body=LogBody))
 async def record(request: web.Request) -> web.Response:
     game, track = _track(request)
-    values: dict[str, str] = {**await _values(request), "track": track}
+    sent = checked(request).body.model_dump(exclude_unset=True)
+    values = {**{key: value for key, value in sent.items() if key not in TRACK_FIELDS}, "track": track}
 
     def store() -> tuple[Entry, str]:
         with _log(request) as log:
@@ -110,9 +97,10 @@ async def record(request: web.Request) -> web.Response:
     return web.json_response(entry_json(entry), status=201)
 
 
+@declares(ENTRY)
 async def mission(request: web.Request) -> web.Response:
     """One mission's values for the edit form, and whether it can be removed (not a campaign's)."""
-    entry_id = int(request.match_info["id"])
+    entry_id = checked(request).path.id
 
     def read() -> Entry:
         with _log(request) as log:
@@ -124,15 +112,16 @@ async def mission(request: web.Request) -> web.Response:
                               "values": values, "removable": entry.campaign_id is None})
 
 
+@declares(RouteInput(path=LogEntryPath, body=LogEditBody))
 async def edit(request: web.Request) -> web.Response:
     """Change the values sent (as `timekeeper log edit` does: every check runs again)."""
-    values = await _values(request)
-    values.pop("campaign", None)  # a mission stays in its campaign
+    values = checked(request).body.model_dump(exclude_unset=True)
     if not values:
-        raise SettingsError(f"send the values to change (fields: {', '.join(EDITABLE)})")
+        raise Refused(f"send the values to change (fields: {', '.join(EDITABLE)})", code="missing_field")
     return await _change(request, lambda log, entry_id: log.edit_mission(entry_id, values), refused=422)
 
 
+@declares(ENTRY)
 async def remove(request: web.Request) -> web.Response:
     """Remove a single mission (as `timekeeper log remove`); a campaign's missions stay (409)."""
     return await _change(request, lambda log, entry_id: log.remove(entry_id), refused=409, removed=True)
@@ -142,7 +131,7 @@ async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *
                   removed: bool = False) -> web.Response:
     """Do `work` on the mission the request names, in one transaction; `refused` is the status of
     a change the log does not take. The screens of the mission's game are told."""
-    entry_id = int(request.match_info["id"])  # the route admits 1 to 9 digits only
+    entry_id = checked(request).path.id
 
     def run() -> tuple[Entry, str | None]:
         with _log(request) as log, log.batch():
@@ -186,6 +175,7 @@ def campaign_json(line: CampaignLine) -> dict:
                 "missions": score.missions, "total": score.total}}
 
 
+@declares(NO_INPUT)
 async def listing(request: web.Request) -> web.Response:
     """The log as `timekeeper log list` shows it (each mission with its number), and its stats."""
 
@@ -200,6 +190,7 @@ async def listing(request: web.Request) -> web.Response:
     return web.json_response(await asyncio.to_thread(read))
 
 
+@declares(NO_INPUT)
 async def printed(request: web.Request) -> web.Response:
     from timekeeper.logbook.pdf import log_pdf
 
