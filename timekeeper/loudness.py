@@ -24,7 +24,7 @@ COMPRESS_RATIO = 4.0  # levels above a clip's median level rise a quarter as fas
 COMPRESS_WINDOW_MS = 10  # the compressor's level window (its attack and release are this short)
 LEVEL_TOLERANCE_LU = 0.25
 LEVEL_OVERSHOOT = 1.5
-LEVEL_PASSES = 5  # gain + limit, repeated: limiting lowers the loudness a little each time
+LEVEL_PASSES = 8  # gain + limit, repeated: limiting lowers the loudness a little each time (a peaky phrase needs 8)
 
 _METER = pyloudnorm.Meter(SAMPLE_RATE)
 

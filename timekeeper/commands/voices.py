@@ -43,7 +43,7 @@ def voices_command() -> None:
     for model in models:
         click.echo(f"  {model.language}  piper:{model.name}  {model.path}")
     if not models:
-        click.echo(f"  e.g. timekeeper voice install {SUGGESTED['de']}  (needs pip install 'timekeeper[neural]')")
+        click.echo(f"  e.g. timekeeper voice install {SUGGESTED['de']}  (Piper itself comes with timekeeper)")
     packs = found_packs()
     click.echo(f"Voice packs in {packs_dir()}:" + ("" if packs else " (none)"))
     for pack in packs:
@@ -95,8 +95,8 @@ def install_command(name: str | None, language: str | None, base: str | None) ->
     """Download the Piper neural voice NAME into timekeeper's data folder (needs a network).
 
     NAME is a Piper voice name such as en_US-joe-medium or de_DE-thorsten-medium; --lang picks
-    the suggested voice of a language. Then render with --voice piper:NAME (needs
-    pip install 'timekeeper[neural]'). The first use fits the voice's pace once (with progress).
+    the suggested voice of a language. Then render with --voice piper:NAME (Piper comes with
+    timekeeper). The first use fits the voice's pace once (with progress).
 
     \b
     Examples:

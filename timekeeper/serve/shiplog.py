@@ -38,6 +38,7 @@ from timekeeper.serve.schemas import (
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game (the page's are ignored)
 EDITABLE = tuple(f.name for f in MISSION_FORM if f.name not in TRACK_FIELDS)
 ENTRY = RouteInput(path=LogEntryPath)
+MISSION_BODY_BYTES = 48 * 1024  # a mission's values: 15 fields, notes up to 2,000 characters
 
 
 def _track(request: web.Request) -> tuple[Game, str]:
@@ -74,7 +75,7 @@ async def form(request: web.Request) -> web.Response:
                               "recorded": entry_json(recorded) if recorded else None})
 
 
-@declares(RouteInput(path=GamePath, body=LogBody))
+@declares(RouteInput(path=GamePath, body=LogBody, max_body=MISSION_BODY_BYTES))
 async def record(request: web.Request) -> web.Response:
     game, track = _track(request)
     sent = checked(request).body.model_dump(exclude_unset=True)
@@ -112,7 +113,7 @@ async def mission(request: web.Request) -> web.Response:
                               "values": values, "removable": entry.campaign_id is None})
 
 
-@declares(RouteInput(path=LogEntryPath, body=LogEditBody))
+@declares(RouteInput(path=LogEntryPath, body=LogEditBody, max_body=MISSION_BODY_BYTES))
 async def edit(request: web.Request) -> web.Response:
     """Change the values sent (as `timekeeper log edit` does: every check runs again)."""
     values = checked(request).body.model_dump(exclude_unset=True)

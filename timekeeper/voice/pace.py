@@ -4,7 +4,9 @@ Piper voices speak at their own pace, often slower than the brisk espeak-ng sett
 tight moments need (two data transfers 10 s apart in mission 3). `fitted_scale` measures every
 phrase at the voice's own pace, finds the slowest pace (largest length scale, at most 1.0) at
 which no official track overlaps, checks it with the real clips at that pace, and remembers the
-result beside the clip cache, so the fit runs once per voice and language.
+result beside the clip cache, so the fit runs once per voice and language. The fit of a voice
+installed with timekeeper (joe, English) ships in voices/ (`tools/measure_phrases.py --pace`),
+so even the first render with it does not fit.
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ def official_overlaps(language: str, measure: Measure) -> int:
     return sum(
         len(build_timeline(load_scenario(name), book, measure, options).overlaps()) for name in names for options in OPTIONS
     )
+
+
+def shipped_scale(name: str) -> float | None:
+    """The length scale kept in voices/`name` (a fit shipped with timekeeper), else None."""
+    from timekeeper.paths import voices_dir
+
+    try:
+        return float(json.loads((voices_dir() / name).read_text(encoding="utf-8"))["length_scale"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def fitted_scale(voice_at: Callable[[float], Voice], language: str, remembered: Path,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 
 from timekeeper.voice.base import Voice
@@ -17,12 +18,44 @@ def packs_dir() -> Path:
     return Path(base) / "timekeeper" / "voices"
 
 
+DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or SYNTHESIZED
+SYNTHESIZED = "synthesized"  # the synthesized voice of the language (espeak-ng, or pyttsx3)
+RECOMMENDED = {"en": "piper:en_US-joe-medium"}  # language -> the Piper voice spoken when none is chosen
+
+
+def default_voice(language: str) -> str | None:
+    """The voice `language` is spoken with when no --voice is given, as a --voice value; None =
+    the synthesized voice. $TIMEKEEPER_DEFAULT_VOICE decides when set (SYNTHESIZED = the
+    synthesized voice); else the language's RECOMMENDED Piper voice when it and Piper are
+    installed (English: joe, installed with timekeeper), else the synthesized voice."""
+    chosen = os.environ.get(DEFAULT_VOICE_VARIABLE)
+    if chosen:
+        return None if chosen == SYNTHESIZED else chosen
+    spec = RECOMMENDED.get(language)
+    return spec if spec is not None and _piper_ready(spec) else None
+
+
+@cache
+def _piper_ready(spec: str) -> bool:
+    """Whether Piper and the voice `spec` are installed (looked up once per process)."""
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.neural import find_model, piper_command
+
+    try:
+        piper_command()
+        find_model(spec)
+    except TimekeeperError:
+        return False
+    return True
+
+
 def open_voice(language: str, spec: str | None = None) -> Voice:
-    """The voice `spec` names for `language`: None = the default synthesized voice; `piper:NAME`
-    or a `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
+    """The voice `spec` names for `language`: None = default_voice(language); `piper:NAME` or a
+    `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
     prerecorded pack; anything else = a TTS voice name."""
     from timekeeper.voice.tts import TtsVoice
 
+    spec = spec or default_voice(language)
     if spec is None:
         return TtsVoice(language)
     from timekeeper.voice.neural import is_neural
