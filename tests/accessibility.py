@@ -90,13 +90,15 @@ def open_screen(driver, server, screen: str, language: str = "en") -> None:
     outage banner up and its panels open, a mission ended with its card and log form, the log."""
     from serving import wait_for
 
-    query = f"?lang={language}"
+    if screen in ("setup", "log"):  # the page's language is the one chosen last on this device
+        driver.get(server.url + ("log" if screen == "log" else ""))
+        driver.execute_script("localStorage.setItem('tk-language', arguments[0])", language)
+        driver.refresh()
+        wait_for(driver, f"document.documentElement.lang === '{language}'")
     if screen == "setup":
-        driver.get(server.url + query)
         wait_for(driver, "document.querySelectorAll('#track option').length > 5")
         return
     if screen == "log":
-        driver.get(server.url + "log" + query)
         wait_for(driver, "document.querySelector('#log-table tbody tr') && document.querySelector('#log-stats figure')")
         return
     reply = server.request("/api/games", method="POST",
@@ -107,8 +109,9 @@ def open_screen(driver, server, screen: str, language: str = "en") -> None:
     ends = game["timeline"]["phase_ends_ms"]
     for command in ({"type": "play"}, {"type": "seek", "at_ms": outage["at_ms"] + 500}):
         assert server.request(f"/api/games/{game['id']}/command", method="POST", json_body=command).status == 200
-    driver.get(game["join_url"] + ("&" if "?" in game["join_url"] else "?") + query[1:])
-    wait_for(driver, "window.timekeeper && window.timekeeper.view.game && !document.getElementById('join-tap').hidden")
+    driver.get(game["join_url"])  # a joined screen speaks the game's language
+    wait_for(driver, "window.timekeeper && window.timekeeper.view.game && !document.getElementById('join-tap').hidden"
+                     f" && document.documentElement.lang === '{language}'")
     driver.find_element("css selector", "#join-tap button").click()
     if screen == "mission":
         wait_for(driver, "!document.getElementById('banner').hidden")

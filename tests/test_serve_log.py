@@ -12,6 +12,9 @@ import pytest
 from running import timekeeper
 from serving import start_server
 
+from timekeeper.logbook.fields import MISSION_FORM
+from timekeeper.logbook.rows import COLUMNS
+
 HEADER = {"X-Timekeeper": "1", "Content-Type": "application/json"}
 VALUES = {"crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2"}
 
@@ -136,19 +139,24 @@ def test_the_statistics_are_data_for_a_table_and_a_chart(server):
 
 
 def test_every_word_of_the_log_page_is_in_the_english_catalogue():
-    """log.js's English fallbacks and the page's data-i18n keys are the catalogue's (one text each)."""
+    """Every key log.js asks the catalogue for, and every key the page's HTML names, has English words."""
     import re
     from pathlib import Path
 
     assets = Path(__file__).resolve().parent.parent / "timekeeper" / "serve" / "assets"
     catalogue = (assets.parent.parent / "locales" / "en.po").read_text(encoding="utf-8")
-    english = {key: text.replace('\\"', '"') for key, text in
-               re.findall(r'^msgid "([^"]+)"\nmsgstr "((?:[^"\\]|\\.)*)"$', catalogue, re.M)}
+    english = dict(re.findall(r'^msgid "([^"]+)"\nmsgstr "((?:[^"\\]|\\.)+)"$', catalogue, re.M))
     script = (assets / "log.js").read_text(encoding="utf-8")
-    fallbacks = dict(re.findall(r'^  "(log\.[a-z0-9_.]+)": "((?:[^"\\]|\\.)*)",?$', script, re.M))
-    assert len(fallbacks) > 40
-    assert {key: english.get(key) for key in fallbacks} == fallbacks
-    used = set(re.findall(r'logT\(\s*"(log\.[a-z0-9_.]+)"', script))
+    used = set(re.findall(r'"((?:log|a11y)\.[a-z0-9_.]+)"', script))  # t("log.x"), t(won ? "log.y" : "log.z")
+    assert len(used) > 25
+    for family, names in (("stats", ["crew", "player", "track", "campaigns", "missions", "finished", "won", "best",
+                                     "mean", "open"]), ("status", ["open", "ended", "complete", "lost"])):
+        used |= {f"log.{family}.{name}" for name in names}  # t(`log.stats.${by}`) ...
+    for family, names in (("field", [f.name for f in MISSION_FORM if f.name not in ("track", "seed")]),
+                          ("hint", [f.name for f in MISSION_FORM if f.hint and f.name not in ("track", "seed")]),
+                          ("column", [re.sub(r"[^a-z]+", "_", c, flags=re.I).strip("_") or "number" for c in COLUMNS])):
+        used |= {f"log.{family}.{name}" for name in names}  # t(`log.field.${field.name}`) ...
     page = (assets / "index.html").read_text(encoding="utf-8")
-    used |= set(re.findall(r'data-i18n(?:-aria-label)?="((?:log|a11y)\.[a-z0-9_.]+)"', page))
-    assert used - set(english) == set()
+    used |= set(re.findall(r'data-i18n="((?:log|a11y)\.[a-z0-9_.]+)"', page))
+    used |= set(re.findall(r'data-i18n-attr="[^"]*?:((?:log|a11y)\.[a-z0-9_.]+)"', page))
+    assert sorted(used - set(english)) == []

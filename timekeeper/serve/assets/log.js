@@ -1,63 +1,8 @@
 // The ship's log in the page: record a played game (once: every screen of the game sees it is
 // recorded), the log with its statistics as tables and a chart, correcting and removing a mission.
-// Loaded before app.js, whose helpers ($, api, postJson, option, toast, view) it calls when used.
+// Loaded before app.js, whose helpers ($, api, postJson, option, toast, t, errorText, view) it calls
+// when used; every word comes from the catalogue (log.* keys).
 "use strict";
-
-// English words of this file's own strings (the log.* keys of timekeeper/locales/en.po), used
-// while the page has no catalogue function `t` of its own.
-const LOG_TEXT = {
-  "log.actions": "Change",
-  "log.campaign.lost": "lost, the ship was destroyed by {threat}",
-  "log.campaign.many": "Campaign {id} ({status}, {count} missions)",
-  "log.campaign.nothing": "nothing flown yet",
-  "log.campaign.one": "Campaign {id} ({status}, {count} mission)",
-  "log.campaign.score": "threats {threats} - damage {damage} - worst zone {worst_zone} - knocked out {knocked_out} - squads {squads} + visual {visual}/{missions} = {total}",
-  "log.chart.best": "best",
-  "log.chart.empty": "No scored missions yet.",
-  "log.chart.mean": "mean",
-  "log.chart.title": "Score per track",
-  "log.delete": "Remove",
-  "log.destroyed_by": "destroyed by {threat}",
-  "log.delete.ask": "Remove mission {id} ({date}, {track}) from the ship's log?",
-  "log.delete.keep": "Keep it",
-  "log.delete.label": "Remove mission {id}",
-  "log.deleted": "Mission {id} removed.",
-  "log.edit": "Edit",
-  "log.edit.cancel": "Cancel",
-  "log.edit.label": "Edit mission {id}",
-  "log.edit.save": "Save",
-  "log.edit.title": "Mission {id}: {track}",
-  "log.edited": "Mission {id} changed: {score}.",
-  "log.empty": "No missions recorded yet.",
-  "log.open": "Open the ship's log",
-  "log.overall": "All: {missions} missions, {wins} won, best score {best}, mean {mean}",
-  "log.recorded": "Recorded as mission {id}: {score}.",
-  "log.recorded.other": "Another screen recorded this game as mission {id}: {score}.",
-  "log.score": "score {score}",
-  "log.score.campaign": "scored with its campaign",
-  "log.score.lost": "the ship was lost",
-  "log.stats.best": "best",
-  "log.stats.campaigns": "Campaigns of crew",
-  "log.stats.crew": "Crew",
-  "log.stats.finished": "finished",
-  "log.stats.mean": "mean",
-  "log.stats.missions": "missions",
-  "log.stats.open": "open",
-  "log.stats.player": "Player",
-  "log.stats.track": "Track",
-  "log.stats.won": "won",
-  "log.status.complete": "complete",
-  "log.status.ended": "ended",
-  "log.status.lost": "lost",
-  "log.status.open": "open",
-  "log.table": "Missions in the ship's log",
-};
-
-function logT(key, vars = {}, fallback = LOG_TEXT[key]) {
-  const found = typeof t === "function" ? t(key, vars) : ""; // eslint-disable-line no-undef
-  if (found && found !== key) return found;
-  return String(fallback ?? key).replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? vars[name] : whole));
-}
 
 function element(tag, props = {}, ...children) {
   const made = Object.assign(document.createElement(tag), props);
@@ -66,8 +11,8 @@ function element(tag, props = {}, ...children) {
 }
 
 function scoreText(entry) {
-  if (entry.score != null) return logT("log.score", { score: entry.score });
-  return logT(entry.won ? "log.score.campaign" : "log.score.lost");
+  if (entry.score != null) return t("log.score", { score: entry.score });
+  return t(entry.won ? "log.score.campaign" : "log.score.lost");
 }
 
 // ---- the form: one builder for "record this mission" and for correcting one -------------------
@@ -76,7 +21,7 @@ function fillFields(box, fields, values, fixed = false) {
   for (const field of fields) {
     const label = element("label", { className: `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}` });
     label.dataset.name = field.name;
-    label.append(logT(`log.field.${field.name}`, {}, field.label));
+    label.append(t(`log.field.${field.name}`));
     let input;
     if (field.choices.length) {
       input = element("select");
@@ -86,7 +31,7 @@ function fillFields(box, fields, values, fixed = false) {
       if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
       if (field.kind === "date") input.type = "date";
       if (field.high != null) input.max = field.high;
-      if (field.hint) input.placeholder = logT(`log.hint.${field.name}`, {}, field.hint);
+      if (field.hint) input.placeholder = t(`log.hint.${field.name}`);
     }
     input.name = field.name;
     input.value = values[field.name] ?? field.default;
@@ -127,7 +72,7 @@ async function buildLogForm() {
   try {
     form = await api(`/api/games/${view.game.id}/log`);
   } catch (error) {
-    $("#log-result").textContent = error.message;
+    $("#log-result").textContent = errorText(error);
     return;
   }
   if (form.recorded) return showLogged(form.recorded, "log.recorded");
@@ -150,8 +95,12 @@ function showLogged(recorded, how = "log.recorded.other") {
   form.querySelector("button[type=submit]").disabled = true;
   form.classList.add("done");
   const result = $("#log-result");
-  result.replaceChildren(logT(how, { id: recorded.id, score: scoreText(recorded) }), " ",
-    element("a", { href: "/log", textContent: logT("log.open") }));
+  const open = element("a", { href: "/log", textContent: t("log.open") });
+  open.addEventListener("click", (event) => {
+    event.preventDefault(); // over the page, as the bar's link opens it: the sound plays on
+    $("#loglink").click();
+  });
+  result.replaceChildren(t(how, { id: recorded.id, score: scoreText(recorded) }), " ", open);
 }
 
 async function recordMission(event) {
@@ -164,28 +113,34 @@ async function recordMission(event) {
     showLogged(await postJson(`/api/games/${view.game.id}/log`, values), "log.recorded");
   } catch (error) {
     if (error.body && error.body.recorded) return showLogged(error.body.recorded);
-    $("#log-result").textContent = error.message;
+    $("#log-result").textContent = errorText(error);
     markProblems(form, error);
   }
 }
 
-// ---- the log page ---------------------------------------------------------------------------
+// ---- the log: over the page, never instead of it (the sound plays on while the crew reads it) ----
 async function showLog() {
   $("#logview").hidden = false;
-  document.title = `${logT("log.title", {}, $("#logview h1").textContent)} · timekeeper`;
+  document.body.classList.add("sheet-open");
   const log = await api("/api/log");
   drawLogTable(log);
   drawStats(log.stats);
+  if (!$("#log-close").hidden) $("#log-close").focus();
+}
+
+function closeLog() {
+  $("#logview").hidden = true;
+  document.body.classList.remove("sheet-open");
 }
 
 function drawLogTable(log) {
   const table = $("#log-table");
-  table.replaceChildren(element("caption", { className: "sr-only", textContent: logT("log.table") }));
+  table.replaceChildren(element("caption", { className: "sr-only", textContent: t("log.table") }));
   const head = table.createTHead().insertRow();
-  head.append(element("th", { scope: "col", textContent: logT("log.actions") })); // first: in view on a phone
+  head.append(element("th", { scope: "col", textContent: t("log.actions") })); // first: in view on a phone
   for (const column of log.columns) {
     const key = column.replace(/[^a-z]+/gi, "_").replace(/^_|_$/g, "") || "number";
-    head.append(element("th", { scope: "col", textContent: logT(`log.column.${key}`, {}, column) }));
+    head.append(element("th", { scope: "col", textContent: t(`log.column.${key}`) }));
   }
   const body = table.createTBody();
   const width = log.columns.length + 1;
@@ -201,27 +156,27 @@ function drawLogTable(log) {
     const actions = element("div", { className: "actions" });
     cell.append(actions);
     for (const text of line.cells) row.insertCell().textContent = text;
-    if (line.destroyed_by) row.lastChild.textContent = logT("log.destroyed_by", { threat: line.destroyed_by });
+    if (line.destroyed_by) row.lastChild.textContent = t("log.destroyed_by", { threat: line.destroyed_by });
     const [id, date, track] = line.cells;
-    actions.append(element("button", { type: "button", className: "button ghost small", textContent: logT("log.edit"),
+    actions.append(element("button", { type: "button", className: "button ghost small", textContent: t("log.edit"),
       onclick: () => editMission(line.id) }));
-    actions.lastChild.setAttribute("aria-label", logT("log.edit.label", { id }));
+    actions.lastChild.setAttribute("aria-label", t("log.edit.label", { id }));
     if (line.removable) {
       actions.append(element("button", { type: "button", className: "button ghost small danger",
-        textContent: logT("log.delete"), onclick: () => askRemove(line.id, { id, date, track }) }));
-      actions.lastChild.setAttribute("aria-label", logT("log.delete.label", { id }));
+        textContent: t("log.delete"), onclick: () => askRemove(line.id, { id, date, track }) }));
+      actions.lastChild.setAttribute("aria-label", t("log.delete.label", { id }));
     }
   }
-  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: width, textContent: logT("log.empty") });
+  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: width, textContent: t("log.empty") });
 }
 
 // "Campaign 2 (open, 1 mission): threats 26 - damage 3 - ... = 25", in the page's words
 function campaignText(line) {
-  const head = logT(line.flown === 1 ? "log.campaign.one" : "log.campaign.many",
-    { id: line.id, status: logT(`log.status.${line.status}`), count: line.flown });
-  if (line.status === "lost") return `${head}: ${logT("log.campaign.lost", { threat: line.destroyed_by })}`;
-  if (!line.score) return `${head}: ${logT("log.campaign.nothing")}`;
-  return `${head}: ${logT("log.campaign.score", line.score)}`;
+  const head = t(line.flown === 1 ? "log.campaign.one" : "log.campaign.many",
+    { id: line.id, status: t(`log.status.${line.status}`), count: line.flown });
+  if (line.status === "lost") return `${head}: ${t("log.campaign.lost", { threat: line.destroyed_by })}`;
+  if (!line.score) return `${head}: ${t("log.campaign.nothing")}`;
+  return `${head}: ${t("log.campaign.score", line.score)}`;
 }
 
 async function editMission(id) {
@@ -231,10 +186,10 @@ async function editMission(id) {
   try {
     mission = await api(`/api/log/${id}`);
   } catch (error) {
-    return toast(error.message, true);
+    return toast(errorText(error), true);
   }
   form.dataset.id = id;
-  $("#log-edit-title").textContent = logT("log.edit.title", { id, track: mission.track });
+  $("#log-edit-title").textContent = t("log.edit.title", { id, track: mission.track });
   fillFields($("#log-edit-fields"), mission.fields, mission.values, mission.campaign != null);
   $("#log-edit-result").textContent = "";
   dialog.showModal();
@@ -249,10 +204,10 @@ async function saveMission(event) {
     const entry = await api(`/api/log/${form.dataset.id}`, {
       method: "PATCH", body: JSON.stringify(formValues(form)), headers: { "Content-Type": "application/json" } });
     $("#log-edit").close();
-    toast(logT("log.edited", { id: entry.id, score: scoreText(entry) }));
+    toast(t("log.edited", { id: entry.id, score: scoreText(entry) }));
     showLog();
   } catch (error) {
-    $("#log-edit-result").textContent = error.message;
+    $("#log-edit-result").textContent = errorText(error);
     markProblems(form, error);
   }
 }
@@ -260,7 +215,7 @@ async function saveMission(event) {
 function askRemove(id, what) {
   const dialog = $("#log-delete");
   dialog.querySelector("form").dataset.id = id;
-  $("#log-delete-text").textContent = logT("log.delete.ask", what);
+  $("#log-delete-text").textContent = t("log.delete.ask", what);
   dialog.showModal();
 }
 
@@ -272,10 +227,10 @@ async function removeMission(event) {
   const id = event.target.dataset.id;
   try {
     await api(`/api/log/${id}`, { method: "DELETE" });
-    toast(logT("log.deleted", { id }));
+    toast(t("log.deleted", { id }));
     showLog();
   } catch (error) {
-    toast(error.message, true);
+    toast(errorText(error), true);
   }
 }
 
@@ -285,7 +240,7 @@ function drawStats(stats) {
   box.replaceChildren(scoreChart(stats.tables.find((table) => table.by === "track")));
   for (const table of stats.tables) box.append(statsTable(table));
   const all = stats.overall;
-  box.append(element("p", { className: "overall", textContent: logT("log.overall", {
+  box.append(element("p", { className: "overall", textContent: t("log.overall", {
     missions: all.missions, wins: all.wins, best: all.best ?? "-", mean: all.mean ?? "-" }) }));
 }
 
@@ -294,10 +249,10 @@ function statsTable({ by, groups }) {
   const keys = ["missions", "won", "best", "mean", ...(campaigns ? ["open"] : [])].map((k) =>
     k === "missions" && campaigns ? "finished" : k);
   const table = element("table", { className: "logtable stats" },
-    element("caption", { className: "sr-only", textContent: logT(`log.stats.${by}`) })); // its first column says it
+    element("caption", { className: "sr-only", textContent: t(`log.stats.${by}`) })); // its first column says it
   const head = table.createTHead().insertRow();
-  head.append(element("th", { scope: "col", textContent: logT(`log.stats.${by}`) }));
-  for (const key of keys) head.append(element("th", { scope: "col", className: "num", textContent: logT(`log.stats.${key}`) }));
+  head.append(element("th", { scope: "col", textContent: t(`log.stats.${by}`) }));
+  for (const key of keys) head.append(element("th", { scope: "col", className: "num", textContent: t(`log.stats.${key}`) }));
   const body = table.createTBody();
   for (const group of groups) {
     const row = body.insertRow();
@@ -306,7 +261,7 @@ function statsTable({ by, groups }) {
     for (const cell of cells) Object.assign(row.insertCell(), { className: "num", textContent: cell });
   }
   const region = element("div", { className: "scroll", tabIndex: 0, role: "region" }, table);
-  region.setAttribute("aria-label", logT(`log.stats.${by}`));
+  region.setAttribute("aria-label", t(`log.stats.${by}`));
   return region;
 }
 
@@ -323,10 +278,10 @@ function svg(tag, attributes = {}, text = "") {
 function scoreChart(table) {
   const groups = ((table && table.groups) || []).filter((g) => g.best != null);
   const figure = element("figure", { className: "chart" });
-  const title = logT("log.chart.title");
+  const title = t("log.chart.title");
   figure.append(element("figcaption", { textContent: title }));
   if (!groups.length) {
-    figure.append(element("p", { className: "hint", textContent: logT("log.chart.empty") }));
+    figure.append(element("p", { className: "hint", textContent: t("log.chart.empty") }));
     return figure;
   }
   const WIDTH = Math.round(Math.max(300, Math.min(760, $("#log-stats").clientWidth || 600))); // drawn 1:1: text at its size
@@ -339,7 +294,7 @@ function scoreChart(table) {
   const chart = svg("svg", { viewBox: `0 0 ${WIDTH} ${height}`, width: WIDTH, height, role: "img", class: "chart-svg",
     "aria-labelledby": "chart-title chart-desc" });
   chart.append(svg("title", { id: "chart-title" }, title));
-  const best = logT("log.chart.best"), mean = logT("log.chart.mean");
+  const best = t("log.chart.best"), mean = t("log.chart.mean");
   chart.append(svg("desc", { id: "chart-desc" }, groups.map((g) => `${g.key}: ${best} ${g.best}, ${mean} ${g.mean}`).join("; ")));
   const legend = svg("g", { class: "legend", "aria-hidden": "true" });
   legend.append(svg("rect", { x: LEFT, y: 6, width: 12, height: 12, class: "bar-best" }),
