@@ -15,14 +15,18 @@ pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
 
 
-def whole_page(driver, name: str, tmp_path: Path) -> Path:
-    """A screenshot of the whole page (below the fold too), at the window's width."""
+def whole_page(driver, name: str, tmp_path: Path, width: int) -> Path:
+    """A screenshot of the whole log (it scrolls inside its sheet), `width` CSS pixels wide."""
     folder = Path(os.environ.get("TIMEKEEPER_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
-    width, height = driver.execute_script(
-        "return [document.documentElement.clientWidth, Math.max(document.documentElement.scrollHeight, innerHeight)]")
-    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
-                                                             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})
+    height, ratio = driver.execute_script(
+        "return [Math.max(innerHeight, document.getElementById('logview').scrollHeight), devicePixelRatio]")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": ratio, "mobile": ratio > 1})
+    try:
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     path = folder / f"{name}.png"
     path.write_bytes(base64.b64decode(shot["data"]))
     return path
@@ -101,7 +105,7 @@ def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_p
         wait_for(log, "!document.getElementById('log-edit').open && "
                       "document.querySelector('#log-table tbody tr').innerText.includes('11')")
         wait_for(laptop, "document.getElementById('log-result').textContent.includes('score 11')")  # told again
-        whole_page(log, "log-view-laptop", tmp_path)
+        whole_page(log, "log-view-laptop", tmp_path, LAPTOP[0])
 
         log.find_element("css selector", "#log-table .actions button.danger").click()
         wait_for(log, "document.getElementById('log-delete').open")
@@ -164,10 +168,11 @@ def test_the_log_page_at_phone_and_laptop_sizes(tmp_path):
                 # the first column (the buttons) is in view without scrolling the table sideways
                 edit = driver.execute_script("return document.querySelector('#log-table .actions button').getBoundingClientRect().right")
                 assert edit <= width
-                whole_page(driver, f"log-{name}", tmp_path)
+                assert driver.find_element("id", "log-home").is_displayed()  # the log alone: a way back to set up
+                whole_page(driver, f"log-{name}", tmp_path, size[0])
                 driver.find_element("css selector", "#log-table .actions button").click()
                 wait_for(driver, "document.getElementById('log-edit').open && document.querySelector('#log-edit [name=survived]')")
-                whole_page(driver, f"log-edit-{name}", tmp_path)
+                whole_page(driver, f"log-edit-{name}", tmp_path, size[0])
             finally:
                 driver.quit()
     finally:

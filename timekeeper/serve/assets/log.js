@@ -125,6 +125,7 @@ async function showLog() {
   const log = await api("/api/log");
   drawLogTable(log);
   drawStats(log.stats);
+  $("#log-home").hidden = !$("#log-close").hidden; // the log page alone (/log): a way to the set-up screen
   if (!$("#log-close").hidden) $("#log-close").focus();
 }
 
