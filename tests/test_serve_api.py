@@ -53,7 +53,7 @@ def test_page_and_assets_are_small_and_served(server):
     page = server.request("/")
     assert page.status == 200 and "<title>timekeeper</title>" in page.text
     weight = len(page.body)
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "log.js", "style.css"):
         asset = server.request(f"/assets/{name}")
         assert asset.status == 200
         weight += len(asset.body)
@@ -481,7 +481,8 @@ def test_record_a_played_mission_in_the_ships_log(tmp_path):
         assert entry.status == 201
         assert entry.json()["score"] == 4 + 10 - 3 - 2 - 2 + 3  # the rulebook's score
         listed = server.request("/api/log").json()
-        assert listed["lines"][0]["cells"][2] == "mission-4" and "Ann" in listed["stats"]
+        assert listed["lines"][0]["cells"][2] == "mission-4"
+        assert [g["key"] for g in listed["stats"]["tables"][1]["groups"]] == ["Ann", "Bob", "Cid", "Dee"]
         pdf = server.request("/api/log.pdf")
         assert "mission-4" in PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
     finally:

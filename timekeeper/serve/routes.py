@@ -47,7 +47,7 @@ from timekeeper.serve.state import ServerState, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+ASSETS = {"app.js": "text/javascript", "log.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
           "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
@@ -320,14 +320,19 @@ async def _carry_out(state: ServerState, game, message: CommandBody, sender, cli
 
 
 async def broadcast(state: ServerState, game, skip=None) -> None:
-    message = json.dumps({"type": "state", "playback": playback_json(game, wall_ms())})
-    for socket in list(state.screens.get(game.id, ())):
+    await to_screens(state, game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip)
+
+
+async def to_screens(state: ServerState, game_id: str, message: dict, skip=None) -> None:
+    """Send `message` to every screen joined to game `game_id` (but `skip`)."""
+    text = json.dumps(message)
+    for socket in list(state.screens.get(game_id, ())):
         if socket is skip or socket.closed:
             continue
         try:
-            await socket.send_str(message)
+            await socket.send_str(text)
         except (ConnectionError, RuntimeError):
-            state.screens[game.id].discard(socket)
+            state.screens[game_id].discard(socket)
 
 
 @declares(GAME)
@@ -570,4 +575,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/games/{game}/soundtrack.{format}", soundtrack)
 
 
-__all__ = ["REPORT_EVERY_S", "STATE", "add_routes", "broadcast", "classify", "json_error"]
+__all__ = ["REPORT_EVERY_S", "STATE", "add_routes", "broadcast", "classify", "json_error", "to_screens"]

@@ -126,6 +126,10 @@ class JobPath(Model):
     job: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{20}-(mp3|ogg)$")]
 
 
+class LogEntryPath(Model):
+    id: Annotated[Whole, Field(ge=1, le=999_999_999)]  # a mission's number in the ship's log
+
+
 class SoundtrackPath(Model):
     game: GameId
     format: Literal["mp3", "ogg"]
@@ -192,11 +196,15 @@ class RenderBody(Model):
     format: Literal["mp3", "ogg"] = "mp3"
 
 
-def _log_body() -> type[Model]:
+def _log_body(editing: bool = False) -> type[Model]:
     """The mission form of the ship's log: its fields as text (the log checks their values and
-    names every bad one), a campaign number or "current"; `track` and `seed` are ignored."""
+    names every bad one), a campaign number or "current"; `track` and `seed` are ignored. A
+    correction (`editing`) takes neither a track nor a campaign: a mission keeps both."""
     long_text = Annotated[str, StringConstraints(max_length=2000), BeforeValidator(_text)]
-    fields: dict[str, Any] = {f.name: (long_text if f.kind == "text" else Text200, "") for f in MISSION_FORM}
+    fields: dict[str, Any] = {f.name: (long_text if f.kind == "text" else Text200, "") for f in MISSION_FORM
+                              if not (editing and f.kind == "track")}
+    if editing:
+        return create_model("LogEditBody", __base__=Model, **fields)
     fields["campaign"] = (Annotated[str, StringConstraints(pattern=r"^(|current|[1-9][0-9]{0,8})$"),
                                     BeforeValidator(_text)], "")
     fields["seed"] = (Text40, "")
@@ -204,6 +212,7 @@ def _log_body() -> type[Model]:
 
 
 LogBody = _log_body()
+LogEditBody = _log_body(editing=True)
 
 
 # --- WebSocket messages ------------------------------------------------------------------------

@@ -375,15 +375,7 @@ function wireSetup() {
     setupChanged();
   });
   for (const radio of document.querySelectorAll("input[name=crew]")) radio.addEventListener("change", setupChanged);
-  for (const tab of document.querySelectorAll(".tab")) {
-    tab.addEventListener("click", () => {
-      for (const other of document.querySelectorAll(".tab")) {
-        const open = other === tab && $(`#${other.dataset.tab}`).hidden;
-        other.classList.toggle("active", open);
-        $(`#${other.dataset.tab}`).hidden = !open;
-      }
-    });
-  }
+  wireTabs();
   $("#gen").addEventListener("submit", (event) => {
     event.preventDefault();
     const data = generatorChoice(event.target);
@@ -408,6 +400,32 @@ function wireSetup() {
   });
   $("#play-here").addEventListener("click", () => startGame(!$("#quiet").checked));
   $("#prompter-start").addEventListener("click", () => startGame(false, true));
+}
+
+// The ways to add a track are a tab list (ARIA tabs): a click opens a tab's form, or closes it
+// again; the arrow keys, Home and End move between the tabs and open the one they reach.
+function wireTabs() {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const choose = (tab, toggle) => {
+    for (const other of tabs) {
+      const open = other === tab && (!toggle || $(`#${other.dataset.tab}`).hidden);
+      other.classList.toggle("active", open);
+      other.setAttribute("aria-selected", String(open));
+      other.tabIndex = other === tab ? 0 : -1;
+      $(`#${other.dataset.tab}`).hidden = !open;
+    }
+  };
+  tabs.forEach((tab, index) => {
+    tab.addEventListener("click", () => choose(tab, true));
+    tab.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+      const to = event.key === "Home" ? 0 : event.key === "End" ? tabs.length - 1 : step ? (index + step + tabs.length) % tabs.length : null;
+      if (to === null) return;
+      event.preventDefault();
+      tabs[to].focus();
+      choose(tabs[to], false);
+    });
+  });
 }
 
 async function startGame(withSound, prompter = false) {
@@ -529,6 +547,7 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
     connect(game.id, start);
   }
   follow();
+  if (game.playback.status === "ended") showCard(); // a screen that joins after the end: the card and log form
 }
 
 // Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
@@ -626,6 +645,8 @@ async function receive(message) {
     if (was !== "ended" && view.playback.status === "ended") ended();
     if (was === "ended" && view.playback.status !== "ended") undone();
     follow();
+  } else if (message.type === "logged") {
+    showLogged(message.recorded); // this game's mission was recorded, changed or removed (log.js)
   } else if (message.type === "error") {
     toast(t("page.error.server", { message: errorText({ message: message.error, body: message }) }), true);
   }
@@ -975,103 +996,6 @@ async function newRandom() {
   }
 }
 
-// ---- the ship's log -------------------------------------------------------------------------
-async function buildLogForm() {
-  const box = $("#log-fields");
-  if (box.dataset.game === view.game.id) return;
-  box.dataset.game = view.game.id;
-  box.replaceChildren();
-  $("#log-result").textContent = "";
-  let form;
-  try {
-    form = await api(`/api/games/${view.game.id}/log`);
-  } catch (error) {
-    $("#log-result").textContent = errorText(error);
-    return;
-  }
-  for (const field of form.fields) {
-    const label = document.createElement("label");
-    label.className = `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}`;
-    label.dataset.name = field.name;
-    label.append(field.label);
-    let input;
-    if (field.choices.length) {
-      input = document.createElement("select");
-      for (const choice of field.choices) input.append(option(choice, choice));
-    } else {
-      input = document.createElement("input");
-      if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
-      if (field.kind === "date") input.type = "date";
-      if (field.high != null) input.max = field.high;
-      input.placeholder = field.hint;
-    }
-    input.name = field.name;
-    input.value = form.values[field.name] ?? field.default;
-    if (field.campaign_fixed && form.values.campaign) input.disabled = true; // the campaign decides these
-    const why = document.createElement("span");
-    why.className = "why";
-    label.append(input, why);
-    box.append(label);
-  }
-  $("#logform").dataset.campaign = form.values.campaign || "";
-}
-
-async function recordMission(event) {
-  event.preventDefault();
-  const form = event.target;
-  const values = Object.fromEntries([...form.querySelectorAll("[name]")].map((input) => [input.name, input.value]));
-  if (form.dataset.campaign) values.campaign = form.dataset.campaign;
-  for (const label of form.querySelectorAll(".field")) {
-    label.classList.remove("bad");
-    label.querySelector(".why").textContent = "";
-  }
-  try {
-    const entry = await postJson(`/api/games/${view.game.id}/log`, values);
-    const score = entry.score == null ? t(entry.won ? "page.log.scored_campaign" : "page.log.lost") : t("page.log.score", { score: entry.score });
-    $("#log-result").textContent = t("page.log.recorded", { id: entry.id, score });
-    form.querySelector("button").disabled = true;
-  } catch (error) {
-    $("#log-result").textContent = errorText(error);
-    for (const [name, why] of Object.entries((error.body && error.body.fields) || {})) {
-      const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
-      if (label) {
-        label.classList.add("bad");
-        label.querySelector(".why").textContent = why;
-      }
-    }
-  }
-}
-
-// The log opens over the page, never instead of it: the sound plays on while the crew reads it.
-async function showLog() {
-  $("#logview").hidden = false;
-  document.body.classList.add("sheet-open");
-  const log = await api("/api/log");
-  const table = $("#log-table");
-  table.replaceChildren();
-  const head = table.createTHead().insertRow();
-  for (const column of log.columns) head.append(Object.assign(document.createElement("th"), { textContent: column }));
-  const body = table.createTBody();
-  for (const line of log.lines) {
-    const row = body.insertRow();
-    if (line.campaign) {
-      row.className = "campaign";
-      Object.assign(row.insertCell(), { colSpan: log.columns.length, textContent: line.campaign });
-    } else {
-      row.className = line.bracket;
-      for (const cell of line.cells) row.insertCell().textContent = cell;
-    }
-  }
-  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: log.columns.length, textContent: t("page.log.empty") });
-  $("#log-stats").textContent = log.stats;
-  $("#log-close").focus();
-}
-
-function closeLog() {
-  $("#logview").hidden = true;
-  document.body.classList.remove("sheet-open");
-}
-
 async function download(format) {
   const bar = $("#render-progress");
   bar.hidden = false;
@@ -1115,7 +1039,6 @@ function wireGame() {
   audio.addEventListener("pause", () => view.sound && report());
   audio.addEventListener("ended", () => view.sound && audio.src.includes("/sound.wav") && send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
-  $("#logform").addEventListener("submit", recordMission);
   $("#end").addEventListener("click", () => send({ type: "end" }));
   $("#undo button").addEventListener("click", () => send({ type: "undo" }));
   $("#print").addEventListener("click", () => window.print());
@@ -1218,4 +1141,5 @@ async function route() {
 
 wireSetup();
 wireGame();
+wireLog();
 route();
