@@ -225,7 +225,21 @@ def test_the_set_up_screen_in_german_says_so(server, open_browsers, tmp_path, si
     shot(driver, f"setup-lobby-{name}", tmp_path)
     driver.execute_script("const l = document.getElementById('language'); l.value = 'de'; l.dispatchEvent(new Event('change'));")
     wait_for(driver, "document.documentElement.lang === 'de'")
+    assert driver.find_element("css selector", "#lobby .hint span").text == "Verbunden:"
+    assert driver.find_element("css selector", "[data-i18n='page.setup.language']").text == "Sprache"
     driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+def test_a_training_pace_stretches_the_whole_mission(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.getElementById('lobby-code').textContent && !document.getElementById('pace-field').hidden")
+    driver.execute_script("const p = document.getElementById('pace'); p.value = '1.5'; p.dispatchEvent(new Event('change'));")
+    game = start(driver, server)
+    assert game["settings"]["pace"] == 1.5
+    assert game["timeline"]["phase_ends_ms"][-1] == 900_000  # Mission 1's 10:00 at 1.5x
+    assert driver.find_element("id", "elapsed").text.endswith("/ 15:00")
+    driver.execute_script("localStorage.removeItem('tk-pace')")
 
 
 @pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
