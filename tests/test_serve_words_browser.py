@@ -10,8 +10,7 @@ import pytest
 import test_serve_browser as browser_tests
 from serving import LAPTOP, wait_for
 
-server = browser_tests.server
-open_browsers = browser_tests.open_browsers
+server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
