@@ -10,8 +10,7 @@ import pytest
 import test_serve_browser as browser_tests
 from serving import LAPTOP, wait_for
 
-server = browser_tests.server
-open_browsers = browser_tests.open_browsers
+server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
@@ -72,3 +71,16 @@ def test_a_relaxed_rule_is_reported_with_the_form_labels_in_the_page_language(se
     text = driver.execute_script("return document.body.textContent")
     assert "Anzahl der Ereignisse — „Kommunikationsausfälle“ 6 (offiziell 2-5" in text and "--outages" not in text
     driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+def test_a_training_pace_chosen_in_the_page_stretches_the_game(server, open_browsers):
+    from test_serve_browser import start
+
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "!document.getElementById('pace-field').hidden")  # offered: the server takes a pace
+    driver.execute_script("localStorage.setItem('tk-pace', '1.5')")
+    game = start(driver, server)
+    assert game["settings"]["pace"] == 1.5
+    assert game["timeline"]["phase_ends_ms"] == [338_000, 675_000, 900_000]  # mission 1's 3:45, 7:30, 10:00
+    driver.execute_script("localStorage.setItem('tk-pace', '1')")
