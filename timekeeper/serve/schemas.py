@@ -22,6 +22,7 @@ from timekeeper.errors import TimekeeperError
 from timekeeper.generate.options import MAX_SEED
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
 
@@ -95,6 +96,12 @@ class Query(Model):
     token: Annotated[str, StringConstraints(max_length=100)] | None = None
 
 
+class LangQuery(Query):
+    """Query parameters of what the page shows in its language: `lang` (an unknown one: the browser's)."""
+
+    lang: Annotated[str, StringConstraints(max_length=20)] | None = None
+
+
 # --- path parameters ---------------------------------------------------------------------------
 GameId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{12}$")]
 
@@ -109,6 +116,10 @@ class PagePath(Model):
 
 class AssetPath(Model):
     name: Annotated[str, StringConstraints(max_length=40)]  # one of routes.ASSETS, else 404
+
+
+class LangPath(Model):
+    lang: Annotated[str, StringConstraints(max_length=20)]  # one of i18n.UI_LANGUAGES, else 404
 
 
 class JobPath(Model):
@@ -156,6 +167,7 @@ class Settings(Model):
     background: bool = True
     music: Id = ""
     computer_voice: bool = False
+    pace: Annotated[float, Field(ge=MIN_PACE, le=MAX_PACE, allow_inf_nan=False)] = NORMAL_PACE  # the training pace
 
 
 class NewGameBody(Model):

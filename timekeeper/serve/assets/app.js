@@ -35,9 +35,14 @@ function uiLanguage(wanted) {
 async function useLanguage(language) {
   language = uiLanguage(language);
   if (words.language !== language) {
-    const body = await api(`/api/messages/${language}`);
+    const rename = info && info.ui_language !== language; // voices by name in the page's language ("Englisch (Karibik)")
+    const [body, named] = await Promise.all([api(`/api/messages/${language}`), rename && api(`/api/info?lang=${language}`)]);
     words.messages = body.messages;
     words.language = language;
+    if (named) {
+      renameVoices(named.voices);
+      info.ui_language = language;
+    }
   }
   document.documentElement.lang = language;
   translatePage();
@@ -167,7 +172,8 @@ function fillSettings() {
   buildGenerateForm();
 }
 
-// The generate form is built from the generator's own option table (as `generate --help` shows it).
+// The generate form is built from the generator's own option table (as `generate --help` shows it);
+// its words are the catalogue's generate.* entries, the ones the server's messages use too.
 function buildGenerateForm() {
   const form = $("#gen");
   const fields = $("#gen-fields");
@@ -175,13 +181,14 @@ function buildGenerateForm() {
   for (const spec of info.generate.options) {
     const label = document.createElement("label");
     label.className = "field";
+    label.dataset.spec = spec.key;
     const name = document.createElement("span");
-    name.dataset.i18n = `page.gen.${spec.key}`;
+    name.dataset.unit = spec.unit;
     label.append(name);
     let input;
     if (spec.type === "choice") {
       input = document.createElement("select");
-      for (const choice of spec.choices) input.append(option(choice, choice));
+      spec.choices.forEach((choice, index) => input.append(option(choice, spec.choice_labels[index])));
       input.value = spec.default;
     } else {
       input = document.createElement("input");
@@ -197,9 +204,23 @@ function buildGenerateForm() {
 }
 
 function translateGenerateForm() {
-  for (const input of document.querySelectorAll("#gen input[data-spec]")) {
-    input.placeholder = input.dataset.example ? t("page.gen.official_example", { example: input.dataset.example }) : t("page.gen.official");
+  for (const label of document.querySelectorAll("#gen label[data-spec]")) {
+    const key = label.dataset.spec;
+    const name = label.querySelector("span");
+    const text = t(`generate.label.${key}`);
+    name.textContent = name.dataset.unit ? t(`generate.unit.${name.dataset.unit}`, { label: text }) : text;
+    label.title = t(`generate.help.${key}`);
   }
+  for (const choice of document.querySelectorAll("#gen select[name=kind] option")) choice.textContent = t(`generate.kind.${choice.value}`);
+  for (const input of document.querySelectorAll("#gen input[data-spec]")) {
+    input.placeholder = input.dataset.example ? t("generate.official_example", { example: input.dataset.example }) : t("page.gen.official");
+  }
+}
+
+function renameVoices(voices) {
+  const names = new Map(voices.map((v) => [v.id, v.name]));
+  for (const v of info.voices) if (names.has(v.id)) v.name = names.get(v.id);
+  for (const choice of $("#voice").options) if (names.has(choice.value)) choice.textContent = names.get(choice.value);
 }
 
 function fillVoices() {
@@ -360,7 +381,7 @@ function wireSetup() {
     const data = generatorChoice(event.target);
     localStorage.setItem("tk-generate", JSON.stringify({ ...data, seed: "" })); // "new random mission" reuses them
     // the voice's overlaps come back as warnings
-    added(postJson("/api/tracks/generate", { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
+    added(postJson(`/api/tracks/generate?lang=${words.language}`, { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
   });
   $("#code").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -967,7 +988,7 @@ async function newRandom() {
   const { language, voice } = view.game.settings;
   const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
   try {
-    const made = await postJson("/api/tracks/generate", { ...chosen, seed: "", count: 1, campaign: false, language,
+    const made = await postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, seed: "", count: 1, campaign: false, language,
       voice: offered ? offered.id : "" });
     setUpNext(made.tracks[0].id);
   } catch (error) {
