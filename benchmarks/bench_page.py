@@ -31,7 +31,7 @@ from serving import LAPTOP, chromium, start_server, wait_for
 
 from timekeeper.phrases import LANGUAGES
 
-PAGE_FILES = ("/", "/assets/app.js", "/assets/style.css", "/assets/manifest.webmanifest", "/assets/icon.svg",
+PAGE_FILES = ("/", "/assets/app.js", "/assets/log.js", "/assets/style.css", "/assets/manifest.webmanifest", "/assets/icon.svg",
               "/assets/icon-192.png", "/assets/icon-512.png")
 SETTLE_S = 5.0  # "the set-up screen has been open for 5 s"
 

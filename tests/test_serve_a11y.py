@@ -50,6 +50,12 @@ def test_axe_finds_no_wcag_violation_on_any_screen(server, open_browsers, size, 
         violations = axe_violations(driver)
         if violations:
             found[screen] = describe(violations)
+    open_screen(driver, server, "mission", language)  # the log opened over a playing mission
+    driver.find_element("id", "loglink").click()
+    wait_for(driver, "document.querySelector('#log-table tbody tr') && document.querySelector('#log-stats figure')")
+    violations = axe_violations(driver)
+    if violations:
+        found["mission: log"] = describe(violations)
     open_screen(driver, server, "log", language)  # the dialogs of the log
     driver.find_element("css selector", "#log-table .actions button").click()
     wait_for(driver, "document.getElementById('log-edit').open && document.querySelector('#log-edit [name=survived]')")

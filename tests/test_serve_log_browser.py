@@ -170,10 +170,39 @@ def test_the_log_page_at_phone_and_laptop_sizes(tmp_path):
                 assert edit <= width
                 assert driver.find_element("id", "log-home").is_displayed()  # the log alone: a way back to set up
                 whole_page(driver, f"log-{name}", tmp_path, size[0])
+                assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]  # no script error
                 driver.find_element("css selector", "#log-table .actions button").click()
                 wait_for(driver, "document.getElementById('log-edit').open && document.querySelector('#log-edit [name=survived]')")
                 whole_page(driver, f"log-edit-{name}", tmp_path, size[0])
             finally:
                 driver.quit()
     finally:
+        assert server.stop() == 130
+
+
+def test_the_log_page_in_german_words_and_numbers(tmp_path):
+    from logbook_helpers import timekeeper
+
+    from timekeeper.i18n import translate
+
+    log = tmp_path / "log.sqlite3"
+    for points in (("6", "8"), ("3", "6")):  # scores 14 and 9: a mean of 11.5
+        added = timekeeper(log, "add", "--no-prompt", "--crew", "Ann, Bob, Cid, Dee", "--track", "mission-2",
+                           "--survived", points[0], "--destroyed", points[1])
+        assert added.returncode == 0, added.stderr
+    server = start_server(tmp_path / "state", "--log", str(log))
+    driver = chromium(PHONE, phone=True)
+    try:
+        driver.get(server.url + "log")
+        driver.execute_script("localStorage.setItem('tk-language', 'de')")
+        driver.refresh()
+        wait_for(driver, "document.documentElement.lang === 'de' && document.querySelector('#log-stats figure')")
+        assert driver.find_element("css selector", "#logview h1").text == translate("de", "log.title")
+        edit = driver.find_element("css selector", "#log-table .actions button")
+        assert edit.text == translate("de", "log.edit") and edit.get_attribute("aria-label") == translate(
+            "de", "log.edit.label", id=1)
+        overall = driver.find_element("css selector", "#log-stats .overall").text
+        assert overall == translate("de", "log.overall", missions=2, wins=2, best=14, mean="11,5")  # a German comma
+    finally:
+        driver.quit()
         assert server.stop() == 130

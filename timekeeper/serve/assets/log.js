@@ -242,7 +242,12 @@ function drawStats(stats) {
   for (const table of stats.tables) box.append(statsTable(table));
   const all = stats.overall;
   box.append(element("p", { className: "overall", textContent: t("log.overall", {
-    missions: all.missions, wins: all.wins, best: all.best ?? "-", mean: all.mean ?? "-" }) }));
+    missions: all.missions, wins: all.wins, best: localNumber(all.best), mean: localNumber(all.mean) }) }));
+}
+
+// A score or mean as the page's language writes numbers (9.8, 9,8); "-" for none.
+function localNumber(value) {
+  return value == null ? "-" : Number(value).toLocaleString(document.documentElement.lang || "en");
 }
 
 function statsTable({ by, groups }) {
@@ -258,7 +263,7 @@ function statsTable({ by, groups }) {
   for (const group of groups) {
     const row = body.insertRow();
     row.append(element("th", { scope: "row", textContent: group.key }));
-    const cells = [group.missions, group.wins, group.best ?? "-", group.mean ?? "-", ...(campaigns ? [group.open] : [])];
+    const cells = [group.missions, group.wins, localNumber(group.best), localNumber(group.mean), ...(campaigns ? [group.open] : [])];
     for (const cell of cells) Object.assign(row.insertCell(), { className: "num", textContent: cell });
   }
   const region = element("div", { className: "scroll", tabIndex: 0, role: "region" }, table);
@@ -296,7 +301,7 @@ function scoreChart(table) {
     "aria-labelledby": "chart-title chart-desc" });
   chart.append(svg("title", { id: "chart-title" }, title));
   const best = t("log.chart.best"), mean = t("log.chart.mean");
-  chart.append(svg("desc", { id: "chart-desc" }, groups.map((g) => `${g.key}: ${best} ${g.best}, ${mean} ${g.mean}`).join("; ")));
+  chart.append(svg("desc", { id: "chart-desc" }, groups.map((g) => `${g.key}: ${best} ${localNumber(g.best)}, ${mean} ${localNumber(g.mean)}`).join("; ")));
   const legend = svg("g", { class: "legend", "aria-hidden": "true" });
   legend.append(svg("rect", { x: LEFT, y: 6, width: 12, height: 12, class: "bar-best" }),
     svg("text", { x: LEFT + 18, y: 16 }, best),
@@ -311,7 +316,7 @@ function scoreChart(table) {
     for (const [value, kind, dy] of [[group.best, "best", 0], [group.mean, "mean", BAR + 2]]) {
       const from = x(Math.min(0, value)), to = x(Math.max(0, value));
       chart.append(svg("rect", { x: from, y: y + dy, width: Math.max(1, to - from), height: BAR, class: `bar-${kind}` }));
-      chart.append(svg("text", { x: to + 4, y: y + dy + BAR - 2, class: "value" }, String(value)));
+      chart.append(svg("text", { x: to + 4, y: y + dy + BAR - 2, class: "value" }, localNumber(value)));
     }
   });
   figure.append(chart);
