@@ -136,7 +136,17 @@ def test_generate_is_reproducible_from_its_seed(server):
     campaign = server.request("/api/tracks/generate", method="POST", json_body={**form, "campaign": True})
     assert len(campaign.json()["tracks"]) == 3
     bad = server.request("/api/tracks/generate", method="POST", json_body={**form, "outages": "9"})
-    assert bad.status == 400 and bad.json()["error"].startswith("generate: --outages '9'")
+    assert bad.status == 400 and bad.json()["field"] == "outages"
+    assert bad.json()["error"] == "“Communication outages” '9': out of range (expected 0 to 8)"  # the form's terms
+    german = server.request("/api/tracks/generate?lang=de", method="POST", json_body={**form, "outages": "9"}).json()
+    assert german["error"] == "„Kommunikationsausfälle“ '9': außerhalb des Bereichs (erwartet 0 bis 8)"
+    clash = server.request("/api/tracks/generate?lang=fr", method="POST",
+                           json_body={**form, "length": "12:00", "phase_lengths": "4:00,4:00,3:00"}).json()
+    assert clash["error"] == "indiquez « Durée de la mission » ou « Durée des phases », pas les deux", clash
+    crowded = server.request("/api/tracks/generate?lang=cs", method="POST", json_body={**form, "phase_lengths": "1:30,1:30,1:30"})
+    assert crowded.status == 400 and crowded.json()["field"] == "length"
+    assert crowded.json()["error"].endswith("prodlužte fáze („Délka mise“, „Délky fází“)"), crowded.json()
+    assert "--" not in german["error"] + clash["error"] + crowded.json()["error"]
 
 
 def test_generate_with_the_chosen_voice_warns_of_overlaps_as_generate_voice_does(tmp_path):
@@ -173,7 +183,15 @@ def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     assert offered == [spec.key for spec in OPTION_SPECS]
     form = {"seed": "7", "threat_colors": "white,yellow", "outages": "6", "ambush_chance": "100"}
     reply = server.request("/api/tracks/generate", method="POST", json_body=form).json()
-    assert any("event-counts" in rule for rule in reply["relaxed"])
+    assert any(rule.startswith("Event counts — “Communication outages” 6 (official") for rule in reply["relaxed"]), reply
+    assert not any("--" in rule for rule in reply["relaxed"])  # the page's own terms, not command-line flags
+    german = server.request("/api/tracks/generate?lang=de", method="POST", json_body=form).json()["relaxed"]
+    assert "Anzahl der Ereignisse — „Kommunikationsausfälle“ 6 (offiziell 2-5; je Phase wie offiziell, wo Platz ist, " \
+           "sonst bis zu 6)" in german, german
+    czech = server.request("/api/tracks/generate", method="POST", json_body=form, headers={"Accept-Language": "cs"}).json()
+    assert any(rule.startswith("Přepadení — „Šance na přepadení“ 100%") for rule in czech["relaxed"]), czech["relaxed"]
+    labels = [option["label"] for option in server.request("/api/info?lang=de").json()["generate"]["options"]]
+    assert labels[:4] == ["Art", "Spieler", "Bedrohungsstufe", "Missionsdauer (m:ss)"]
     game = new_game(server, reply["tracks"][0]["id"])
     piles = [cue["pile"]["color"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
     assert sorted(set(piles)) == ["white", "yellow"] and abs(piles.count("white") - piles.count("yellow")) <= 1
@@ -484,7 +502,8 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
     running = start_server(tmp_path / "state", env={"TIMEKEEPER_VOICES": str(packs)})
     try:
         info = running.request("/api/info").json()
-        assert {"code": "el", "name": "el (voice pack)"} in info["languages"]
+        assert {"code": "el", "name": "Greek (voice pack)"} in info["languages"]
+        assert {"code": "el", "name": "Griechisch (Stimmpaket)"} in running.request("/api/info?lang=de").json()["languages"]
         assert [v["language"] for v in info["voices"] if v["id"] == "pack:greek"] == ["el"]
         game = new_game(running, language="el", voice="pack:greek")
         sound = running.request(f"/api/games/{game['id']}/sound.wav", headers={"Range": "bytes=0-99"})
@@ -496,3 +515,137 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
         assert refused.status == 400 and "expected one of en, de, es, fr, it, pl, cs, el" in refused.text
     finally:
         assert running.stop() == 130
+
+
+def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(server):
+    german = server.request("/api/messages/de")
+    assert german.status == 200 and "max-age" in german.headers["Cache-Control"]
+    body = german.json()
+    assert body["language"] == "de" and body["messages"]["page.game.pause"] == "Pause"
+    assert "Rückgängig" in german.text and "\\u" not in german.text  # UTF-8, not escapes
+    assert {key.split(".")[0] for key in body["messages"]} == {"page", "log", "a11y", "generate"}  # not what the server words
+    assert body["messages"]["generate.label.outages"] == "Kommunikationsausfälle" and "generate.problem.grid" not in body["messages"]
+    english = server.request("/api/messages/en").json()["messages"]
+    assert sorted(english) == sorted(body["messages"]) and len(german.body) < 25_000
+    for wrong in ("el", "xx", "..%2Fen"):
+        reply = server.request(f"/api/messages/{wrong}")
+        assert reply.status == 404 and reply.json()["code"] == "not_found", reply.body
+        assert "expected one of en, de, es, fr, it, pl, cs" in reply.json()["error"]
+
+
+def test_the_voice_list_has_human_names_in_the_page_language_and_the_same_ids(server):
+    english = server.request("/api/info?lang=en").json()
+    german = server.request("/api/info?lang=de").json()
+    assert german["ui_language"] == "de" and english["ui_language"] == "en"
+    assert [voice["id"] for voice in german["voices"]] == [voice["id"] for voice in english["voices"]]
+    names = {voice["id"]: voice["name"] for voice in german["voices"]}
+    assert names[""] == "Eingebaute Stimme"
+    assert names["tts:en-029"] == "Englisch (Karibik)" and names["tts:de"] == "Deutsch"
+    assert names["tts:en-GB-x-gbclan"] == "Englisch (Vereinigtes Königreich, Lancaster)"
+    assert all(name != voice_id.removeprefix("tts:") for voice_id, name in names.items()), names
+    browser = server.request("/api/info", headers={"Accept-Language": "cs-CZ,cs;q=0.9,en;q=0.5"}).json()
+    assert browser["ui_language"] == "cs" and browser["voices"][0]["name"] == "Vestavěný hlas"
+    assert server.request("/api/info?lang=xx").json()["ui_language"] == "en"  # unknown: the browser's, else English
+
+
+def test_a_training_pace_stretches_the_game_its_card_and_code(server):
+    normal = new_game(server, "builtin:mission-1")
+    assert server.request("/api/info").json()["pace"] == {"normal": 1.0, "low": 1.0, "high": 2.0}  # the page offers it
+    slow = new_game(server, "builtin:mission-1", pace=1.5)
+    assert slow["settings"]["pace"] == 1.5 and normal["settings"]["pace"] == 1.0
+
+    def threats(game):
+        return [cue["at_ms"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
+
+    assert threats(slow) == [int(ms * 1.5 / 1000 + 0.5) * 1000 for ms in threats(normal)]
+    assert slow["timeline"]["phase_ends_ms"] == [338_000, 675_000, 900_000]
+    code = server.request(f"/api/games/{slow['id']}/track.txt").text
+    assert code.startswith("015") and code.strip().endswith("1500PE3"), code  # 0:10 -> 0:15, 10:00 -> 15:00
+    card = server.request(f"/api/games/{slow['id']}/card.html").text
+    assert "training pace 1.5×" in card and "15:00" in card
+    for wrong in (3, 0.9, "1.5", None, True):
+        reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1", "settings": {"pace": wrong}})
+        assert reply.status == 400 and "pace" in reply.json()["error"], (wrong, reply.body)
+
+
+def test_a_lobby_game_waits_for_play_follows_the_set_up_and_shows_who_is_there(server):
+    import aiohttp
+
+    reply = server.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1", "settings": {}})
+    assert reply.status == 201, reply.body
+    lobby = reply.json()
+    assert lobby["status"] == "ready" and re.fullmatch(r"[ACDEFHJKMNPRTUVWXY34679]{5}", lobby["code"])
+    assert server.request(f"/api/join/{lobby['code'].lower()}").json() == {"id": lobby["id"]}  # typed in lower case
+    missing = server.request("/api/join/QQQQQ")
+    assert missing.status == 404 and "no game has the code 'QQQQQ'" in missing.json()["error"]
+    url = server.url.replace("http", "ws") + f"api/games/{lobby['id']}/ws"
+
+    async def next_of(socket, kind):
+        while True:
+            message = await socket.receive_json(timeout=10)
+            if message["type"] == kind:
+                return message
+
+    async def scenario():
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
+            async with session.ws_connect(url) as host, session.ws_connect(url) as phone:
+                await host.send_json({"type": "hello", "client": "host", "kind": "screen"})
+                await host.send_json({"type": "claim"})
+                await next_of(host, "presence")
+                await phone.send_json({"type": "hello", "client": "p1", "kind": "phone"})
+                seen = await next_of(phone, "presence")
+                while len(seen["screens"]) < 2:
+                    seen = await next_of(phone, "presence")
+                assert seen["screens"] == [{"kind": "screen", "number": 1, "sound": True, "me": False},
+                                           {"kind": "phone", "number": 1, "sound": False, "me": True}]
+                changed = server.request(f"/api/games/{lobby['id']}/setup", method="POST", json_body={
+                    "track": "builtin:mission-2", "settings": {"language": "de"}, "mode": "quiet"})
+                assert changed.status == 200 and changed.json()["track_id"] == "builtin:mission-2"
+                await next_of(phone, "setup")  # every joined screen is told to take the game again
+                game = server.request(f"/api/games/{lobby['id']}").json()
+                assert game["settings"]["language"] == "de" and game["mode"] == "quiet" and game["code"] == lobby["code"]
+                await host.send_json({"type": "play"})  # one press starts it for all
+                state = await next_of(phone, "state")
+                while state["playback"]["status"] != "playing":
+                    state = await next_of(phone, "state")
+                await phone.close()
+                left = await next_of(host, "presence")
+                assert [s["kind"] for s in left["screens"]] == ["screen"]
+
+    asyncio.run(asyncio.wait_for(scenario(), 40))
+    started = server.request(f"/api/games/{lobby['id']}/setup", method="POST", json_body={"track": "builtin:mission-1"})
+    assert started.status == 409 and "has started" in started.json()["error"]
+    assert server.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1", "mode": "loud"}).status == 400
+    jump = server.request(f"/j/{lobby['code']}")  # the short link opens the game's page
+    assert jump.status == 200 and "<title>timekeeper</title>" in jump.text
+
+
+def test_an_ended_action_round_can_be_taken_back_for_a_few_seconds(server):
+    game = new_game(server)
+    path = f"/api/games/{game['id']}/command"
+    server.request(path, method="POST", json_body={"type": "seek", "at_ms": 451_000})
+    server.request(path, method="POST", json_body={"type": "play"})
+    ended = server.request(path, method="POST", json_body={"type": "end"}).json()
+    assert ended["status"] == "ended" and ended["undo_until_ms"] - ended["at_ms"] == 5000
+    back = server.request(path, method="POST", json_body={"type": "undo"}).json()
+    assert back["status"] == "playing" and back["undo_until_ms"] is None
+    assert abs(back["position_ms"] - ended["position_ms"]) < 1
+    server.request(path, method="POST", json_body={"type": "end"})
+    time.sleep(5.2)
+    late = server.request(path, method="POST", json_body={"type": "undo"})
+    assert late.status == 409 and "no longer" in late.json()["error"]
+
+
+def test_the_page_installs_as_an_app(server):
+    page = server.request("/").text
+    assert '<link rel="manifest" href="/assets/manifest.webmanifest">' in page
+    served = server.request("/assets/manifest.webmanifest")
+    assert served.status == 200 and served.headers["Content-Type"] == "application/manifest+json"
+    manifest = served.json()
+    assert manifest["display"] == "fullscreen" and manifest["theme_color"] == "#070b16" and manifest["start_url"] == "/"
+    for icon in manifest["icons"]:
+        image = server.request(icon["src"])
+        assert image.status == 200 and image.headers["Content-Type"] == icon["type"]
+        if icon["type"] == "image/png":  # the size it declares, read from the PNG header
+            width, height = int.from_bytes(image.body[16:20], "big"), int.from_bytes(image.body[20:24], "big")
+            assert f"{width}x{height}" == icon["sizes"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -13,9 +14,10 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.games import GameError, wall_ms
+from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
+from timekeeper.serve.lobby import LOBBY, tell
 from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
     NO_INPUT,
@@ -28,6 +30,8 @@ from timekeeper.serve.schemas import (
     GenerateBody,
     Hello,
     JobPath,
+    LangPath,
+    LangQuery,
     Loose,
     NewGameBody,
     PagePath,
@@ -44,6 +48,7 @@ from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+          "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
@@ -111,22 +116,57 @@ async def asset(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
 
 
-@declares(NO_INPUT)
+def page_language(request: web.Request) -> str:
+    """The page's language: ?lang= when it names a shipped one, else the browser's Accept-Language."""
+    from timekeeper.i18n import UI_LANGUAGES, preferred_language
+
+    asked = checked(request).query.lang or ""
+    return asked if asked in UI_LANGUAGES else preferred_language(request.headers.get("Accept-Language"))
+
+
+@declares(RouteInput(query=LangQuery))
 async def info(request: web.Request) -> web.Response:
+    from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
+    from timekeeper.voice.names import pack_language_name
 
     state = state_of(request)
-    voices = await asyncio.to_thread(lambda: state.voices)
+    ui = page_language(request)
+    voices = await asyncio.to_thread(state.voices_in, ui)
     return web.json_response({
+        "ui_language": ui,
         "version": __version__,
-        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else f"{code} (voice pack)"}
+        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else pack_language_name(code, ui)}
                       for code in state.languages],
         "voices": voices,
         "music": sorted(state.music_files()),
-        "generate": generator_form(),
+        "generate": generator_form(ui),
+        "pace": {"normal": NORMAL_PACE, "low": MIN_PACE, "high": MAX_PACE},  # the training pace a game may take
         "lan": state.config.lan,
     })
+
+
+MESSAGES_MAX_AGE_S = 3600  # the words change only with the server's version
+SERVER_PREFIXES = ("card.", "generate.", "prompter.", "voice.")  # entries the server (or the terminal) words itself
+FORM_PREFIXES = ("generate.label.", "generate.unit.", "generate.help.", "generate.kind.", "generate.official_example")  # but
+# the generate form's own words the page shows (one source with the command line's help and the server's messages)
+
+
+@declares(RouteInput(path=LangPath))
+async def ui_messages(request: web.Request) -> web.Response:
+    """The page's words in one language (timekeeper/i18n.py; every entry but those the server words
+    itself, the generate form's included), English where a catalogue lacks one; UTF-8, not escaped."""
+    from timekeeper.i18n import UI_LANGUAGES, messages
+
+    language = request.match_info["lang"]
+    if language not in UI_LANGUAGES:
+        return json_error(404, f"no messages in language {language[:20]!r} (expected one of {', '.join(UI_LANGUAGES)})",
+                          code="not_found")
+    words = {key: text for key, text in messages(language).items()
+             if not key.startswith(SERVER_PREFIXES) or key.startswith(FORM_PREFIXES)}
+    return web.json_response({"language": language, "messages": words}, dumps=partial(json.dumps, ensure_ascii=False),
+                             headers={"Cache-Control": f"public, max-age={MESSAGES_MAX_AGE_S}"})
 
 
 # --- tracks ------------------------------------------------------------------------------------
@@ -167,31 +207,43 @@ async def flashcode(request: web.Request) -> web.Response:
     return added(loaded)
 
 
-@declares(RouteInput(body=GenerateBody, max_body=16 * 1024))
+@declares(RouteInput(query=LangQuery, body=GenerateBody, max_body=16 * 1024))
 async def generate(request: web.Request) -> web.Response:
+    from timekeeper.generate.problems import SettingProblem
     from timekeeper.serve.generate import generate_tracks
 
     state = state_of(request)
     data = checked(request).body
     voice = await asyncio.to_thread(state.voice_spec, data.voice)
-    made = await asyncio.to_thread(generate_tracks, state.library, data.model_dump(), voice)
+    ui = page_language(request)
+    try:
+        made = await state.slow.run(f"generate-{id(request)}",
+                                    lambda: generate_tracks(state.library, data.model_dump(), voice, ui))
+    except SettingProblem as problem:  # said with the form's labels, in the page's language
+        raise Refused(problem.text(ui), field=problem.option) from None
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
 
 # --- games -------------------------------------------------------------------------------------
 def base_url(request: web.Request) -> str:
-    """Where other devices reach this server: in LAN mode its network address, else as asked."""
+    """Where other devices reach this server: in LAN mode its network address and the port this
+    connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
     if state.config.lan_addresses:
-        return f"{request.scheme}://{state.config.lan_addresses[0]}:{request.url.port}"
+        sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        port = sockname[1] if sockname else state.config.port
+        return f"{request.scheme}://{state.config.lan_addresses[0]}:{port}"
     return f"{request.scheme}://{request.host}"
 
 
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
     mix = await state.mix(game)
-    return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
+    if game.playback.status == READY:
+        game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
+    described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
+    return web.json_response({**described, "code": request.app[LOBBY].code(game.id)})
 
 
 @declares(RouteInput(body=NewGameBody, max_body=8 * 1024))
@@ -223,24 +275,25 @@ async def apply(state: ServerState, game, message: CommandBody, sender=None, cli
     """Carry out one command (play, pause, end, seek, claim, report) and tell every screen.
     `client` is the screen's id: `claim` makes its device the one that plays the sound, and only
     that device's position reports move the clock."""
-    kind, at_ms = message.type, message.at_ms
     before = (game.playback, game.holder, game.changes)
     try:
-        await _carry_out(state, game, message, kind, at_ms, sender, client)
+        await _carry_out(state, game, message, sender, client)
     except Refused as error:
         if error.code == "state_unwritable":  # not saved, so not made: every screen keeps what it has
             game.playback, game.holder, game.changes = before
         raise
 
 
-async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, at_ms: float | None, sender,
-                     client: str | None) -> None:
+async def _carry_out(state: ServerState, game, message: CommandBody, sender, client: str | None) -> None:
+    kind, at_ms = message.type, message.at_ms
     if kind == "play":
         game.play()
     elif kind == "pause":
         game.pause(at_ms)
     elif kind == "end":
         game.end()
+    elif kind == "undo":
+        game.undo_end()
     elif kind == "seek":
         if at_ms is None:
             raise Refused("seek needs at_ms", field="at_ms")
@@ -249,6 +302,10 @@ async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, 
         if client is None:
             raise Refused("say hello with a client id before claiming the sound", field="client")
         game.holder = client
+    elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
+        if client is None or client != game.holder:
+            return
+        game.holder = None
     elif kind == "report":
         if client is None or client != game.holder:
             return
@@ -290,7 +347,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
         joined.add(socket)
         try:
             await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
-            await _follow(state, game, socket)
+            await _follow(state, game, socket, request.app[LOBBY])
         except ConnectionError:
             pass  # the screen went away
         except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
@@ -298,13 +355,16 @@ async def screen(request: web.Request) -> web.StreamResponse:
             await socket.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
             joined.discard(socket)
+            request.app[LOBBY].leave(game.id, socket)
+            await tell(request.app[LOBBY], game.id, game.holder, joined)
     finally:
         state.sockets.leave(device)
     return socket
 
 
-async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> None:
-    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long."""
+async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby) -> None:
+    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long;
+    every screen is told who is connected when a screen says hello or the sound moves."""
     rate = MessageRate()
     client: str | None = None
     while not socket.closed:
@@ -330,8 +390,14 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> No
                 await socket.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
             elif isinstance(data, Hello):
                 client = data.client or None
+                if client is not None:
+                    lobby.arrive(game.id, client, data.kind, socket)
+                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
             else:
+                holder = game.holder
                 await apply(state, game, data, sender=socket, client=client)
+                if game.holder != holder:
+                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
         except TimekeeperError as error:
             await socket.send_json({"type": "error", **error_body(error)})
 
@@ -413,7 +479,7 @@ async def card_pdf(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
     words = (await state.mix(game)).timeline.phrases
-    printed = await asyncio.to_thread(cards_pdf, [game.scenario], words, per_page=1)
+    printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1))
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
 
@@ -484,6 +550,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/g/{game}", page)
     app.router.add_get("/assets/{name}", asset)
     app.router.add_get("/api/info", info)
+    app.router.add_get("/api/messages/{lang}", ui_messages)
     app.router.add_get("/api/tracks", tracks)
     app.router.add_post("/api/tracks/upload", upload)
     app.router.add_post("/api/tracks/flashcode", flashcode)

@@ -22,6 +22,7 @@ from timekeeper.errors import TimekeeperError
 from timekeeper.generate.options import MAX_SEED
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
 
@@ -95,6 +96,12 @@ class Query(Model):
     token: Annotated[str, StringConstraints(max_length=100)] | None = None
 
 
+class LangQuery(Query):
+    """Query parameters of what the page shows in its language: `lang` (an unknown one: the browser's)."""
+
+    lang: Annotated[str, StringConstraints(max_length=20)] | None = None
+
+
 # --- path parameters ---------------------------------------------------------------------------
 GameId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{12}$")]
 
@@ -109,6 +116,10 @@ class PagePath(Model):
 
 class AssetPath(Model):
     name: Annotated[str, StringConstraints(max_length=40)]  # one of routes.ASSETS, else 404
+
+
+class LangPath(Model):
+    lang: Annotated[str, StringConstraints(max_length=20)]  # one of i18n.UI_LANGUAGES, else 404
 
 
 class JobPath(Model):
@@ -152,6 +163,7 @@ class Settings(Model):
     background: bool = True
     music: Id = ""
     computer_voice: bool = False
+    pace: Annotated[float, Field(ge=MIN_PACE, le=MAX_PACE, allow_inf_nan=False)] = NORMAL_PACE  # the training pace
 
 
 class NewGameBody(Model):
@@ -159,8 +171,19 @@ class NewGameBody(Model):
     settings: Annotated[Settings, BeforeValidator(lambda v: {} if v is None else v)] = Settings()
 
 
+class LobbyBody(NewGameBody):
+    """A lobby's game (serve/lobby_routes.py): the set-up screen's track, settings and mode."""
+
+    mode: Literal["sound", "quiet"] = "sound"
+    after: GameId | None = None  # the game just played: its screens are sent on to this one
+
+
+class CodePath(Model):
+    code: Annotated[str, StringConstraints(max_length=12)]
+
+
 class CommandBody(Model):
-    type: Literal["play", "pause", "end", "seek", "claim", "report"]
+    type: Literal["play", "pause", "end", "undo", "seek", "claim", "release", "report"]
     at_ms: AtMs | None = None
     playing: bool = False
 
@@ -193,6 +216,7 @@ class Hello(Model):
     type: Literal["hello"]
     client: Text40 = ""
     sound: bool = False
+    kind: Literal["phone", "screen", ""] = ""  # how the lobby lists it: "Phone 2", "Screen 1"
 
 
 class ScreenMessage(BaseModel):
@@ -260,6 +284,8 @@ def validate(model: type[BaseModel], data: object, where: str) -> Any:
             detail = "is not a field of this request"
         elif kind == "missing":
             detail = "is missing"
+        elif kind == "value_error":
+            detail = str(first.get("ctx", {}).get("error", first["msg"]))
         else:
             detail = first["msg"][0].lower() + first["msg"][1:]
         shown = f"{where} field {name!r}" if name else where

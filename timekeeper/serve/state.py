@@ -7,20 +7,29 @@ import contextlib
 import os
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.mix import PreparedMix
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, new_game_id, wall_ms
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import ScreenCount
 from timekeeper.serve.schemas import Refused
-from timekeeper.serve.work import MIX_THREADS, MIXES_WAITING, RENDER_THREADS, RENDERS_WAITING, WorkQueue
+from timekeeper.serve.work import (
+    MIX_THREADS,
+    MIXES_WAITING,
+    RENDER_THREADS,
+    RENDERS_WAITING,
+    SLOW_THREADS,
+    SLOW_WAITING,
+    WorkQueue,
+)
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -70,24 +79,41 @@ class ServerState:
         self.sockets = ScreenCount()
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
+        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
         self._saved_ms: dict[str, float] = {}
 
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
     def voices(self) -> list[dict]:
-        """The voices offered: the built-in one, each installed TTS voice by language, each pack."""
+        """The voices offered: the built-in one, each pack, each installed TTS voice by language.
+        `name` is a pack's own name (None for the others: see `voices_in`)."""
         from timekeeper.voice.catalog import found_packs, installed_by_language
 
-        offered = [{"id": "", "name": "Built-in voice", "language": None}]
+        offered: list[dict] = [{"id": "", "name": None, "language": None}]
         for pack in found_packs():
-            offered.append({"id": f"pack:{pack.folder.name}", "name": f"Pack: {pack.name}", "language": pack.language})
+            offered.append({"id": f"pack:{pack.folder.name}", "name": pack.name, "language": pack.language})
         try:
             _engine, by_language = installed_by_language()
         except TimekeeperError:
             by_language = {}
         for language, ids in sorted(by_language.items()):
-            offered += [{"id": f"tts:{voice}", "name": voice, "language": language} for voice in ids[:30]]
+            offered += [{"id": f"tts:{voice}", "name": None, "language": language} for voice in ids[:30]]
         return offered
+
+    def voices_in(self, ui: str) -> list[dict]:
+        """The voices offered, each with a human name in the page's language `ui` ("English (Caribbean)"
+        for tts:en-029); the ids stay as they are."""
+        from timekeeper.i18n import translate
+        from timekeeper.voice.names import tts_voice_name
+
+        def name(voice: dict) -> str:
+            if voice["id"].startswith("pack:"):
+                return translate(ui, "voice.pack", name=voice["name"])
+            if voice["id"].startswith("tts:"):
+                return tts_voice_name(voice["id"][4:], ui)
+            return translate(ui, "voice.builtin")
+
+        return [{**voice, "name": name(voice)} for voice in self.voices]
 
     @property
     def languages(self) -> list[str]:
@@ -110,7 +136,8 @@ class ServerState:
         return voice_id[4:] if voice_id.startswith("tts:") else None
 
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
-        """Check the page's sound settings; the JSON-safe fields of MixSettings."""
+        """Check the page's game settings: the JSON-safe fields of MixSettings, and the training pace
+        (a number from 1 to 2 that stretches the whole mission, timekeeper/pace.py)."""
         language = raw.get("language") or scenario_language or "en"
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
@@ -118,6 +145,10 @@ class ServerState:
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
             raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}", field="players")
+        pace = raw.get("pace", NORMAL_PACE)
+        problem = pace_problem(pace)
+        if problem:
+            raise SettingsError(problem, field="pace")
         music_name = raw.get("music") or ""
         music = None
         if music_name:
@@ -132,17 +163,19 @@ class ServerState:
             "background": bool(raw.get("background", True)),
             "music": str(music) if music else None,
             "computer_voice": bool(raw.get("computer_voice", False)),
+            "pace": float(pace),
         }
 
     # --- games ---------------------------------------------------------------------------------
-    async def new_game(self, loaded: LoadedTrack, raw_settings: dict) -> Game:
+    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True) -> Game:
+        """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
-        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings)
+        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
         if len(self.games.games) >= MAX_GAMES:
             raise Refused(f"{MAX_GAMES} games are kept and in use; end one first", status=503, code="too_busy",
                           retry_after_s=60)
-        mix = await self.mix(game)
-        game.duration_ms = mix.duration_ms
+        if mixed:
+            game.duration_ms = (await self.mix(game)).duration_ms
         in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
         with self.unsaved_refused():
             return self.games.add(game, in_use)
@@ -165,7 +198,7 @@ class ServerState:
     def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings
         if settings.music is not None:
-            settings = type(settings)(**{**game.settings, "music": Path(settings.music)})
+            settings = replace(settings, music=Path(settings.music))
         return self.mixes.get(game.mix_key, game.scenario, settings)
 
     def save(self, game: Game, *, soon: bool = False) -> None:
