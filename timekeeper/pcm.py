@@ -1,5 +1,5 @@
 """Audio as timekeeper passes it around: a clip is a mono float32 numpy array at SAMPLE_RATE (full
-scale = 1.0); on disk and to ffmpeg it travels as 16-bit PCM. The lowest layer: it imports
+scale = 1.0); on disk and to the encoder it travels as 16-bit PCM. The lowest layer: it imports
 nothing else of timekeeper."""
 
 from __future__ import annotations

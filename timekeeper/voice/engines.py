@@ -2,10 +2,11 @@
 wheel, else the espeak-ng program), or pyttsx3.
 
 On Linux the espeak-ng library that `pip install` brings (the `espeakng-loader` wheel: the
-library and its data, no system package) is used, in this process: it gives byte-identical audio
+library and its data, no system package) is used, each sentence in a fork of this process: it gives byte-identical audio
 for the same text and settings, so the shipped phrase lengths (measured with it) stay exact.
 Without the wheel an installed espeak-ng program is used. pyttsx3 (SAPI5 on Windows, NSSpeech on
-macOS, espeak through its driver elsewhere) is used otherwise, or when TIMEKEEPER_TTS_ENGINE=pyttsx3. Its driver for espeak speaks the first phrases after a voice
+macOS, espeak through its driver elsewhere) is used otherwise, or when TIMEKEEPER_TTS_ENGINE=pyttsx3.
+Its driver for espeak speaks the first phrases after a voice
 switch at the previous pace, now and then writes an empty file, ignores unknown voices and
 prints to stdout; the Pyttsx3Engine works around each of these.
 """
