@@ -165,8 +165,9 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
     voice named in `settings`) that voice's real lengths (synthesizing or loading its clips)."""
     from timekeeper.durations import default_measure
     from timekeeper.script import build_timeline
+    from timekeeper.voice.select import default_voice
 
-    if settings.voice is None:
+    if settings.voice is None and default_voice(settings.language) is None:
         book = phrase_book(settings.language)
         return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
     return prepare_mix(scenario, settings, progress).timeline

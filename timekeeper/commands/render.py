@@ -47,11 +47,12 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
     from timekeeper.render import plan, plan_lines
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
+    from timekeeper.voice.select import default_voice
 
     loaded = load_scenario(scenario)
     settings = mix_settings(loaded, language, voice, players, solo)
     warn_voice_language(settings)
-    if voice is None:
+    if voice is None and default_voice(settings.language) is None:
         warn_shipped_timing(settings.language, "plan")
     timeline = plan(loaded, settings, ProgressBar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)

