@@ -186,3 +186,73 @@ def test_every_shipped_language_has_a_recommended_voice() -> None:
         assert match and match["family"] == language and match["quality"] == "medium", voice
         assert voice.sha256 is None or len(voice.sha256) == 64
     assert RECOMMENDED["de"].name == "de_DE-thorsten-medium"
+
+
+def _installed_by_the_page(server, language: str) -> dict:
+    import time
+
+    started = server.request("/api/voices/install", method="POST", json_body={"language": language})
+    assert started.status == 202, started.text
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = server.request(f"/api/voices/install/{language}").json()
+        if job["finished"]:
+            return job
+        time.sleep(0.05)
+    raise AssertionError("the voice install did not finish")
+
+
+def test_the_page_offers_the_voice_and_installs_it_with_progress(voices_home: Path, repository: Repository, tmp_path: Path) -> None:
+    from serving import start_server
+
+    from timekeeper.serve.state import ServeConfig, ServerState
+
+    server = start_server(tmp_path / "state")
+    try:
+        offers = {offer["language"]: offer for offer in server.request("/api/info").json()["install"]}
+        assert offers["de"] == {"language": "de", "voice": "de_DE-thorsten-medium", "name": "Thorsten", "size_mb": 63,
+                                "licence": "CC0", "installed": False}
+        assert set(offers) == {"en", "de", "es", "fr", "it", "pl", "cs"}
+        assert server.request("/api/voices/install", method="POST", json_body={"language": "xx"}).status == 400
+        assert server.request("/api/voices/install/de").status == 404
+        repository.mode = "closed-midway"
+        broken = _installed_by_the_page(server, "en")
+        assert broken["error"] and "nothing was installed" in broken["error"] and not broken["installed"]
+        assert list(voices_home.iterdir()) == []
+        repository.mode = "whole"
+        job = _installed_by_the_page(server, "en")
+        size = len(_joe_bytes()[f"{VOICE_PATH}.onnx"])
+        assert job["installed"] and job["error"] is None and job["done"] == job["total"] == size
+        assert {o["language"]: o["installed"] for o in server.request("/api/info").json()["install"]}["en"] is True
+    finally:
+        assert server.stop() == 130  # Ctrl-C, as a user stops it
+    assert "Traceback" not in "".join(server.output)
+    settings = ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "en"}, None)
+    assert settings["voice"] == f"piper:{JOE}"  # the page's built-in voice is now the natural one
+    assert ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "de"}, None)["voice"] is None
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (installed by .ci/run)")
+def test_the_page_button_installs_the_voice_of_the_chosen_language(voices_home: Path, tmp_path: Path) -> None:
+    from serving import LAPTOP, chromium, start_server, wait_for
+
+    server = start_server(tmp_path / "state")
+    driver = chromium(LAPTOP)
+    try:
+        driver.get(server.url)
+        wait_for(driver, "document.querySelector('#language option[value=\"en\"]')")
+        driver.execute_script("const s = document.getElementById('language'); s.value = 'en';"
+                              " s.dispatchEvent(new Event('change'));")
+        wait_for(driver, "!document.getElementById('voice-offer').hidden")
+        button = driver.find_element("id", "install-voice")
+        assert button.text == "Install a natural voice: Joe (63 MB, CC0)"
+        button.click()
+        wait_for(driver, "document.getElementById('voice-offer').hidden", timeout_s=60)
+        assert (voices_home / f"{JOE}.onnx").is_file()
+        driver.execute_script("const s = document.getElementById('language'); s.value = 'de';"
+                              " s.dispatchEvent(new Event('change'));")
+        assert "Thorsten" in wait_for(driver, "!document.getElementById('voice-offer').hidden"
+                                              " && document.getElementById('install-voice').textContent")
+    finally:
+        driver.quit()
+        server.stop()

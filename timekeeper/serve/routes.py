@@ -64,6 +64,7 @@ async def asset(request: web.Request) -> web.StreamResponse:
 async def info(request: web.Request) -> web.Response:
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
+    from timekeeper.serve.voiceinstall import install_offers
 
     state = state_of(request)
     voices = await asyncio.to_thread(lambda: state.voices)
@@ -72,6 +73,7 @@ async def info(request: web.Request) -> web.Response:
         "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else f"{code} (voice pack)"}
                       for code in state.languages],
         "voices": voices,
+        "install": await asyncio.to_thread(install_offers),  # natural voices one step away
         "music": sorted(state.music_files()),
         "generate": generator_form(),
         "lan": state.config.lan,
@@ -362,6 +364,31 @@ async def render_progress(request: web.Request) -> web.Response:
     return web.json_response(job.as_json())
 
 
+async def start_voice_install(request: web.Request) -> web.Response:
+    """Install a language's recommended voice; only the machine that runs the server may ask."""
+    if not _from_this_machine(request):
+        return json_error(403, "voices are installed from the machine that runs timekeeper serve")
+    data = await read_json(request)
+    job = state_of(request).start_voice_install(str(data.get("language") or ""))
+    return web.json_response(job.as_json(), status=202)
+
+
+async def voice_install_progress(request: web.Request) -> web.Response:
+    job = state_of(request).voice_installs.get(request.match_info["language"])
+    if job is None:
+        return json_error(404, "no voice install for this language; start it first")
+    return web.json_response(job.as_json())
+
+
+def _from_this_machine(request: web.Request) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(request.remote or "").is_loopback
+    except ValueError:
+        return False
+
+
 async def soundtrack(request: web.Request) -> web.StreamResponse:
     state = state_of(request)
     game = state.game(request.match_info["game"])
@@ -400,6 +427,8 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/api/games/{game}/renders", start_render)
     app.router.add_get("/api/renders/{job}", render_progress)
     app.router.add_get("/api/games/{game}/soundtrack.{format}", soundtrack)
+    app.router.add_post("/api/voices/install", start_voice_install)
+    app.router.add_get("/api/voices/install/{language}", voice_install_progress)
 
 
 __all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error"]

@@ -18,6 +18,7 @@ from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, PLAYING, Game, GameStore, new_game_id, wall_ms
 from timekeeper.serve.library import Library, LoadedTrack
+from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -61,6 +62,7 @@ class ServerState:
         self.games = GameStore(config.state)
         self.mixes = MixCache()
         self.jobs: dict[str, RenderJob] = {}
+        self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.screens: dict[str, set] = {}  # game id -> open WebSockets
         self._saved_ms: dict[str, float] = {}
 
@@ -116,6 +118,10 @@ class ServerState:
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}")
         voice = self.voice_spec(str(raw.get("voice") or ""))
+        if voice is None:  # the built-in voice: an installed recommended Piper voice, else espeak-ng
+            from timekeeper.voice.select import default_voice
+
+            voice = default_voice(language)
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
             raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}")
@@ -197,6 +203,23 @@ class ServerState:
         source = game.track_id.partition(":")[2] or game.title
         asyncio.get_running_loop().run_in_executor(None, run_render, job, mix, game.scenario, source)
         return job
+
+    def start_voice_install(self, language: str) -> VoiceInstallJob:
+        """Download `language`'s recommended voice in a worker thread (one download per language)."""
+        from timekeeper.voice.recommended import recommended
+
+        if language not in LANGUAGES:
+            raise SettingsError(f"language {language!r}: expected one of {', '.join(LANGUAGES)}")
+        job = self.voice_installs.get(language)
+        if job is not None and not job.finished:
+            return job
+        job = VoiceInstallJob(language, recommended(language).name)
+        self.voice_installs[language] = job
+        asyncio.get_running_loop().run_in_executor(None, run_voice_install, job, self._forget_voices)
+        return job
+
+    def _forget_voices(self) -> None:
+        self.__dict__.pop("voices", None)  # listed again at the next request
 
     def join_url(self, game: Game, base: str) -> str:
         url = f"{base.rstrip('/')}/g/{game.id}"

@@ -151,6 +151,35 @@ function fillVoices() {
   const voice = $("#voice");
   voice.replaceChildren();
   for (const v of info.voices) if (!v.language || v.language === language) voice.append(option(v.id, v.name));
+  const offer = (info.install || []).find((o) => o.language === language && !o.installed);
+  $("#voice-offer").hidden = !offer;
+  if (offer) $("#install-voice").textContent = `Install a natural voice: ${offer.name} (${offer.size_mb} MB, ${offer.licence})`;
+}
+
+// The recommended natural voice of the language: downloaded by the server, then its default voice.
+async function installVoice() {
+  const language = $("#language").value;
+  const bar = $("#install-progress");
+  $("#install-voice").disabled = true;
+  bar.hidden = false;
+  try {
+    let job = await postJson("/api/voices/install", { language });
+    while (!job.finished) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      job = await api(`/api/voices/install/${language}`);
+      bar.max = job.total || 1;
+      bar.value = job.done;
+    }
+    if (job.error) throw new Error(job.error);
+    info = await api("/api/info");
+    fillVoices();
+    toast(`Installed ${job.voice}: the built-in ${language} voice now uses it`);
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    $("#install-voice").disabled = false;
+    bar.hidden = true;
+  }
 }
 
 function settings() {
@@ -207,6 +236,7 @@ function wireSetup() {
     localStorage.setItem("tk-language", $("#language").value);
     fillVoices();
   });
+  $("#install-voice").addEventListener("click", installVoice);
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => {
       for (const other of document.querySelectorAll(".tab")) {
