@@ -78,6 +78,16 @@ class Server:
         return self.process.returncode
 
 
+# `--lan` (the access code on every request) but listening on 127.0.0.1 only, the link's address
+# faked: tests and benchmarks never listen on the network.
+LAN_ON_LOOPBACK = (
+    "import dataclasses, timekeeper.serve.app as app, timekeeper.serve.network as network\n"
+    "network.lan_addresses = lambda: ['127.0.0.1']\n"
+    "_run = app.run\n"
+    "app.run = lambda config, ready: _run(dataclasses.replace(config, host='127.0.0.1'), ready)\n"
+)
+
+
 def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str = "") -> Server:
     """`timekeeper serve --port 0 --state STATE EXTRA...`, once it listens. `prelude` is Python run
     in the server process first (a test's fake of what the machine would tell it)."""

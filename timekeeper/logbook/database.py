@@ -187,10 +187,15 @@ def transaction(connection: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
                                f"{BUSY_TIMEOUT_S:.0f} s): {error}") from error
     try:
         yield connection
+        connection.execute("COMMIT")
+    except sqlite3.OperationalError as error:  # a read-only file or folder, a full disk
+        with contextlib.suppress(sqlite3.Error):
+            connection.execute("ROLLBACK")
+        raise LogDatabaseError(f"cannot write the ship's log: {error}") from error
     except BaseException:
-        connection.execute("ROLLBACK")
+        with contextlib.suppress(sqlite3.Error):
+            connection.execute("ROLLBACK")
         raise
-    connection.execute("COMMIT")
 
 
 MISSION_COLUMNS = ("played_on, crew, track, track_file, track_seed, common, serious, survived, destroyed, "

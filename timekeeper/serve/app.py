@@ -7,27 +7,41 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import re
 import sys
 import traceback
 
 from aiohttp import web
 
-from timekeeper.errors import LogDatabaseError, TimekeeperError
+from timekeeper.errors import TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
-from timekeeper.serve.games import GameError
 from timekeeper.serve.library import InvalidTrack
+from timekeeper.serve.limits import (
+    BODY_TIMEOUT_S,
+    HEADER_TIMEOUT_S,
+    ConnectionLimits,
+    connection_cap,
+    raise_open_files_limit,
+)
+from timekeeper.serve.quiet import install as install_quiet
+from timekeeper.serve.quiet import say
 from timekeeper.serve.routes import (
     REPORT_EVERY_S,
     STATE,
     add_routes,
     broadcast,
+    classify,
     json_error,
 )
+from timekeeper.serve.schemas import JSON_BODY_BYTES, Checked, Refused, RouteInput, check_charset, json_object, validate
 from timekeeper.serve.state import ServeConfig, ServerState
 
 TOKEN_COOKIE = "timekeeper_token"
 REQUEST_HEADER = "X-Timekeeper"  # every POST carries it, so other web pages cannot post here
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+LIMITS = web.AppKey("limits", ConnectionLimits)
+MAX_LINE_BYTES = 8190  # the request line, and each header
+MAX_HEADERS = 100
 
 
 def _host_name(host: str) -> str:
@@ -44,11 +58,17 @@ def _is_loopback(name: str) -> bool:
     return False
 
 
+_HOST = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$")
+
+
 @web.middleware
 async def guard(request: web.Request, handler):
     """Who may ask: on loopback, only pages of this server (Host check against DNS rebinding);
-    in LAN mode, only holders of the access token (from the link, then a cookie)."""
+    in LAN mode, only holders of the access token (from the link, then a cookie). A Host that is
+    not a plain name or address with a port (`127.0.0.1:80@evil.example`) is refused."""
     config: ServeConfig = request.app[STATE].config
+    if not _HOST.match(request.host):
+        return json_error(400, "the Host header is not a host name or address with a port", code="invalid_host")
     if not config.lan and not _is_loopback(_host_name(request.host)):
         return json_error(403, "timekeeper serves this machine only; start it with --lan for other devices")
     set_cookie = False
@@ -59,6 +79,9 @@ async def guard(request: web.Request, handler):
                 "<!doctype html><title>timekeeper</title><h1>Access code needed</h1>"
                 "<p>Open the link, or scan the QR code, that <code>timekeeper serve --lan</code> printed.</p>"))
         set_cookie = "token" in request.query
+    gate = request.app[LIMITS].gate(request.transport)
+    if gate is not None:
+        gate.trusted = True
     origin = request.headers.get("Origin")
     if origin is not None and origin.split("://", 1)[-1] != request.host:
         return json_error(403, "requests from other sites are refused")
@@ -71,20 +94,84 @@ async def guard(request: web.Request, handler):
 
 
 @web.middleware
+async def busy(request: web.Request, handler):
+    """Mark the connection busy while its request is handled: busy connections are never the idle
+    ones closed to make room (serve/limits.py)."""
+    gate = request.app[LIMITS].gate(request.transport)
+    if gate is None:
+        return await handler(request)
+    gate.busy += 1
+    try:
+        return await handler(request)
+    finally:
+        gate.busy -= 1
+
+
+@web.middleware
+async def check_input(request: web.Request, handler):
+    """The route's declared input (serve/schemas.py), checked before its handler runs."""
+    spec = getattr(request.match_info.handler, "route_input", None)
+    if spec is not None:
+        request["input"] = await read_input(request, spec)
+    return await handler(request)
+
+
+async def read_input(request: web.Request, spec: RouteInput) -> Checked:
+    path = None
+    if spec.path is not None:
+        try:
+            path = validate(spec.path, dict(request.match_info), "the address")
+        except Refused as error:
+            raise Refused(f"no such page: {request.path[:80]}", status=404, code="not_found", field=error.field) from None
+    if len(request.query) != len(set(request.query.keys())):
+        raise Refused("a query parameter is given twice", code="invalid_query")
+    query = validate(spec.query, dict(request.query), "the query")
+    body, raw = None, b""
+    if spec.body is not None or spec.raw:
+        limit = spec.max_body or JSON_BODY_BYTES
+        check_charset(request.charset)
+        if request.content_length is not None and request.content_length > limit:
+            raise too_large(request.content_length, limit)
+        try:
+            raw = await asyncio.wait_for(_read_bounded(request, limit), BODY_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            raise Refused(f"the request body did not arrive within {BODY_TIMEOUT_S:.0f} s", status=408,
+                          code="timeout") from None
+        if spec.body is not None:
+            body = json_object(raw, spec.body)
+    return Checked(path, query, body, raw)
+
+
+def too_large(size: int, limit: int) -> Refused:
+    return Refused(f"the request body is {size:,} bytes; it is limited to {limit:,} here", status=413,
+                   code="too_large")
+
+
+async def _read_bounded(request: web.Request, limit: int) -> bytes:
+    data = bytearray()
+    while True:
+        chunk = await request.content.read(64 * 1024)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+        if len(data) > limit:
+            raise too_large(len(data), limit)
+
+
+@web.middleware
 async def errors(request: web.Request, handler):
     """Every failure as one clear JSON message (or a short page); never a traceback."""
     try:
         return await handler(request)
-    except InvalidTrack as error:
-        problems = [{"line": p.line, "column": p.column, "message": p.message, "where": str(p)} for p in error.problems]
-        return json_error(422, error.message, problems=problems)
-    except GameError as error:
-        return json_error(409, error.message)
-    except LogDatabaseError as error:
-        return json_error(503, error.message)
     except TimekeeperError as error:
-        status = 404 if error.missing else 400
-        return json_error(status, error.message)
+        status, code, field = classify(error)
+        extra: dict = {}
+        if isinstance(error, InvalidTrack):
+            extra["problems"] = [{"line": p.line, "column": p.column, "message": p.message, "where": str(p)}
+                                 for p in error.problems]
+        retry = getattr(error, "retry_after_s", None)
+        return json_error(status, error.message, code=code, field=field,
+                          headers={"Retry-After": str(retry)} if retry else None, **extra)
     except web.HTTPException as error:
         if error.status >= 400 and request.path.startswith("/api/"):
             return json_error(error.status, error.reason)
@@ -92,12 +179,13 @@ async def errors(request: web.Request, handler):
             return web.Response(status=404, content_type="text/html",
                                 text="<!doctype html><title>Not found</title><h1>Not found</h1><p><a href='/'>Back</a></p>")
         raise
-    except (ConnectionError, asyncio.CancelledError):
-        raise
+    except ConnectionError:  # the client has gone: nobody to answer, nothing to report
+        return web.Response(status=400)
     except Exception as error:  # a bug: one line to the page, the traceback only with --debug
         if request.app[STATE].config.debug:
             traceback.print_exc()
-        return json_error(500, f"internal error: {type(error).__name__}: {error}")
+        say(f"internal error on {request.method} {request.path[:80]}: {type(error).__name__}")
+        return json_error(500, "internal error; the server's terminal names it", code="internal")
 
 
 async def _watch_endings(app: web.Application):
@@ -118,11 +206,14 @@ async def _watch_endings(app: web.Application):
     for sockets in list(state.screens.values()):
         for socket in list(sockets):
             await socket.close()
+    state.rendering.shutdown()
+    state.mixing.shutdown()
 
 
 def make_app(config: ServeConfig) -> web.Application:
-    app = web.Application(middlewares=[errors, guard], client_max_size=MAX_FILE_BYTES + 64 * 1024)
+    app = web.Application(middlewares=[errors, guard, busy, check_input], client_max_size=MAX_FILE_BYTES + 64 * 1024)
     app[STATE] = ServerState(config)
+    app[LIMITS] = ConnectionLimits(connection_cap(raise_open_files_limit()))
     app.cleanup_ctx.append(_watch_endings)
     add_routes(app)
     from timekeeper.serve.shiplog import add_log_routes
@@ -132,15 +223,23 @@ def make_app(config: ServeConfig) -> web.Application:
 
 
 async def _serve(config: ServeConfig, ready) -> None:
-    runner = web.AppRunner(make_app(config), access_log=None, handle_signals=False, shutdown_timeout=2.0)
+    """Listen through the connection gate of serve/limits.py, aiohttp's parser bounded (request
+    line and each header 8 KB, 100 headers; a request must arrive within HEADER_TIMEOUT_S)."""
+    loop = asyncio.get_running_loop()
+    install_quiet(loop, config.debug)
+    app = make_app(config)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
+                           keepalive_timeout=HEADER_TIMEOUT_S, max_line_size=MAX_LINE_BYTES,
+                           max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS, lingering_time=2.0)
     await runner.setup()
-    site = web.TCPSite(runner, config.host, config.port, reuse_address=True)
+    assert runner.server is not None
+    server = await loop.create_server(app[LIMITS].factory(runner.server), config.host, config.port,
+                                      reuse_address=True, backlog=512)
     try:
-        await site.start()
-        port = runner.addresses[0][1]
-        ready(port)
+        ready(server.sockets[0].getsockname()[1])
         await asyncio.Event().wait()
     finally:
+        server.close()
         await runner.cleanup()
 
 

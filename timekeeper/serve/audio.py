@@ -66,6 +66,11 @@ class MixCache:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
+    def kept(self, key: str) -> PreparedMix | None:
+        """The mix of `key` if it is kept (nothing is prepared)."""
+        with self._guard:
+            return self._mixes.get(key)
+
     def get(self, key: str, scenario: Scenario, settings: MixSettings) -> PreparedMix:
         """The mix of `key`, prepared now (synthesizing missing phrases) if it is not kept."""
         with self._guard:

@@ -8,16 +8,18 @@ server picks the mission up at the moment it has reached.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
 import secrets
 import time
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
-from timekeeper.errors import TimekeeperError
+from timekeeper.errors import OutputError, TimekeeperError
 from timekeeper.mix import MixSettings
 from timekeeper.model import Scenario
 from timekeeper.scenario.load import load_text
@@ -33,7 +35,12 @@ def wall_ms() -> float:
 
 
 class GameError(TimekeeperError):
-    """A command the game cannot take now (ending before the second phase is over ...)."""
+    """A command the game cannot take now: `code` "game_over" (the mission has ended) or
+    "too_early" (ending before the second phase is over)."""
+
+    def __init__(self, detail: str, *, code: str = "game_over") -> None:
+        super().__init__(detail)
+        self.code = code
 
 
 @dataclass
@@ -66,7 +73,7 @@ class Game:
     def __post_init__(self) -> None:
         result = load_text(self.yaml_text, f"{self.title}.yaml")
         if result.scenario is None:
-            raise GameError(f"game {self.id}: its track no longer loads")
+            raise GameError(f"game {self.id}: its track no longer loads", code="invalid_track")
         self.scenario: Scenario = result.scenario
         self.duration_ms = self.duration_ms or self.scenario.duration_ms
 
@@ -104,7 +111,7 @@ class Game:
         if self.playback.status == ENDED:
             return
         if not self.can_end(now):
-            raise GameError("the action round can be ended only after the second phase has ended")
+            raise GameError("the action round can be ended only after the second phase has ended", code="too_early")
         self.playback = Playback(ENDED, self._clamp(now), wall_ms())
 
     def seek(self, at_ms: float) -> None:
@@ -181,15 +188,25 @@ class GameStore:
     def get(self, game_id: str) -> Game | None:
         return self.games.get(game_id) if _GAME_ID.match(game_id) else None
 
-    def add(self, game: Game) -> Game:
-        self.games[game.id] = game
-        if len(self.games) > KEPT_GAMES:
-            oldest = min(self.games.values(), key=lambda g: g.created_ms)
-            del self.games[oldest.id]
-            (self.folder / f"{oldest.id}.json").unlink(missing_ok=True)
+    def add(self, game: Game, in_use: Collection[str] = ()) -> Game:
+        """Keep `game` once it is saved; beyond KEPT_GAMES, forget ended games first, then the
+        oldest not playing, never one in `in_use` (screens joined) or playing."""
         self.save(game)
+        self.games[game.id] = game
+        while len(self.games) > KEPT_GAMES:
+            spare = [g for g in self.games.values() if g.id not in in_use and g.id != game.id and g.settled().status != PLAYING]
+            if not spare:
+                break
+            old = min(spare, key=lambda g: (g.playback.status != ENDED, g.created_ms))
+            del self.games[old.id]
+            with contextlib.suppress(OSError):
+                (self.folder / f"{old.id}.json").unlink(missing_ok=True)
         return game
 
     def save(self, game: Game) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        """Write `game` to its file; OutputError when the state folder cannot be written."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as failure:
+            raise OutputError.cannot_create(self.folder, failure, "the state folder") from failure
         write_atomic(self.folder / f"{game.id}.json", json.dumps(game.as_record()))

@@ -6,9 +6,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from timekeeper.errors import ScenarioError
 from timekeeper.generate import OPTION_SPECS, batch
-from timekeeper.generate.options import MAX_SEED, options_from_text, parse_seed, relaxations
+from timekeeper.generate.options import MAX_SEED, check_seed, options_from_text, relaxations
 from timekeeper.render import generated_voice_overlaps
 from timekeeper.serve.library import Library, LoadedTrack
 
@@ -21,13 +20,6 @@ def generator_form() -> dict:
     return {"options": [spec.describe() for spec in OPTION_SPECS], "max_seed": MAX_SEED, "max_count": MAX_PAGE_COUNT}
 
 
-def _count(raw: object) -> int:
-    text = str(raw if raw is not None else "").strip() or "1"
-    if not text.isdigit() or not 1 <= int(text[:6]) <= MAX_PAGE_COUNT:
-        raise ScenarioError(f"count {text[:20]!r} (expected 1 to {MAX_PAGE_COUNT} in the page)", path="generate")
-    return int(text)
-
-
 @dataclass(frozen=True)
 class Generated:
     """Missions made in the page: the tracks added, the official rules the settings relax, and
@@ -38,16 +30,14 @@ class Generated:
     overlaps: list[str]
 
 
-def generate_tracks(library: Library, raw: dict, voice: str | None = None) -> Generated:
-    """Generate as `timekeeper generate [--voice VOICE]` would from the form's values and add the
+def generate_tracks(library: Library, form: dict, voice: str | None = None) -> Generated:
+    """Generate as `timekeeper generate [--voice VOICE]` would from the form's values (checked by
+    serve/schemas.py: `seed` a whole number or None, `count` 1 to MAX_PAGE_COUNT) and add the
     missions."""
-    options = options_from_text({key: str(raw.get(key) or "") for key in SPEC_KEYS})
-    seed = parse_seed(str(raw.get("seed") or ""))
-    if seed is None:
-        seed = secrets.randbelow(1_000_000)
-    language = str(raw.get("language") or "") or None
-    missions = batch(seed, options, count=_count(raw.get("count")), campaign=bool(raw.get("campaign")),
-                     language=language)
+    options = options_from_text({key: form[key] for key in SPEC_KEYS})
+    seed = check_seed(form["seed"]) if form["seed"] is not None else secrets.randbelow(1_000_000)
+    language = form["language"] or None
+    missions = batch(seed, options, count=form["count"], campaign=form["campaign"], language=language)
     made = []
     for number, mission in enumerate(missions):
         origin = f"generated: seed {seed + number}, {options.kind}, {options.players} players"

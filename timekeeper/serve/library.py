@@ -8,6 +8,7 @@ so no request can reach a file outside those folders.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,9 @@ from timekeeper.scenario.catalog import builtin_paths
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.load import LoadResult, load_file, load_text
 from timekeeper.scenario.problems import Problem, errors
+from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.times import format_time
+from timekeeper.userfiles import read_user_file
 
 MAX_FOLDER_FILES = 500  # scenario files listed from --scenarios DIR
 _ADDED_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -101,16 +104,9 @@ class Library:
 
     def _folder_files(self) -> dict[str, Path]:
         """folder-relative name -> file, for the scenario files below --scenarios (no links out)."""
-        if self.folder is None or not self.folder.is_dir():
+        if self.folder is None:
             return {}
-        found: dict[str, Path] = {}
-        for path in sorted(self.folder.rglob("*.y*ml")):
-            if len(found) >= MAX_FOLDER_FILES:
-                break
-            resolved = path.resolve()
-            if path.suffix in (".yaml", ".yml") and resolved.is_file() and resolved.is_relative_to(self.folder):
-                found[path.relative_to(self.folder).as_posix()] = resolved
-        return found
+        return files_below(self.folder, (".yaml", ".yml"), MAX_FOLDER_FILES)
 
     def _folder_tracks(self) -> list[Track]:
         tracks = []
@@ -163,8 +159,13 @@ class Library:
             path = self._added_files().get(name)
         if path is None:
             raise ScenarioError("no such track; pick one from the list", path=track_id, missing=True)
-        text = path.read_text(encoding="utf-8")
-        scenario = _valid(load_text(text, name if group != "added" else f"{name}.yaml"))
+        display = name if group != "added" else f"{name}.yaml"
+        data = read_user_file(path, MAX_FILE_BYTES, what="a scenario file (.yaml)", display=display, error=ScenarioError)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ScenarioError("not UTF-8 text; a scenario file is YAML", path=display) from None
+        scenario = _valid(load_text(text, display))
         origin = _origin(path) if group == "added" else (name if group == "folder" else "")
         return LoadedTrack(_track(track_id, group if group != "builtin" else scenario.kind.value, scenario, origin),
                            scenario, text)
@@ -199,6 +200,34 @@ class Library:
         header = f"# timekeeper serve: {_one_line(origin)}\n"
         write_atomic(folder / f"{digest}.yaml", header + text)
         return LoadedTrack(_track(f"added:{digest}", "added", scenario, origin), scenario, text)
+
+
+def files_below(root: Path, suffixes: tuple[str, ...], limit: int) -> dict[str, Path]:
+    """root-relative name -> resolved file, for the regular files below `root` with one of
+    `suffixes` (at most `limit`, by name). Links are followed only to files inside `root`; a
+    linked folder is not entered, so a loop of links cannot trap the walk, and a name the system
+    cannot resolve is skipped."""
+    found: dict[str, Path] = {}
+    try:
+        base = root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return found
+    for folder, subfolders, names in os.walk(base, followlinks=False):
+        subfolders.sort()
+        for name in sorted(names):
+            if len(found) >= limit:
+                return found
+            if not name.lower().endswith(suffixes):
+                continue
+            path = Path(folder) / name
+            try:
+                resolved = path.resolve(strict=True)
+                regular = resolved.is_file()
+            except (OSError, RuntimeError):
+                continue
+            if regular and resolved.is_relative_to(base):
+                found[path.relative_to(base).as_posix()] = resolved
+    return found
 
 
 def _one_line(text: str) -> str:

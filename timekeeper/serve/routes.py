@@ -8,51 +8,100 @@ import json
 import re
 from pathlib import Path
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
-from timekeeper.errors import TimekeeperError
-from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
+from timekeeper.errors import LogDatabaseError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
-from timekeeper.serve.state import ServerState, SettingsError, download_name
+from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, MessageRate
+from timekeeper.serve.schemas import (
+    NO_INPUT,
+    UPLOAD,
+    AssetPath,
+    Checked,
+    CommandBody,
+    FlashcodeBody,
+    GamePath,
+    GenerateBody,
+    Hello,
+    JobPath,
+    Loose,
+    NewGameBody,
+    PagePath,
+    Ping,
+    Refused,
+    RenderBody,
+    RouteInput,
+    SoundtrackPath,
+    VoiceInstallBody,
+    VoiceInstallPath,
+    declares,
+    screen_message,
+)
+from timekeeper.serve.state import ServerState, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
-MAX_SCREENS = 200  # WebSockets open at once, all games together
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
 STATE = web.AppKey("state", ServerState)
-_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+_RANGE = re.compile(r"^bytes=([0-9]{0,18})-([0-9]{0,18})$")
 
 
-def json_error(status: int, message: str, **extra: object) -> web.Response:
-    return web.json_response({"error": message, **extra}, status=status)
+ERROR_CODES = {400: "invalid_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 408: "timeout",
+               409: "conflict", 413: "too_large", 415: "unsupported_charset", 416: "range_not_satisfiable",
+               422: "invalid_field", 429: "rate_limited", 500: "internal", 503: "unavailable"}
+
+
+def json_error(status: int, message: str, *, code: str | None = None, field: str | None = None,
+               headers: dict | None = None, **extra: object) -> web.Response:
+    """An error as the page reads it: the English message, a stable `code` (docs/serve.md lists
+    them) and the `field` at fault, if one is."""
+    body: dict[str, object] = {"error": message, "code": code or ERROR_CODES.get(status, "invalid_request")}
+    if field is not None:
+        body["field"] = field
+    return web.json_response({**body, **extra}, status=status, headers=headers)
+
+
+def classify(error: TimekeeperError) -> tuple[int, str, str | None]:
+    """The HTTP status, code and field at fault of a refusal."""
+    if isinstance(error, Refused):
+        return error.status, error.code, error.field
+    if isinstance(error, InvalidTrack):
+        return 422, "invalid_track", None
+    if isinstance(error, GameError):
+        return 409, error.code, None
+    if isinstance(error, LogDatabaseError):
+        return 503, "log_unavailable", None
+    return (404, "not_found", None) if error.missing else (400, "invalid_request", None)
+
+
+def error_body(error: TimekeeperError) -> dict:
+    _status, code, field = classify(error)
+    return {"error": error.message, "code": code, **({"field": field} if field else {})}
+
+
+def checked(request: web.Request) -> Checked:
+    """The request's input as its route's schema checked it (serve/app.py's middleware)."""
+    return request["input"]
 
 
 def state_of(request: web.Request) -> ServerState:
     return request.app[STATE]
 
 
-async def read_json(request: web.Request) -> dict:
-    try:
-        data = await request.json()
-    except (ValueError, UnicodeDecodeError):
-        raise SettingsError("the request body is not JSON") from None
-    if not isinstance(data, dict):
-        raise SettingsError("the request body must be a JSON object")
-    return data
-
-
 # --- the page ----------------------------------------------------------------------------------
+@declares(RouteInput(path=PagePath, query=Loose))
 async def page(request: web.Request) -> web.Response:
     html = (ASSETS_DIR / "index.html").read_text(encoding="utf-8")
     return web.Response(text=html, content_type="text/html", headers={"Cache-Control": "no-cache"})
 
 
+@declares(RouteInput(path=AssetPath, query=Loose))
 async def asset(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if name not in ASSETS:
@@ -61,6 +110,7 @@ async def asset(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
 
 
+@declares(NO_INPUT)
 async def info(request: web.Request) -> web.Response:
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
@@ -81,6 +131,7 @@ async def info(request: web.Request) -> web.Response:
 
 
 # --- tracks ------------------------------------------------------------------------------------
+@declares(NO_INPUT)
 async def tracks(request: web.Request) -> web.Response:
     state = state_of(request)
     found = await asyncio.to_thread(state.library.tracks)
@@ -91,41 +142,40 @@ def added(loaded: LoadedTrack) -> web.Response:
     return web.json_response({"track": loaded.track.as_json()}, status=201)
 
 
+@declares(UPLOAD)
 async def upload(request: web.Request) -> web.Response:
-    body = await request.read()
-    if len(body) > MAX_FILE_BYTES:
-        return json_error(413, f"the file is {len(body):,} bytes; scenario files are limited to {MAX_FILE_BYTES:,}")
-    name = Path(request.query.get("name", "upload.yaml")).name[:100] or "upload.yaml"
+    body = checked(request).raw
+    name = Path(checked(request).query.name).name[:100] or "upload.yaml"
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsError("not UTF-8 text; a scenario file is YAML", path=name) from None
+        raise Refused(f"{name}: not UTF-8 text; a scenario file is YAML", code="invalid_encoding") from None
     loaded = await asyncio.to_thread(state_of(request).library.add_yaml, text, name)
     return added(loaded)
 
 
+@declares(RouteInput(body=FlashcodeBody))
 async def flashcode(request: web.Request) -> web.Response:
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode
 
-    data = await read_json(request)
-    code = str(data.get("code", "")).strip()
+    data: FlashcodeBody = checked(request).body
+    code = data.code.strip()
     if not code:
-        raise SettingsError("paste a FlashPlayerCode such as 010AL1TW,050ID,120AL2TR,...")
-    if len(code) > 20_000:
-        raise SettingsError("that code is too long for one track")
-    title = str(data.get("title") or DEFAULT_TITLE)[:200]
+        raise Refused("paste a FlashPlayerCode such as 010AL1TW,050ID,120AL2TR,...", field="code")
+    title = data.title or DEFAULT_TITLE
     scenario = parse_flashcode(code, title)
     loaded = await asyncio.to_thread(state_of(request).library.add_scenario, scenario, "FlashPlayerCode")
     return added(loaded)
 
 
+@declares(RouteInput(body=GenerateBody))
 async def generate(request: web.Request) -> web.Response:
     from timekeeper.serve.generate import generate_tracks
 
     state = state_of(request)
-    data = await read_json(request)
-    voice = await asyncio.to_thread(state.voice_spec, str(data.get("voice") or ""))
-    made = await asyncio.to_thread(generate_tracks, state.library, data, voice)
+    data = checked(request).body
+    voice = await asyncio.to_thread(state.voice_spec, data.voice)
+    made = await asyncio.to_thread(generate_tracks, state.library, data.model_dump(), voice)
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
@@ -145,33 +195,47 @@ async def describe(request: web.Request, game) -> web.Response:
     return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
 
 
+@declares(RouteInput(body=NewGameBody))
 async def new_game(request: web.Request) -> web.Response:
     state = state_of(request)
-    data = await read_json(request)
-    loaded = await asyncio.to_thread(state.library.load, str(data.get("track", "")))
-    game = await state.new_game(loaded, data.get("settings") or {})
+    data: NewGameBody = checked(request).body
+    loaded = await asyncio.to_thread(state.library.load, data.track)
+    game = await state.new_game(loaded, data.settings.model_dump())
     return await describe(request, game)
 
 
+GAME = RouteInput(path=GamePath)
+
+
+@declares(GAME)
 async def get_game(request: web.Request) -> web.Response:
     return await describe(request, state_of(request).game(request.match_info["game"]))
 
 
+@declares(RouteInput(path=GamePath, body=CommandBody))
 async def command(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    await apply(state, game, await read_json(request))
+    await apply(state, game, checked(request).body)
     return web.json_response(playback_json(game, wall_ms()))
 
 
-async def apply(state: ServerState, game, message: dict, sender=None, client: str | None = None) -> None:
+async def apply(state: ServerState, game, message: CommandBody, sender=None, client: str | None = None) -> None:
     """Carry out one command (play, pause, end, seek, claim, report) and tell every screen.
     `client` is the screen's id: `claim` makes its device the one that plays the sound, and only
     that device's position reports move the clock."""
-    kind = message.get("type")
-    at_ms = message.get("at_ms")
-    if at_ms is not None and not isinstance(at_ms, (int, float)):
-        raise SettingsError("at_ms must be a number of milliseconds")
+    kind, at_ms = message.type, message.at_ms
+    before = (game.playback, game.holder, game.changes)
+    try:
+        await _carry_out(state, game, message, kind, at_ms, sender, client)
+    except Refused as error:
+        if error.code == "state_unwritable":  # not saved, so not made: every screen keeps what it has
+            game.playback, game.holder, game.changes = before
+        raise
+
+
+async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, at_ms: float | None, sender,
+                     client: str | None) -> None:
     if kind == "play":
         game.play()
     elif kind == "pause":
@@ -180,22 +244,20 @@ async def apply(state: ServerState, game, message: dict, sender=None, client: st
         game.end()
     elif kind == "seek":
         if at_ms is None:
-            raise SettingsError("seek needs at_ms")
+            raise Refused("seek needs at_ms", field="at_ms")
         game.seek(at_ms)
     elif kind == "claim":
         if client is None:
-            raise SettingsError("say hello with a client id before claiming the sound")
+            raise Refused("say hello with a client id before claiming the sound", field="client")
         game.holder = client
     elif kind == "report":
         if client is None or client != game.holder:
             return
-        if at_ms is None or not game.report(at_ms, bool(message.get("playing"))):
+        if at_ms is None or not game.report(at_ms, message.playing):
             return
         state.save(game, soon=True)
         await broadcast(state, game, skip=sender)
         return
-    else:
-        raise SettingsError(f"unknown command {kind!r} (expected play, pause, end, seek or report)")
     game.changes += 1
     state.save(game)
     await broadcast(state, game)
@@ -212,42 +274,62 @@ async def broadcast(state: ServerState, game, skip=None) -> None:
             state.screens[game.id].discard(socket)
 
 
+@declares(GAME)
 async def screen(request: web.Request) -> web.StreamResponse:
-    """A joined screen: the game's state now and on every change; its commands; clock pings."""
+    """A joined screen: the game's state now and on every change; its commands; clock pings.
+    Each message is checked (serve/schemas.py) and counted (serve/limits.py)."""
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    if sum(len(s) for s in state.screens.values()) >= MAX_SCREENS:
-        return json_error(503, f"too many screens joined (at most {MAX_SCREENS})")
-    socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
-    await socket.prepare(request)
-    joined = state.screens.setdefault(game.id, set())
-    joined.add(socket)
-    client: str | None = None
+    device = request.remote or ""
+    refused = state.sockets.join(device)
+    if refused is not None:
+        return json_error(503, refused, code="too_busy", headers={"Retry-After": "10"})
     try:
-        await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
-        async for message in socket:
-            if message.type != WSMsgType.TEXT:
-                continue
-            try:
-                data = json.loads(message.data)
-                if not isinstance(data, dict):
-                    raise ValueError("not an object")
-            except ValueError:
-                await socket.send_json({"type": "error", "error": "messages are JSON objects"})
-                continue
-            if data.get("type") == "ping":
-                await socket.send_json({"type": "pong", "t": data.get("t"), "server_ms": wall_ms()})
-                continue
-            if data.get("type") == "hello":
-                client = str(data.get("client") or "")[:40] or None
-                continue
-            try:
-                await apply(state, game, data, sender=socket, client=client)
-            except TimekeeperError as error:
-                await socket.send_json({"type": "error", "error": error.message})
+        socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
+        await socket.prepare(request)
+        joined = state.screens.setdefault(game.id, set())
+        joined.add(socket)
+        try:
+            await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
+            await _follow(state, game, socket)
+        finally:
+            joined.discard(socket)
     finally:
-        joined.discard(socket)
+        state.sockets.leave(device)
     return socket
+
+
+async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> None:
+    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long."""
+    rate = MessageRate()
+    client: str | None = None
+    while not socket.closed:
+        try:
+            message = await socket.receive(timeout=SCREEN_IDLE_S)
+        except asyncio.TimeoutError:
+            await socket.close(code=WSCloseCode.GOING_AWAY, message=b"idle")
+            return
+        if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+            return
+        if message.type != WSMsgType.TEXT:
+            continue
+        if not rate.allow():
+            if rate.refused > MESSAGE_BURST * 5:
+                await socket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                return
+            if rate.refused == 1 or rate.refused % MESSAGE_BURST == 0:
+                await socket.send_json({"type": "error", "error": "too many messages; slow down", "code": "rate_limited"})
+            continue
+        try:
+            data = screen_message(message.data)
+            if isinstance(data, Ping):
+                await socket.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
+            elif isinstance(data, Hello):
+                client = data.client or None
+            else:
+                await apply(state, game, data, sender=socket, client=client)
+        except TimekeeperError as error:
+            await socket.send_json({"type": "error", **error_body(error)})
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
@@ -260,7 +342,7 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
         raise ValueError(header)
     first_text, last_text = match.groups()
     if not first_text:
-        if not last_text:
+        if not last_text or int(last_text) == 0:  # "bytes=-0" asks for no byte at all
             raise ValueError(header)
         length = min(int(last_text), size)
         return size - length, size - 1
@@ -271,6 +353,7 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     return first, last
 
 
+@declares(GAME)
 async def sound(request: web.Request) -> web.StreamResponse:
     """The game's soundtrack as WAV, mixed as it is sent; byte ranges let players seek and resume."""
     state = state_of(request)
@@ -297,13 +380,15 @@ async def sound(request: web.Request) -> web.StreamResponse:
             if data is None:
                 break
             await response.write(data)
-    except (ConnectionError, asyncio.CancelledError):
+        await response.write_eof()
+    except ConnectionError:  # the player stopped reading (every seek does): nothing to report
+        pass
+    finally:
         pieces.close()
-        raise
-    await response.write_eof()
     return response
 
 
+@declares(GAME)
 async def card(request: web.Request) -> web.Response:
     from timekeeper.cards.html import html_card
 
@@ -314,6 +399,7 @@ async def card(request: web.Request) -> web.Response:
     return web.Response(text=fragment, content_type="text/html")
 
 
+@declares(GAME)
 async def card_pdf(request: web.Request) -> web.Response:
     from timekeeper.cards.pdf import cards_pdf
 
@@ -324,11 +410,13 @@ async def card_pdf(request: web.Request) -> web.Response:
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
 
+@declares(GAME)
 async def track_yaml(request: web.Request) -> web.Response:
     game = state_of(request).game(request.match_info["game"])
     return attachment(game.yaml_text.encode("utf-8"), "application/yaml", download_name(game.title, ".yaml"))
 
 
+@declares(GAME)
 async def track_code(request: web.Request) -> web.Response:
     from timekeeper.scenario.flashcode import format_flashcode
 
@@ -337,6 +425,7 @@ async def track_code(request: web.Request) -> web.Response:
     return web.Response(text=code + "\n", content_type="text/plain")
 
 
+@declares(GAME)
 async def qr(request: web.Request) -> web.Response:
     import io
 
@@ -349,32 +438,35 @@ async def qr(request: web.Request) -> web.Response:
     return web.Response(body=out.getvalue(), content_type="image/svg+xml")
 
 
+@declares(RouteInput(path=GamePath, body=RenderBody))
 async def start_render(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    data = await read_json(request)
-    job = await state.start_render(game, str(data.get("format", "mp3")))
-    return web.json_response(job.as_json(), status=202)
+    job = await state.start_render(game, checked(request).body.format)
+    return web.json_response(state.job_json(job), status=202)
 
 
+@declares(RouteInput(path=JobPath))
 async def render_progress(request: web.Request) -> web.Response:
-    job = state_of(request).jobs.get(request.match_info["job"])
+    state = state_of(request)
+    job = state.jobs.get(request.match_info["job"])
     if job is None:
         return json_error(404, "no such download; start it again")
-    return web.json_response(job.as_json())
+    return web.json_response(state.job_json(job))
 
 
+@declares(RouteInput(body=VoiceInstallBody))
 async def start_voice_install(request: web.Request) -> web.Response:
     """Install a language's recommended voice; only the machine that runs the server may ask."""
     if not _from_this_machine(request):
         return json_error(403, "voices are installed from the machine that runs timekeeper serve")
-    data = await read_json(request)
-    job = state_of(request).start_voice_install(str(data.get("language") or ""))
+    job = state_of(request).start_voice_install(checked(request).body.language)
     return web.json_response(job.as_json(), status=202)
 
 
+@declares(RouteInput(path=VoiceInstallPath))
 async def voice_install_progress(request: web.Request) -> web.Response:
-    job = state_of(request).voice_installs.get(request.match_info["language"])
+    job = state_of(request).voice_installs.get(checked(request).path.language)
     if job is None:
         return json_error(404, "no voice install for this language; start it first")
     return web.json_response(job.as_json())
@@ -389,6 +481,7 @@ def _from_this_machine(request: web.Request) -> bool:
         return False
 
 
+@declares(RouteInput(path=SoundtrackPath))
 async def soundtrack(request: web.Request) -> web.StreamResponse:
     state = state_of(request)
     game = state.game(request.match_info["game"])
@@ -431,4 +524,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/voices/install/{language}", voice_install_progress)
 
 
-__all__ = ["REPORT_EVERY_S", "STATE", "GameError", "InvalidTrack", "add_routes", "broadcast", "json_error"]
+__all__ = ["REPORT_EVERY_S", "STATE", "add_routes", "broadcast", "classify", "json_error"]

@@ -16,7 +16,8 @@ from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, json_error, page, read_json, state_of
+from timekeeper.serve.routes import STATE, attachment, checked, json_error, page, state_of
+from timekeeper.serve.schemas import NO_INPUT, GamePath, LogBody, RouteInput, declares
 
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game
 
@@ -27,6 +28,7 @@ def _track(request: web.Request) -> tuple[Game, str]:
     return game, state.library.track_reference(game.track_id)
 
 
+@declares(RouteInput(path=GamePath))
 async def form(request: web.Request) -> web.Response:
     """The fields of the mission form (label, hint, default, choices) and their values for this game."""
     game, track = _track(request)
@@ -41,9 +43,11 @@ async def form(request: web.Request) -> web.Response:
     return web.json_response({"fields": fields, "values": values, "track": game.title})
 
 
+@declares(RouteInput(path=GamePath, body=LogBody))
 async def record(request: web.Request) -> web.Response:
     game, track = _track(request)
-    values = {key: str(value) for key, value in (await read_json(request)).items() if key not in TRACK_FIELDS}
+    sent = checked(request).body.model_dump(exclude_unset=True)
+    values = {key: value for key, value in sent.items() if key not in TRACK_FIELDS}
     values["track"] = track
     path = request.app[STATE].config.log
 
@@ -59,6 +63,7 @@ async def record(request: web.Request) -> web.Response:
                               "campaign": entry.campaign_id}, status=201)
 
 
+@declares(NO_INPUT)
 async def listing(request: web.Request) -> web.Response:
     """The log as `timekeeper log list` shows it, and its stats as `log stats` prints them."""
     from timekeeper.logbook.stats import format_stats
@@ -74,6 +79,7 @@ async def listing(request: web.Request) -> web.Response:
     return web.json_response(await asyncio.to_thread(read))
 
 
+@declares(NO_INPUT)
 async def printed(request: web.Request) -> web.Response:
     from timekeeper.logbook.pdf import log_pdf
 

@@ -3,10 +3,11 @@ screens joined to each game. Handlers (serve/routes.py) only translate HTTP to c
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import os
 import re
 import secrets
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -16,12 +17,16 @@ from timekeeper.mix import PreparedMix
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
-from timekeeper.serve.games import ENDED, PLAYING, Game, GameStore, new_game_id, wall_ms
-from timekeeper.serve.library import Library, LoadedTrack
+from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, new_game_id, wall_ms
+from timekeeper.serve.library import Library, LoadedTrack, files_below
+from timekeeper.serve.limits import ScreenCount
+from timekeeper.serve.schemas import Refused
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
+from timekeeper.serve.work import MIX_THREADS, MIXES_WAITING, RENDER_THREADS, RENDERS_WAITING, WorkQueue
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
+MAX_GAMES = 4 * KEPT_GAMES  # games kept when none can be forgotten (all played or watched)
 
 
 def default_state_dir() -> Path:
@@ -51,7 +56,7 @@ class ServeConfig:
         return self.token is not None
 
 
-class SettingsError(TimekeeperError):
+class SettingsError(Refused):
     """Sound settings the page sent that this server does not offer."""
 
 
@@ -64,6 +69,9 @@ class ServerState:
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.screens: dict[str, set] = {}  # game id -> open WebSockets
+        self.sockets = ScreenCount()
+        self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
+        self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
         self._saved_ms: dict[str, float] = {}
 
     # --- what the page may choose --------------------------------------------------------------
@@ -91,21 +99,12 @@ class ServerState:
 
     def music_files(self) -> dict[str, Path]:
         folder = self.config.music
-        if folder is None or not folder.is_dir():
-            return {}
-        root = folder.resolve()
-        found: dict[str, Path] = {}
-        for path in sorted(root.rglob("*")):
-            if len(found) >= MAX_MUSIC_FILES:
-                break
-            if path.suffix.lower() in MUSIC_SUFFIXES and path.resolve().is_file() and path.resolve().is_relative_to(root):
-                found[path.relative_to(root).as_posix()] = path.resolve()
-        return found
+        return {} if folder is None else files_below(folder, MUSIC_SUFFIXES, MAX_MUSIC_FILES)
 
     def voice_spec(self, voice_id: str) -> str | None:
         """The voice an id of the page's list names, as --voice names it (None: the built-in voice)."""
         if voice_id not in {v["id"] for v in self.voices}:
-            raise SettingsError(f"voice {voice_id!r} is not offered here; pick one from the list")
+            raise SettingsError(f"voice {voice_id!r} is not offered here; pick one from the list", field="voice")
         if voice_id.startswith("pack:"):
             from timekeeper.voice.select import packs_dir
 
@@ -116,7 +115,7 @@ class ServerState:
         """Check the page's sound settings; the JSON-safe fields of MixSettings."""
         language = raw.get("language") or scenario_language or "en"
         if language not in self.languages:
-            raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}")
+            raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
         voice = self.voice_spec(str(raw.get("voice") or ""))
         if voice is None:  # the built-in voice: an installed recommended Piper voice, else espeak-ng
             from timekeeper.voice.select import default_voice
@@ -124,13 +123,13 @@ class ServerState:
             voice = default_voice(language)
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
-            raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}")
+            raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}", field="players")
         music_name = raw.get("music") or ""
         music = None
         if music_name:
             music = self.music_files().get(music_name)
             if music is None:
-                raise SettingsError(f"music {music_name!r} is not offered here; pick one from the list")
+                raise SettingsError(f"music {music_name!r} is not offered here; pick one from the list", field="music")
         return {
             "language": language,
             "voice": voice,
@@ -145,9 +144,14 @@ class ServerState:
     async def new_game(self, loaded: LoadedTrack, raw_settings: dict) -> Game:
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
         game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings)
+        if len(self.games.games) >= MAX_GAMES:
+            raise Refused(f"{MAX_GAMES} games are kept and in use; end one first", status=503, code="too_busy",
+                          retry_after_s=60)
         mix = await self.mix(game)
         game.duration_ms = mix.duration_ms
-        return self.games.add(game)
+        in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
+        with self.unsaved_refused():
+            return self.games.add(game, in_use)
 
     def game(self, game_id: str) -> Game:
         game = self.games.get(game_id)
@@ -157,19 +161,37 @@ class ServerState:
         return game
 
     async def mix(self, game: Game) -> PreparedMix:
-        """The game's prepared mix (synthesizing phrases the first time), off the event loop."""
+        """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
+        first time) in the mixing queue, off the event loop."""
+        kept = self.mixes.kept(game.mix_key)
+        if kept is not None:
+            return kept
+        return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
+
+    def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings
         if settings.music is not None:
             settings = type(settings)(**{**game.settings, "music": Path(settings.music)})
-        return await asyncio.to_thread(self.mixes.get, game.mix_key, game.scenario, settings)
+        return self.mixes.get(game.mix_key, game.scenario, settings)
 
     def save(self, game: Game, *, soon: bool = False) -> None:
-        """Save `game` now, or (soon=True, for position reports) at most every few seconds."""
+        """Save `game` now, or (soon=True, for position reports) at most every few seconds;
+        Refused (503) when the state folder cannot be written."""
         now = wall_ms()
         if soon and now - self._saved_ms.get(game.id, 0.0) < 5000:
             return
+        with self.unsaved_refused():
+            self.games.save(game)
         self._saved_ms[game.id] = now
-        self.games.save(game)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def unsaved_refused():
+        try:
+            yield
+        except TimekeeperError as error:
+            raise Refused(f"the change cannot be saved, so it is not made: {error.message}", status=503,
+                          code="state_unwritable") from error
 
     def settle_all(self) -> list[Game]:
         """Games that have just run past their end (now ended), to announce to their screens."""
@@ -177,7 +199,8 @@ class ServerState:
         for game in self.games.games.values():
             before = game.playback.status
             if before == PLAYING and game.settled().status == ENDED:
-                self.save(game)
+                with contextlib.suppress(TimekeeperError):  # the end is told all the same; saved at the next change
+                    self.save(game)
                 ended.append(game)
         return ended
 
@@ -189,20 +212,24 @@ class ServerState:
 
     async def start_render(self, game: Game, fmt: str) -> RenderJob:
         if fmt not in FORMATS:
-            raise SettingsError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+            raise SettingsError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}", field="format")
         job_id = f"{game.mix_key}-{fmt}"
         job = self.jobs.get(job_id)
         if job is not None and (not job.finished or job.error is None) and (not job.finished or job.path.is_file()):
             return job
         job = RenderJob(job_id, self.renders_dir() / f"{game.mix_key}.{fmt}")
-        self.jobs[job_id] = job
         if job.path.is_file():
             job.finished = True
+            self.jobs[job_id] = job
             return job
-        mix = await self.mix(game)
         source = game.track_id.partition(":")[2] or game.title
-        asyncio.get_running_loop().run_in_executor(None, run_render, job, mix, game.scenario, source)
+        self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source))
+        self.jobs[job_id] = job  # only once queued: a refused download leaves nothing behind
         return job
+
+    def job_json(self, job: RenderJob) -> dict:
+        """A download's progress, with its place in the queue (0: being rendered)."""
+        return {**job.as_json(), "position": self.rendering.position(job.id)}
 
     def start_voice_install(self, language: str) -> VoiceInstallJob:
         """Download `language`'s recommended voice in a worker thread (one download per language)."""
@@ -215,7 +242,7 @@ class ServerState:
             return job
         job = VoiceInstallJob(language, recommended(language).name)
         self.voice_installs[language] = job
-        asyncio.get_running_loop().run_in_executor(None, run_voice_install, job, self._forget_voices)
+        threading.Thread(target=run_voice_install, args=(job, self._forget_voices), name=f"install-{language}", daemon=True).start()
         return job
 
     def _forget_voices(self) -> None:

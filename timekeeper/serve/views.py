@@ -3,6 +3,8 @@ timed for the voice that plays), the printed words it shows, and the playback st
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from timekeeper.model import CommsDown
 from timekeeper.phrases import PhraseBook
 from timekeeper.script import CueKind, Speech, Timeline
@@ -63,12 +65,18 @@ def playback_json(game: Game, now_ms: float) -> dict:
     }
 
 
+def shown_settings(settings: dict) -> dict:
+    """The sound settings as screens see them: the music by its file name, never a path."""
+    music = settings.get("music")
+    return {**settings, "music": PurePath(music).name if music else None}
+
+
 def game_json(game: Game, timeline: Timeline, now_ms: float, join_url: str) -> dict:
     return {
         "id": game.id,
         "title": game.title,
         "track_id": game.track_id,
-        "settings": game.settings,
+        "settings": shown_settings(game.settings),
         "timeline": timeline_json(timeline),
         "words": page_words(timeline.phrases),
         "playback": playback_json(game, now_ms),

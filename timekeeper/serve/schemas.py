@@ -1,0 +1,320 @@
+"""What each route of `timekeeper serve` accepts: one declared schema per route (pydantic models
+for its path, query, body and WebSocket messages), checked before the handler runs.
+
+A JSON body is bounded before it is parsed (its size per route, then its nesting depth by a scan
+of its bytes), parsed strictly (no NaN, no 400-digit numbers), then validated in pydantic's
+strict mode: whole numbers are numbers or plain ASCII digits ("00000150", "²" and "1e3" are not),
+strings and lists have lengths, and an unknown field is refused. A failure is an `Refused`
+naming the field, answered as `{"error": ..., "code": ..., "field": ...}` (docs/serve.md lists
+the codes).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, create_model
+
+from timekeeper.errors import TimekeeperError
+from timekeeper.generate.options import MAX_SEED
+from timekeeper.logbook.fields import MISSION_FORM
+from timekeeper.model import MAX_PLAYERS
+from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
+from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
+
+MAX_JSON_DEPTH = 6  # objects and lists inside each other in any body or message
+JSON_BODY_BYTES = 64 * 1024  # the default limit of a JSON body
+MAX_AT_MS = 24 * 3600 * 1000  # a mission position: at most a day
+MAX_DIGITS = 10  # a whole number sent as text
+_BRACKETS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_DIGITS = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
+
+
+class Refused(TimekeeperError):
+    """A request the server refuses: `status`, a stable `code` for the page, the `field` at fault
+    (None when it is the request as a whole), and when to try again (a full queue)."""
+
+    def __init__(self, detail: str, *, status: int = 400, code: str = "invalid_field", field: str | None = None,
+                 retry_after_s: int | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.field, self.retry_after_s = status, code, field, retry_after_s
+
+
+# --- field types -------------------------------------------------------------------------------
+def _whole(value: object) -> object:
+    """A whole number from JSON: an int, or text of 1 to 10 plain ASCII digits (forms send text)."""
+    if isinstance(value, bool):
+        raise ValueError("expected a whole number")
+    if isinstance(value, str):
+        text = value.strip()
+        if not _DIGITS.fullmatch(text) or (len(text) > 1 and text.startswith("0")):
+            raise ValueError("expected a whole number in plain digits")
+        return int(text)
+    if isinstance(value, int) and abs(value) >= 10**MAX_DIGITS:
+        raise ValueError("the number is too large")
+    return value
+
+
+def _text(value: object) -> object:
+    """Form text: a string, or a number the page sent as one (bounded before it is written out)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) >= 10**MAX_DIGITS:
+            raise ValueError("the number is too large")
+        return str(value)
+    return value
+
+
+def _blank_none(value: object) -> object:
+    return None if value in ("", None) else value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]
+Text40 = Annotated[str, StringConstraints(max_length=40), BeforeValidator(_text)]
+Text200 = Annotated[str, StringConstraints(max_length=200), BeforeValidator(_text)]
+Id = Annotated[str, StringConstraints(max_length=300)]
+AtMs = Annotated[float, Field(ge=0, le=MAX_AT_MS, allow_inf_nan=False)]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class Loose(BaseModel):
+    """Query parameters of pages and assets: unknown ones are ignored (a link may carry any)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+    token: Annotated[str, StringConstraints(max_length=100)] | None = None
+
+
+class Query(Model):
+    """Query parameters of the API: only the access code (LAN mode)."""
+
+    token: Annotated[str, StringConstraints(max_length=100)] | None = None
+
+
+# --- path parameters ---------------------------------------------------------------------------
+GameId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{12}$")]
+
+
+class GamePath(Model):
+    game: GameId
+
+
+class PagePath(Model):
+    game: Annotated[str, StringConstraints(max_length=100)] | None = None
+
+
+class AssetPath(Model):
+    name: Annotated[str, StringConstraints(max_length=40)]  # one of routes.ASSETS, else 404
+
+
+class JobPath(Model):
+    job: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{20}-(mp3|ogg)$")]
+
+
+class SoundtrackPath(Model):
+    game: GameId
+    format: Literal["mp3", "ogg"]
+
+
+# --- bodies ------------------------------------------------------------------------------------
+class UploadQuery(Query):
+    name: Annotated[str, StringConstraints(max_length=255)] = "upload.yaml"
+
+
+class FlashcodeBody(Model):
+    code: Annotated[str, StringConstraints(max_length=20_000)] = ""
+    title: Text200 = ""
+
+
+class GenerateForm(Model):
+    """The generate form's own fields; each option of `timekeeper generate` is added below."""
+
+    seed: Annotated[Whole | None, Field(ge=0, le=MAX_SEED), BeforeValidator(_blank_none)] = None
+    count: Annotated[Whole, Field(ge=1, le=MAX_PAGE_COUNT), BeforeValidator(lambda v: 1 if v in ("", None) else v)] = 1
+    campaign: bool = False
+    language: Text40 = ""
+    voice: Id = ""
+
+
+_OPTION_FIELDS: dict[str, Any] = {key: (Text200, "") for key in SPEC_KEYS}
+GenerateBody = create_model("GenerateBody", __base__=GenerateForm, **_OPTION_FIELDS)
+
+
+class Settings(Model):
+    language: Text40 = ""
+    voice: Id = ""
+    players: Annotated[Whole, Field(ge=1, le=MAX_PLAYERS)] = MAX_PLAYERS
+    solo: bool = False
+    background: bool = True
+    music: Id = ""
+    computer_voice: bool = False
+
+
+class NewGameBody(Model):
+    track: Id = ""
+    settings: Annotated[Settings, BeforeValidator(lambda v: {} if v is None else v)] = Settings()
+
+
+class CommandBody(Model):
+    type: Literal["play", "pause", "end", "seek", "claim", "report"]
+    at_ms: AtMs | None = None
+    playing: bool = False
+
+
+class RenderBody(Model):
+    format: Literal["mp3", "ogg"] = "mp3"
+
+
+LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}$")]  # a shipped one: checked by the state
+
+
+class VoiceInstallBody(Model):
+    language: LanguageCode
+
+
+class VoiceInstallPath(Model):
+    language: LanguageCode
+
+
+def _log_body() -> type[Model]:
+    """The mission form of the ship's log: its fields as text (the log checks their values and
+    names every bad one), a campaign number or "current"; `track` and `seed` are ignored."""
+    long_text = Annotated[str, StringConstraints(max_length=2000), BeforeValidator(_text)]
+    fields: dict[str, Any] = {f.name: (long_text if f.kind == "text" else Text200, "") for f in MISSION_FORM}
+    fields["campaign"] = (Annotated[str, StringConstraints(pattern=r"^(|current|[1-9][0-9]{0,8})$"),
+                                    BeforeValidator(_text)], "")
+    fields["seed"] = (Text40, "")
+    return create_model("LogBody", __base__=Model, **fields)
+
+
+LogBody = _log_body()
+
+
+# --- WebSocket messages ------------------------------------------------------------------------
+class Ping(Model):
+    type: Literal["ping"]
+    t: Annotated[float, Field(allow_inf_nan=False, ge=-1e15, le=1e15)] | None = None
+
+
+class Hello(Model):
+    type: Literal["hello"]
+    client: Text40 = ""
+    sound: bool = False
+
+
+class ScreenMessage(BaseModel):
+    model_config = ConfigDict(strict=True, frozen=True)
+    message: Annotated[Ping | Hello | CommandBody, Field(discriminator="type")]
+
+
+# --- the declaration of a route ----------------------------------------------------------------
+@dataclass(frozen=True)
+class RouteInput:
+    """What one route takes: models for its path and query, and its body: JSON checked by `body`,
+    or (`raw` set) bytes of at most `max_body`."""
+
+    path: type[BaseModel] | None = None
+    query: type[BaseModel] = Query
+    body: type[BaseModel] | None = None
+    max_body: int = 0
+    raw: bool = False
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A request's input after its route's schema: `raw` is the bytes of a raw body."""
+
+    path: Any = None
+    query: Any = None
+    body: Any = None
+    raw: bytes = b""
+
+
+def declares(spec: RouteInput):
+    """Mark a handler with the input its route takes (checked by serve/app.py's middleware)."""
+
+    def mark(handler):
+        handler.route_input = spec
+        return handler
+
+    return mark
+
+
+NO_INPUT = RouteInput()
+UPLOAD = RouteInput(query=UploadQuery, max_body=MAX_FILE_BYTES, raw=True)
+
+
+def field_name(location: tuple) -> str | None:
+    parts = [str(part) for part in location if not isinstance(part, int) and part not in ("message", "function-before")]
+    parts = [p for p in parts if p not in ("ping", "hello", "play", "pause", "end", "seek", "claim", "report")]
+    return ".".join(parts) or None
+
+
+def validate(model: type[BaseModel], data: object, where: str) -> Any:
+    """`data` as `model`, or Refused naming the first field at fault."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        first = error.errors(include_url=False, include_input=False)[0]
+        name = field_name(tuple(first["loc"]))
+        kind = first["type"]
+        if kind == "extra_forbidden":
+            detail = "is not a field of this request"
+        elif kind == "missing":
+            detail = "is missing"
+        else:
+            detail = first["msg"][0].lower() + first["msg"][1:]
+        shown = f"{where} field {name!r}" if name else where
+        raise Refused(f"{shown}: {detail}", field=name) from None
+
+
+def check_depth(data: bytes, limit: int = MAX_JSON_DEPTH) -> None:
+    """Refuse JSON nested deeper than `limit` before parsing it (strings are skipped)."""
+    depth = 0
+    for match in _BRACKETS.finditer(data):
+        token = match.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                raise Refused(f"the JSON is nested more than {limit} deep", code="too_deep")
+        elif token in (b"]", b"}"):
+            depth -= 1
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(name)
+
+
+def parse_json(data: bytes | str, where: str = "the request body") -> object:
+    """Bounded, strict JSON: depth checked first; NaN, Infinity and numbers of more than 4,300
+    digits are not JSON here."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    check_depth(raw)
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError):
+        raise Refused(f"{where} is not JSON", code="invalid_json") from None
+
+
+def json_object(data: bytes | str, model: type[BaseModel], where: str = "the request body") -> Any:
+    parsed = parse_json(data, where)
+    if not isinstance(parsed, dict):
+        raise Refused(f"{where} must be a JSON object", code="invalid_json")
+    return validate(model, parsed, where)
+
+
+def screen_message(text: str) -> Any:
+    """One message of a joined screen (ping, hello or a command), checked."""
+    parsed = parse_json(text, "the message")
+    if not isinstance(parsed, dict):
+        raise Refused("messages are JSON objects", code="invalid_json")
+    return validate(ScreenMessage, {"message": parsed}, "the message").message
+
+
+def check_charset(charset: str | None) -> None:
+    if charset is not None and charset.lower().replace("_", "-") not in ("utf-8", "utf8", "us-ascii", "ascii"):
+        raise Refused(f"charset {charset[:40]!r} is not accepted; send UTF-8", status=415, code="unsupported_charset")

@@ -1,0 +1,62 @@
+"""The server's slow work, kept away from the threads that answer the page: soundtrack encodes
+(mp3, ogg) and mix preparation (synthesizing the phrases of a game) each run on their own few
+threads, behind a bounded queue. A request that finds the queue full is refused at once (503,
+`queue_full`, with Retry-After) instead of stalling everyone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+from timekeeper.serve.schemas import Refused
+
+RENDER_THREADS = 1  # soundtrack encodes at once
+RENDERS_WAITING = 6  # encodes waiting behind them
+MIX_THREADS = 2  # mixes prepared at once
+MIXES_WAITING = 8  # mixes waiting behind them
+RETRY_AFTER_S = 20
+
+T = TypeVar("T")
+
+
+class WorkQueue:
+    """`threads` threads of their own, at most `waiting` jobs queued behind them; jobs by key, in
+    the order they came."""
+
+    def __init__(self, name: str, threads: int, waiting: int) -> None:
+        self.name, self.threads, self.waiting = name, threads, waiting
+        self.executor = ThreadPoolExecutor(threads, thread_name_prefix=f"timekeeper-{name}")
+        self.keys: list[str] = []  # unfinished jobs, oldest first
+
+    def position(self, key: str) -> int:
+        """0 while the job runs (or has finished), else how many jobs are ahead of it."""
+        if key not in self.keys:
+            return 0
+        return max(0, self.keys.index(key) - self.threads + 1)
+
+    def _admit(self, key: str) -> None:
+        if len(self.keys) >= self.threads + self.waiting:
+            raise Refused(f"the server is busy ({len(self.keys)} {self.name} jobs queued); try again in "
+                          f"{RETRY_AFTER_S} s", status=503, code="queue_full", retry_after_s=RETRY_AFTER_S)
+        self.keys.append(key)
+
+    def start(self, key: str, work: Callable[[], object]) -> asyncio.Future:
+        """Queue `work` (Refused when the queue is full); its future."""
+        self._admit(key)
+        future = asyncio.get_running_loop().run_in_executor(self.executor, work)
+        future.add_done_callback(lambda _f: self._done(key))
+        return future
+
+    async def run(self, key: str, work: Callable[[], T]) -> T:
+        """Queue `work` and wait for its result."""
+        return await self.start(key, work)
+
+    def _done(self, key: str) -> None:
+        if key in self.keys:
+            self.keys.remove(key)
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
