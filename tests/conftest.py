@@ -59,3 +59,17 @@ def log_data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     for name, value in saved.items():
         if value is not None:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="session", autouse=True)
+def synthesized_default_voice() -> Iterator[None]:
+    """Tests speak with the fast synthesized voice unless they choose one (--voice) or test the
+    default voice itself (they remove TIMEKEEPER_DEFAULT_VOICE from their environment): English's
+    default is Piper's joe, which takes seconds to start."""
+    saved = os.environ.get("TIMEKEEPER_DEFAULT_VOICE")
+    os.environ["TIMEKEEPER_DEFAULT_VOICE"] = "synthesized"
+    yield
+    if saved is None:
+        del os.environ["TIMEKEEPER_DEFAULT_VOICE"]
+    else:
+        os.environ["TIMEKEEPER_DEFAULT_VOICE"] = saved

@@ -1,22 +1,20 @@
-"""Rendered audio as a test reads it: any file decoded by ffmpeg to mono float samples at 44.1 kHz."""
+"""Rendered audio as a test reads it: any file decoded by PyAV (FFmpeg's decoders, not the
+encoders that wrote it: LAME writes the mp3) to mono float samples at 44.1 kHz."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
+
+from timekeeper.codec import decode as decode_file
 
 RATE = 44_100  # samples per second of every decoded file
 
 
 def decode(path: Path) -> np.ndarray:
-    """Any audio file as mono float samples (-1..1) at RATE, decoded by ffmpeg."""
-    raw = subprocess.run(
-        ["ffmpeg", "-v", "error", "-i", str(path), "-f", "s16le", "-ac", "1", "-ar", str(RATE), "-"],
-        capture_output=True, check=True,
-    ).stdout
-    return np.frombuffer(raw, dtype="<i2").astype(np.float64) / 32768.0
+    """Any audio file as mono float samples (-1..1) at RATE."""
+    return decode_file(path, RATE).astype(np.float64)
 
 
 def rms(samples: np.ndarray, start_ms: int, length_ms: int) -> float:

@@ -88,11 +88,12 @@ LAN_ON_LOOPBACK = (
 )
 
 
-def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str = "") -> Server:
-    """`timekeeper serve --port 0 --state STATE EXTRA...`, once it listens. `prelude` is Python run
-    in the server process first (a test's fake of what the machine would tell it)."""
+def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str = "",
+                 python: str = sys.executable) -> Server:
+    """`timekeeper serve --port 0 --state STATE EXTRA...` run by `python`, once it listens. `prelude`
+    is Python run in the server process first (a test's fake of what the machine would tell it)."""
     port = [] if "--port" in extra else ["--port", "0"]
-    command = [sys.executable, "-c", f"{prelude}\nfrom timekeeper.cli import main; main()", "serve", *port,
+    command = [python, "-c", f"{prelude}\nfrom timekeeper.cli import main; main()", "serve", *port,
                "--state", str(state), *extra]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"})

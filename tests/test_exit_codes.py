@@ -3,7 +3,7 @@ that gives it, run as a user runs it."""
 
 from __future__ import annotations
 
-import os
+import resource
 import signal
 import subprocess
 import sys
@@ -95,10 +95,13 @@ def test_6_playback_failed(valid: Path) -> None:
     assert "--backend text" in one_error_line(done)
 
 
-def test_7_missing_program(valid: Path, tmp_path: Path) -> None:
-    done = run("render", str(valid), "-o", str(tmp_path / "out.mp3"), env={**os.environ, "PATH": str(tmp_path)})
+def test_7_missing_tool(tmp_path: Path) -> None:
+    """A library an option needs is missing (matplotlib for --plot, hidden from this run)."""
+    hide = "import sys; sys.modules['matplotlib'] = None; from timekeeper.cli import main; sys.argv[0] = 'timekeeper'; main()"
+    done = subprocess.run([sys.executable, "-c", hide, "stats", "--count", "20", "--plot", str(tmp_path / "p.png")],
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == ExitStatus.MISSING_TOOL
-    assert "ffmpeg is not installed" in one_error_line(done)
+    assert "--plot needs matplotlib" in one_error_line(done)
 
 
 @pytest.mark.parametrize("args", [
@@ -168,13 +171,13 @@ def test_143_terminated_leaves_no_part_file(valid: Path, tmp_path: Path, signum:
 
 
 def test_10_a_full_disk_while_encoding(valid: Path, tmp_path: Path) -> None:
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    fake = tools / "ffmpeg"  # an encoder whose disk fills up: it reads the stream, then fails as ffmpeg does
-    fake.write_text("#!/bin/sh\ncat > /dev/null\necho 'Error writing trailer: No space left on device' >&2\nexit 1\n")
-    fake.chmod(0o755)
+    def small_disk() -> None:  # writes fail past 4 MB (clips fit, the track does not), as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4_000_000, 4_000_000))
+
     out = tmp_path / "full.wav"
-    done = run("render", str(valid), "-o", str(out), env={**os.environ, "PATH": f"{tools}:{os.environ['PATH']}"})
-    assert done.returncode == ExitStatus.OUTPUT
-    assert one_error_line(done) == f"Error: {out}: cannot write: Error writing trailer: No space left on device"
+    done = subprocess.run([sys.executable, "-m", "timekeeper", "render", str(valid), "-o", str(out)], capture_output=True,
+                          text=True, preexec_fn=small_disk, timeout=300)
+    assert done.returncode == ExitStatus.OUTPUT, done.stderr
+    assert one_error_line(done) == f"Error: {out}: cannot write: File too large"
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

@@ -403,3 +403,18 @@ def test_an_invalid_scenario_file_is_listed_greyed_with_its_problem(server, open
     driver.refresh()
     wait_for(driver, "document.querySelectorAll('#track option').length >= 34")  # remembered, yet not chosen
     assert driver.execute_script("return document.getElementById('track').selectedOptions[0].disabled") is False
+
+
+def test_a_download_waiting_in_the_render_queue_shows_its_place(server, open_browsers):
+    ahead = []
+    for players in (4, 3):  # two soundtracks of other mixes are rendered first
+        reply = server.request("/api/games", method="POST", json_body={
+            "track": "builtin:double-action-4", "settings": {"players": players}})
+        ahead.append(server.request(f"/api/games/{reply.json()['id']}/renders", method="POST", json_body={"format": "ogg"}))
+    assert [reply.status for reply in ahead] == [202, 202]
+    driver = open_browsers(LAPTOP)
+    start(driver, server)
+    driver.execute_script("document.querySelector('[data-render=\"mp3\"]').click();")
+    shown = wait_for(driver, "document.getElementById('render-queue').textContent", timeout_s=20)
+    assert shown in ("waiting: 1 ahead", "waiting: 2 ahead")
+    assert driver.execute_script("return !document.getElementById('render-queue').hidden;")

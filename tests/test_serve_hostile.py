@@ -27,6 +27,7 @@ LOWER_LIMITS = (
     "import timekeeper.serve.limits as limits, timekeeper.serve.work as work\n"
     "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\n"
     "work.RENDERS_WAITING = 1\n"
+    "import timekeeper.serve.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
 )
 IDLE_SOCKETS = 300
 
@@ -140,7 +141,10 @@ def game(server):
     ("Host with @", lambda s: head(s, Host=f"127.0.0.1:{s.port}@evil.example")),
 ])
 def test_malformed_requests_get_400_and_the_server_goes_on(server, name, data):
-    assert status_of(raw(server, data(server))) == 400, name
+    reply = raw(server, data(server))
+    assert status_of(reply) == 400, name
+    answer = json.loads(reply.split(b"\r\n\r\n", 1)[1])
+    assert answer["code"] == ("invalid_host" if "@" in name else "invalid_http") and answer["error"], answer
     still_answers(server)
 
 
@@ -184,7 +188,11 @@ def test_idle_sockets_do_not_keep_a_request_with_the_code_out(server):
 
 def test_a_request_without_the_code_is_refused_before_its_body_is_read(server):
     data = head(server, "POST /api/tracks/upload HTTP/1.1", **{"Content-Length": "900000", "X-Timekeeper": "1"})
-    assert status_of(raw(server, data)) == 403  # answered at once: the 900 KB never came
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as connection:
+        started = time.monotonic()
+        connection.sendall(data)
+        first = connection.recv(65536)  # answered at once: the 900 KB never came
+        assert status_of(first) == 403 and time.monotonic() - started < 1.0
 
 
 # --- bad input on every route ------------------------------------------------------------------
@@ -452,3 +460,31 @@ def test_every_route_declares_its_input(tmp_path):
     assert len(routes) > 20
     undeclared = [route.resource.canonical for route in routes if not hasattr(route.handler, "route_input")]
     assert undeclared == []
+
+
+def test_a_low_open_files_limit_caps_connections_instead_of_failing(tmp_path):
+    """The hard limit of open files set to 256 before the server starts: it keeps its connections
+    below that, so accept() never runs out of files (before: thousands of tracebacks)."""
+    low = "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))\n"
+    running = start_server(tmp_path / "state", prelude=low)
+    idle = []
+    try:
+        assert running.request("/api/tracks").status == 200  # the track list read once (2 s cold)
+        for _ in range(600):
+            idle.append(socket.create_connection(("127.0.0.1", running.port), timeout=5))
+        started = time.monotonic()
+        assert running.request("/api/tracks").status == 200 and time.monotonic() - started < 1.0
+        assert sum(is_open(connection) for connection in idle) <= 56  # the cap: 256 files less 200 spare
+    finally:
+        for connection in idle:
+            connection.close()
+        assert running.stop() == 130
+    output = "".join(running.output)
+    assert "Traceback" not in output and "out of system resource" not in output, output
+
+
+def test_tracks_made_in_the_page_are_bounded(server, folders):
+    made = server.request("/api/tracks/generate", method="POST", json_body={"seed": "77", "count": "8"})
+    assert made.status == 201 and len(made.json()["tracks"]) == 8
+    added = [t for t in server.request("/api/tracks").json()["tracks"] if t["group"] == "added"]
+    assert len(added) == 5 and len(list((folders / "state" / "tracks").glob("*.yaml"))) == 5  # 5 in this server

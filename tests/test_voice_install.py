@@ -92,13 +92,17 @@ def voices_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: Rep
     folder = tmp_path / "piper"
     monkeypatch.setenv("TIMEKEEPER_PIPER_VOICES", str(folder))
     monkeypatch.setenv("TIMEKEEPER_PIPER_URL", repository.url)  # the test catalogue's address
+    monkeypatch.delenv("TIMEKEEPER_DEFAULT_VOICE", raising=False)  # the default voice itself is tested
+    from timekeeper.voice.select import voices_changed
+
+    voices_changed()
     repository.mode = "whole"
     repository.requests.clear()
     return folder
 
 
 def test_install_by_language_shows_size_and_licence_then_is_the_default(voices_home: Path, repository: Repository) -> None:
-    from timekeeper.voice.select import default_voice, open_voice
+    from timekeeper.voice.select import default_voice, open_voice, voices_changed
 
     assert default_voice("de") is None and open_voice("de").name.startswith("tts:")  # espeak-ng until installed
     done = timekeeper("voice", "install", "--lang", "de")
@@ -107,6 +111,7 @@ def test_install_by_language_shows_size_and_licence_then_is_the_default(voices_h
     assert "licence: CC0" in done.stdout  # read from the voice's own MODEL_CARD
     assert (voices_home / f"{VOICE}.onnx").read_bytes() == _served_files()[f"{VOICE_PATH}.onnx"]
     assert sorted(p.name for p in voices_home.iterdir()) == [f"{VOICE}.install.json", f"{VOICE}.onnx", f"{VOICE}.onnx.json"]
+    voices_changed()  # another process installed it; this one looked before
     assert default_voice("de") == f"piper:{VOICE}"
     assert open_voice("de").name == f"piper:{VOICE}"
     assert default_voice("fr") is None  # other languages keep espeak-ng
@@ -172,7 +177,7 @@ def test_a_wrong_checksum_leaves_nothing(voices_home: Path, monkeypatch: pytest.
 def test_without_piper_the_language_falls_back_to_espeak(voices_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from timekeeper.voice import neural
     from timekeeper.voice.install import install
-    from timekeeper.voice.select import default_voice, open_voice
+    from timekeeper.voice.select import default_voice, open_voice, voices_changed
 
     install(VOICE)
 
@@ -181,6 +186,7 @@ def test_without_piper_the_language_falls_back_to_espeak(voices_home: Path, monk
 
     assert default_voice("de") == f"piper:{VOICE}"
     monkeypatch.setattr(neural, "piper_command", no_piper)
+    voices_changed()
     assert default_voice("de") is None
     assert open_voice("de").name.startswith("tts:")
 

@@ -5,29 +5,28 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from decoded import RATE, decode, rms
 from running import timekeeper
+from voicepacks import spoken_clip
 
+from timekeeper.codec import FORMATS, encode
 from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.pcm import SAMPLE_RATE, pcm16
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.script import ALERT_MS, GAP_MS, CueKind, Sound
 from timekeeper.voice.export import export_pack
-from timekeeper.voice.tts import decode_file, finish_phrase
+from timekeeper.voice.tts import decode_file
 from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 
 
 def spoken(path: Path, text: str, voice: str, rate_wpm: int = 160) -> None:
-    raw = path.with_suffix(".raw.wav")
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate_wpm), "-w", str(raw), text], check=True)
-    write_wav(path, finish_phrase([decode_file(raw)]))
-    raw.unlink()
+    spoken_clip(path, text, voice, rate_wpm)
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +116,7 @@ def android_pack(english_export: Path, target: Path, language: str = "English") 
     target.mkdir()
     for path in english_export.glob("*.wav"):
         if path.stem in ("threat", "zone_red", "data_transfer", "time_t_plus_1"):
-            subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), str(target / f"{path.stem}.mp3")], check=True)
+            encode([pcm16(decode_file(path))], SAMPLE_RATE, 1, target / f"{path.stem}.mp3", FORMATS[".mp3"], {})
         else:
             shutil.copyfile(path, target / path.name)
     (target / "grammar.xml").write_text(GRAMMAR.format(language=language), encoding="utf-8")

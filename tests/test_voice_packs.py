@@ -3,12 +3,13 @@ German combined clips, refusing paths outside the pack, damaged clips, export an
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from running import timekeeper
+from tones import convert
+from voicepacks import espeak_wav
 
 from timekeeper.errors import VoiceError
 from timekeeper.mix import MixSettings, prepare_mix
@@ -33,7 +34,7 @@ def english_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def espeak_clip(path: Path, text: str, voice: str = "en-gb", rate: int = 120) -> None:
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-w", str(path), text], check=True)
+    espeak_wav(path, text, voice, rate)
 
 
 def copy_pack(source: Path, target: Path) -> Path:
@@ -73,7 +74,7 @@ def test_audio_files_in_other_formats_are_named_in_a_warning(english_pack: Path,
     pack = copy_pack(english_pack, tmp_path / "m4a")
     for name, suffix in (("threat", ".m4a"), ("zone_red", ".opus")):
         wav = pack / f"{name}.wav"
-        subprocess.run(["ffmpeg", "-v", "error", "-i", str(wav), str(wav.with_suffix(suffix))], check=True)
+        convert(wav, wav.with_suffix(suffix))
         wav.unlink()
     (pack / "notes.txt").write_text("recorded on a phone\n", encoding="utf-8")
     mix = prepare_mix(load_scenario(str(SHORT)), MixSettings(voice=str(pack), background=False))

@@ -5,13 +5,13 @@ the decoded render; a clip longer than any slot is an error naming it."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from decoded import RATE, decode
 from running import timekeeper
+from tones import write_tone
 from voicepacks import slow_bundle_pack
 
 from timekeeper.times import parse_time_ms
@@ -80,15 +80,11 @@ def test_a_two_hour_clip_is_an_error_naming_it(long_pack: Path, tmp_path: Path) 
     for path in long_pack.iterdir():
         (pack / path.name).write_bytes(path.read_bytes())
     (pack / "repeat.wav").unlink()
-    subprocess.run(
-        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=8000", "-t", "7200",
-         "-ac", "1", "-b:a", "8k", str(pack / "repeat.mp3")],
-        check=True,
-    )
+    write_tone(pack / "repeat.flac", 7200, 8000)
     out = tmp_path / "never.mp3"
     result = timekeeper("render", str(SHORT), "--voice", str(pack), "-o", str(out))
     assert result.returncode == 4
-    assert str(pack / "repeat.mp3") in result.stderr and "'repeat'" in result.stderr and "120:00 long" in result.stderr
+    assert str(pack / "repeat.flac") in result.stderr and "'repeat'" in result.stderr and "120:00 long" in result.stderr
     assert not out.exists()
 
 
@@ -98,11 +94,7 @@ def test_a_clip_running_past_the_mission_is_an_error_naming_it(long_pack: Path, 
     for path in long_pack.iterdir():
         (pack / path.name).write_bytes(path.read_bytes())
     (pack / "mission_complete.wav").unlink()
-    subprocess.run(
-        ["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=300:sample_rate=44100", "-t", "90",
-         str(pack / "mission_complete.wav")],
-        check=True,
-    )
+    write_tone(pack / "mission_complete.wav", 90, 44100)
     result = timekeeper("plan", str(SHORT), "--voice", str(pack))
     assert result.returncode == 4
     assert "mission_complete" in result.stderr and "after the mission ends" in result.stderr

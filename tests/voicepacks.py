@@ -3,9 +3,9 @@ than the synthesized voice, so that generated missions overlap when it speaks th
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from timekeeper.voice.engines import get_engine
 from timekeeper.voice.export import export_pack
 from timekeeper.voice.tts import decode_file, finish_phrase
 from timekeeper.wavcache import write_wav
@@ -17,12 +17,24 @@ BUNDLE_WORDS = {
 }
 
 
-def slow_clip(path: Path, text: str, rate_wpm: int = 80) -> None:
-    """`text` spoken slowly by espeak-ng, trimmed so the clip is loud from its first millisecond."""
-    raw = path.with_suffix(".raw.wav")
-    subprocess.run(["espeak-ng", "-v", "en-gb", "-s", str(rate_wpm), "-w", str(raw), text], check=True)
+def espeak_wav(path: Path, text: str, voice: str, rate_wpm: int) -> Path:
+    """`text` as espeak-ng (the engine timekeeper speaks with, no program) says it with `voice` at
+    `rate_wpm`, untrimmed, into the WAV file `path`."""
+    engine = get_engine("espeak-ng")
+    engine.synthesize(text, engine.resolve(voice), rate_wpm, 1.0, path)
+    return path
+
+
+def spoken_clip(path: Path, text: str, voice: str = "en-gb", rate_wpm: int = 80) -> None:
+    """`text` spoken by espeak-ng's `voice`, trimmed so the clip is loud from its first millisecond."""
+    raw = espeak_wav(path.with_suffix(".raw.wav"), text, voice, rate_wpm)
     write_wav(path, finish_phrase([decode_file(raw)]))
     raw.unlink()
+
+
+def slow_clip(path: Path, text: str, rate_wpm: int = 80) -> None:
+    """`text` spoken slowly by espeak-ng, trimmed so the clip is loud from its first millisecond."""
+    spoken_clip(path, text, "en-gb", rate_wpm)
 
 
 def slow_bundle_pack(folder: Path) -> Path:

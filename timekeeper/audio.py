@@ -8,15 +8,20 @@ them. Levels are set in that float domain by timekeeper.loudness, which measures
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from pydub import AudioSegment
-from pydub.effects import speedup
-from pydub.silence import detect_leading_silence
 
-from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16
+# pydub looks for the ffmpeg program when imported and warns when there is none; only its
+# in-memory editing is used here (files are read and written by codec.py), which needs no ffmpeg.
+warnings.filterwarnings("ignore", message="Couldn't find ffmpeg or avconv", category=RuntimeWarning)
+from pydub import AudioSegment  # noqa: E402
+from pydub.effects import speedup  # noqa: E402
+from pydub.silence import detect_leading_silence  # noqa: E402
+
+from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16  # noqa: E402
 
 SAMPLE_WIDTH = 2  # bytes: pydub works on 16-bit samples here
 SILENCE_DBFS = -40.0  # quieter than this counts as silence when trimming

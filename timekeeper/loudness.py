@@ -23,7 +23,8 @@ LOOKAHEAD_MS = 3  # the limiter turns the gain down this long before a peak, and
 COMPRESS_RATIO = 4.0  # levels above a clip's median level rise a quarter as fast
 COMPRESS_WINDOW_MS = 10  # the compressor's level window (its attack and release are this short)
 LEVEL_TOLERANCE_LU = 0.25
-LEVEL_PASSES = 5  # gain + limit, repeated: limiting lowers the loudness a little each time
+LEVEL_OVERSHOOT = 1.5
+LEVEL_PASSES = 8  # gain + limit, repeated: limiting lowers the loudness a little each time (a peaky phrase needs 8)
 
 _METER = pyloudnorm.Meter(SAMPLE_RATE)
 
@@ -87,14 +88,13 @@ def normalized(
     """`clip` at `target_lufs` integrated loudness (within about 0.2 LU), true peaks limited to
     `ceiling_dbtp`; `compress` evens it out first (speech)."""
     out = compressed(clip) if compress else np.asarray(clip, dtype=np.float32)
-    aim = target_lufs
     for step in range(LEVEL_PASSES):
         measured = integrated_lufs(out)
         at_level = abs(measured - target_lufs) < LEVEL_TOLERANCE_LU
         if not np.isfinite(measured) or at_level and (step or true_peak_dbtp(out) <= ceiling_dbtp):
             break  # (at the level from the start, the peaks are still held: limited below, then levelled)
-        # the limiter took back what the last pass asked for beyond what it got: ask that much more
-        aim = target_lufs + max(0.0, aim - measured) if step else target_lufs
+        # after the first pass the limiter has shown how much it takes back: ask for a bit more
+        aim = target_lufs + (target_lufs - measured) * (LEVEL_OVERSHOOT - 1.0) if step else target_lufs
         # the gain pyloudnorm.normalize.loudness applies, without its clipping warning (the limiter
         # below takes care of peaks, and warnings filters are not safe in the synthesis threads)
         louder = np.asarray(out, dtype=np.float64) * 10 ** ((aim - measured) / 20)

@@ -22,7 +22,7 @@ from timekeeper.errors import RenderError
 from timekeeper.pcm import SAMPLE_RATE, Clip
 from timekeeper.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
 
-EFFECTS_VERSION = 10  # bump when an effect or its level changes, so cached effects are remade
+EFFECTS_VERSION = 11  # bump when an effect or its level changes, so cached effects are remade
 # Loudness of each effect over its own length, LUFS; the voice speaks at loudness.SPEECH_LUFS (-12).
 ALERT_LUFS = -18.0
 BEEP_LUFS = -18.0

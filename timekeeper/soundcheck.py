@@ -1,6 +1,6 @@
 """Measure a rendered soundtrack against the sound targets (issue "a soundtrack that carries").
 
-The whole track is measured by ffmpeg's ebur128 filter on the rendered file (integrated
+The whole track is measured by FFmpeg's ebur128 filter (codec.py, in PyAV) on the rendered file (integrated
 loudness, loudness range, true peak); each element (speech, klaxon, beep, static, bed) by
 pyloudnorm over its own windows, from the mix's layers rendered alone. Timing targets come from
 the timeline every output reads. Used by benchmarks/bench_sound.py and the tests.
@@ -8,8 +8,6 @@ the timeline every output reads. Used by benchmarks/bench_sound.py and the tests
 
 from __future__ import annotations
 
-import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from timekeeper import sound
+from timekeeper.codec import decode, ebur128
 from timekeeper.loudness import integrated_lufs
 from timekeeper.mix import BED, EFFECTS, SPEECH, STATIC, PreparedMix
-from timekeeper.pcm import SAMPLE_RATE, from_pcm16
+from timekeeper.pcm import SAMPLE_RATE
 from timekeeper.script import GAP_MS, Cue, Sound, Speech, Timeline
 
 PHONE_LOW_HZ = 300.0  # a phone speaker plays little below this
@@ -91,34 +90,6 @@ class SoundFigures:
 
     def failures(self) -> list[str]:
         return [f"{name}: {TARGETS[name]}" for name, ok in self.met().items() if not ok]
-
-
-def ebur128(path: Path, ffmpeg: str = "ffmpeg") -> tuple[float, float, float]:
-    """(integrated LUFS, loudness range LU, true peak dBTP) of an audio file, by ffmpeg."""
-    result = subprocess.run(
-        [ffmpeg, "-hide_banner", "-nostats", "-nostdin", "-i", str(path), "-af", "ebur128=peak=true:framelog=verbose",
-         "-f", "null", "-"],
-        capture_output=True, text=True, check=True,
-    )
-    summary = result.stderr[result.stderr.rindex("Summary:"):]
-
-    def value(label: str) -> float:
-        found = re.search(rf"{label}:\s+(-?[\d.]+|-inf)", summary)
-        if found is None:
-            raise ValueError(f"{path}: ffmpeg ebur128 printed no {label}")
-        return float(found.group(1))
-
-    return value("I"), value("LRA"), value("Peak")
-
-
-def decode(path: Path, ffmpeg: str = "ffmpeg") -> np.ndarray:
-    """A rendered file as mono float32 samples at SAMPLE_RATE (decoded by ffmpeg)."""
-    raw = subprocess.run(
-        [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-i", str(path), "-f", "s16le", "-ac", "1",
-         "-ar", str(SAMPLE_RATE), "-"],
-        capture_output=True, check=True,
-    ).stdout
-    return from_pcm16(raw)
 
 
 def _samples(ms: int) -> int:
@@ -202,10 +173,10 @@ def pacing(timeline: Timeline) -> tuple[int, list[str], int]:
     return smallest, squeezed, len(timeline.overlaps())
 
 
-def measure(mix: PreparedMix, rendered: Path, ffmpeg: str = "ffmpeg") -> SoundFigures:
+def measure(mix: PreparedMix, rendered: Path) -> SoundFigures:
     """Every figure of `rendered` (the file `mix` was encoded to)."""
     figures = SoundFigures()
-    figures.integrated_lufs, figures.lra_lu, figures.true_peak_dbtp = ebur128(rendered, ffmpeg)
+    figures.integrated_lufs, figures.lra_lu, figures.true_peak_dbtp = ebur128(rendered)
     cues = mix.timeline.cues
     speech_spans = _merged([(_samples(p.at_ms), _samples(p.end_ms)) for c in cues for p in _parts(c, Speech)])
     figures.speech_lufs = integrated_lufs(windows(mix, SPEECH, speech_spans))
@@ -240,7 +211,7 @@ def measure(mix: PreparedMix, rendered: Path, ffmpeg: str = "ffmpeg") -> SoundFi
     last_words = max(p.end_ms for c in cues for p in _parts(c, Speech))
     jumps = [p.at_ms for c in cues for p in _parts(c, Sound) if p.key == "jump"]
     figures.jump_after_words_ms = min(jumps) - last_words if jumps else -1
-    decoded = decode(rendered, ffmpeg)
+    decoded = decode(rendered)
     loud = np.flatnonzero(np.abs(decoded) > 10 ** (SILENCE_DBFS / 20))
     figures.tail_silence_ms = (len(decoded) - (int(loud[-1]) + 1 if len(loud) else 0)) * 1000 // SAMPLE_RATE
     figures.min_sentence_gap_ms, figures.squeezed, figures.overlaps = pacing(mix.timeline)

@@ -5,6 +5,10 @@ Run it after changing a phrase, a TTS rate or the engine:
 
     python tools/measure_phrases.py            # all languages
     python tools/measure_phrases.py de es      # some
+    python tools/measure_phrases.py --pace piper:en_US-joe-medium   # fit a Piper voice's pace, ship it
+
+The pace of a Piper voice installed with timekeeper is fitted here once (timekeeper.voice.pace)
+and shipped as voices/pace-*.json, so a user's first render with it does not fit.
 """
 
 from __future__ import annotations
@@ -51,7 +55,23 @@ def write_table(language: str) -> Path:
     return path
 
 
+def ship_pace(spec: str) -> Path:
+    """Fit the pace of the Piper voice `spec` (every official track without overlaps) into voices/."""
+    from timekeeper.voice.neural import NeuralVoice, find_model
+    from timekeeper.voice.pace import fitted_scale
+
+    model = find_model(spec)
+    path = voices_dir() / NeuralVoice(model.language, model).pace_file
+    path.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        fitted_scale(lambda scale: NeuralVoice(model.language, model, scale, Path(scratch)), model.language, path)
+    return path
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--pace"]:
+        print(f"wrote {ship_pace(argv[1])}")
+        return 0
     for language in argv or LANGUAGES:
         print(f"wrote {write_table(language)}")
     return 0

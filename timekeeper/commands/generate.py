@@ -151,8 +151,8 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
 
 def _check_render_target(target: Path) -> None:
     """Refuse a bad --render file before generating anything."""
+    from timekeeper.codec import FORMATS
     from timekeeper.outputpath import check_output_path
-    from timekeeper.render import FORMATS
 
     if target.suffix.lower() not in FORMATS:
         raise click.BadParameter(f"{target}: unknown audio format {target.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",

@@ -52,7 +52,7 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
     loaded = load_scenario(scenario)
     settings = mix_settings(loaded, language, voice, players, solo)
     warn_voice_language(settings)
-    if voice is None and default_voice(settings.language) is None:
+    if voice is None and default_voice(settings.language) is None:  # the shipped lengths of the synthesized voice
         warn_shipped_timing(settings.language, "plan")
     timeline = plan(loaded, settings, ProgressBar("Preparing voice"))
     lines, overlaps = plan_lines(timeline)
@@ -94,8 +94,9 @@ def render_command(
       timekeeper render my-mission.yaml --voice ~/packs/ship-ai --music space.ogg -o mine.ogg
       timekeeper render mission-5 --players 4 --no-background -o m5.wav
     """
+    from timekeeper.codec import FORMATS
     from timekeeper.outputpath import check_output_path
-    from timekeeper.render import FORMATS, render
+    from timekeeper.render import render
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
 

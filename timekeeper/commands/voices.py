@@ -100,8 +100,8 @@ def install_command(name: str | None, language: str | None, base: str | None) ->
 
     --lang installs the recommended voice of a language (`timekeeper voices` lists them with size
     and licence), which then speaks that language by default, with espeak-ng as the fallback
-    (needs pip install 'timekeeper[neural]'). NAME is any Piper voice name, used with
-    --voice piper:NAME. A second install of an intact voice downloads nothing.
+    (Piper comes with timekeeper). NAME is any Piper voice name, used with --voice piper:NAME.
+    A second install of an intact voice downloads nothing.
 
     \b
     Examples:

@@ -1,5 +1,7 @@
-"""The aiohttp application of `timekeeper serve`: guards, error pages, routes, and the task that
-ends games whose sound has run out. `run` starts it and stops cleanly on Ctrl-C."""
+"""The aiohttp application of `timekeeper serve`: its middleware (errors as JSON, who may ask,
+busy connections, each route's declared input read within its limits), routes, and the task that
+ends games whose sound has run out. `run` listens behind the connection gate of serve/limits.py
+and stops cleanly on Ctrl-C."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import sys
 import traceback
 
 from aiohttp import web
+from aiohttp.web import RequestHandler
 
 from timekeeper.errors import TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
@@ -20,6 +23,7 @@ from timekeeper.serve.limits import (
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
     ConnectionLimits,
+    accept_backlog,
     connection_cap,
     raise_open_files_limit,
 )
@@ -188,6 +192,45 @@ async def errors(request: web.Request, handler):
         return json_error(500, "internal error; the server's terminal names it", code="internal")
 
 
+def _plain_refusal(protocol, request, status: int = 500, exc: BaseException | None = None,
+                   message: str | None = None) -> web.StreamResponse:
+    """aiohttp's answer to a request it could not parse (or a failure outside the middleware): a
+    JSON error as every other, one quiet line on the terminal, the connection closed."""
+    if request.writer.output_size > 0:
+        raise ConnectionError("the answer had begun")
+    reason = str(getattr(exc, "message", "") or message or "").split(":", 1)[0].strip()[:80] or "malformed"
+    if status == 500:
+        say(f"internal error outside a handler ({type(exc).__name__})")
+        response = json_error(500, "internal error; the server's terminal names it", code="internal")
+    else:
+        say(f"refused a malformed request from {request.remote}: {reason}")
+        response = json_error(status, f"the request is not valid HTTP ({reason})", code="invalid_http")
+    response.force_close()
+    return response
+
+
+class _JsonErrors(RequestHandler):
+    """aiohttp's protocol, answering what it cannot parse by _plain_refusal (no new fields)."""
+
+    __slots__ = ()
+
+    def handle_error(self, request, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        return _plain_refusal(self, request, status, exc, message)
+
+
+def _answering_in_json(make):
+    """aiohttp's protocol factory `make` (web.Server), its protocols made _JsonErrors: the
+    server builds a RequestHandler with its own settings, whose class only is swapped."""
+
+    def protocol():
+        made = make()
+        made.__class__ = _JsonErrors
+        return made
+
+    return protocol
+
+
 async def _watch_endings(app: web.Application):
     """Tell the screens of every game whose sound has run out that the mission is over."""
     state = app[STATE]
@@ -230,11 +273,13 @@ async def _serve(config: ServeConfig, ready) -> None:
     app = make_app(config)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
                            keepalive_timeout=HEADER_TIMEOUT_S, max_line_size=MAX_LINE_BYTES,
-                           max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS, lingering_time=2.0)
+                           max_field_size=MAX_LINE_BYTES, max_headers=MAX_HEADERS, lingering_time=2.0,
+                           auto_decompress=False)  # a compressed body is not inflated (no gzip bomb)
     await runner.setup()
     assert runner.server is not None
-    server = await loop.create_server(app[LIMITS].factory(runner.server), config.host, config.port,
-                                      reuse_address=True, backlog=512)
+    limits = app[LIMITS]
+    server = await loop.create_server(limits.factory(_answering_in_json(runner.server)), config.host, config.port, reuse_address=True,
+                                      backlog=accept_backlog(raise_open_files_limit(), limits.total))
     try:
         ready(server.sockets[0].getsockname()[1])
         await asyncio.Event().wait()

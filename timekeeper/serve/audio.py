@@ -84,7 +84,10 @@ class MixCache:
             with self._guard:
                 self._mixes[key] = mix
                 while len(self._mixes) > self.size:
-                    self._mixes.popitem(last=False)
+                    old, _ = self._mixes.popitem(last=False)
+                    old_lock = self._locks.get(old)
+                    if old != key and old_lock is not None and not old_lock.locked():
+                        del self._locks[old]
             return mix
 
 
@@ -109,18 +112,16 @@ class RenderJob:
 
 def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str) -> None:
     """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`."""
+    from timekeeper.codec import output_format
     from timekeeper.errors import OutputError, TimekeeperError
-    from timekeeper.ffmpeg import find_ffmpeg
-    from timekeeper.render import FORMATS as CODECS
     from timekeeper.render import encode, tags
 
     def progress(done: int, total: int) -> None:
         job.done, job.total = done, total
 
     try:
-        container, codec = CODECS[job.path.suffix]
         job.path.parent.mkdir(parents=True, exist_ok=True)
-        encode(mix, job.path, find_ffmpeg(), container, codec, tags(scenario, source, mix.settings, mix.timeline.phrases), progress)
+        encode(mix, job.path, output_format(job.path), tags(scenario, source, mix.settings, mix.timeline.phrases), progress)
     except TimekeeperError as error:
         job.error = error.message
     except OSError as error:

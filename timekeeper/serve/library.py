@@ -7,6 +7,7 @@ so no request can reach a file outside those folders.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.atomicfile import write_atomic
-from timekeeper.errors import ScenarioError
+from timekeeper.errors import OutputError, ScenarioError
 from timekeeper.model import Scenario
 from timekeeper.scenario.catalog import builtin_paths
 from timekeeper.scenario.dump import dump_scenario
@@ -25,6 +26,7 @@ from timekeeper.times import format_time
 from timekeeper.userfiles import read_user_file
 
 MAX_FOLDER_FILES = 500  # scenario files listed from --scenarios DIR
+MAX_ADDED_TRACKS = 500  # tracks made in the page that are kept (the oldest go first)
 _ADDED_ID = re.compile(r"^[0-9a-f]{16}$")
 
 
@@ -123,9 +125,11 @@ class Library:
         return {path.stem: path for path in folder.glob("*.yaml") if _ADDED_ID.match(path.stem)}
 
     def _added_tracks(self) -> list[Track]:
-        files = sorted(self._added_files().items(), key=lambda item: item[1].stat().st_mtime, reverse=True)
+        files = sorted(self._added_files().items(), key=lambda item: _mtime(item[1]), reverse=True)
         tracks = []
         for digest, path in files:
+            if not path.is_file():
+                continue  # forgotten meanwhile
             track = self._cached(path, path.name, lambda s, d=digest, p=path: _track(f"added:{d}", "added", s, _origin(p)))
             if isinstance(track, Track):
                 tracks.append(track)
@@ -134,7 +138,10 @@ class Library:
     def _cached(self, path: Path, display: str, make) -> Track | Problem:
         """The track `make` makes of the scenario in `path` (read again when the file changed), or
         the file's first problem."""
-        mtime = path.stat().st_mtime
+        try:
+            mtime = path.stat().st_mtime
+        except OSError as failure:  # removed or unreadable since it was listed
+            return Problem(display, 0, 0, f"cannot read: {failure.strerror or failure}")
         seen = self._read.get(path)
         if seen is None or seen[0] != mtime:
             result = load_file(path, display)
@@ -196,10 +203,29 @@ class Library:
     def _store(self, scenario: Scenario, text: str, origin: str) -> LoadedTrack:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
         folder = self.store / "tracks"
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as failure:
+            raise OutputError.cannot_create(folder, failure, "the state folder") from failure
         header = f"# timekeeper serve: {_one_line(origin)}\n"
         write_atomic(folder / f"{digest}.yaml", header + text)
+        self._forget_oldest_added()
         return LoadedTrack(_track(f"added:{digest}", "added", scenario, origin), scenario, text)
+
+    def _forget_oldest_added(self) -> None:
+        """Keep the MAX_ADDED_TRACKS most recent added tracks (their files); older ones go."""
+        files = sorted(self._added_files().values(), key=_mtime, reverse=True)
+        for path in files[MAX_ADDED_TRACKS:]:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            self._read.pop(path, None)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def files_below(root: Path, suffixes: tuple[str, ...], limit: int) -> dict[str, Path]:

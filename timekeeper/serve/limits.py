@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers must have arrived by then (also the keep-alive time)
 BODY_TIMEOUT_S = 30.0  # a request's body must have arrived by then
+SEND_TIMEOUT_S = 60.0  # a client that reads nothing of the sound for this long is disconnected
 MAX_CONNECTIONS = 1000  # open connections in all (fewer if the open-files limit is lower)
 MAX_CLIENT_CONNECTIONS = 100  # open connections of one client address
 FD_RESERVE = 200  # file descriptors kept for files, pipes and the encoder
@@ -48,6 +49,12 @@ def connection_cap(open_files: int) -> int:
     return max(16, min(MAX_CONNECTIONS, open_files - FD_RESERVE))
 
 
+def accept_backlog(open_files: int, cap: int) -> int:
+    """The listening backlog, which is also how many connections asyncio accepts in one go before
+    any is counted: small enough that those and the capped ones never exhaust the open files."""
+    return max(8, min(128, (open_files - cap) // 4))  # a burst, and the idle ones it closes, in flight
+
+
 class Gate(asyncio.Protocol):
     """One connection: counted by `limits`, then handed to aiohttp's protocol `inner`."""
 
@@ -56,7 +63,6 @@ class Gate(asyncio.Protocol):
         self.client = ""
         self.busy = 0  # requests being handled (a WebSocket or a stream counts while it lasts)
         self.trusted = False  # a request with the access code came through
-        self.since = time.monotonic()
         self.transport: asyncio.Transport | None = None
         self.admitted = False
 

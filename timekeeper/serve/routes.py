@@ -11,11 +11,12 @@ from pathlib import Path
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
-from timekeeper.errors import LogDatabaseError, TimekeeperError
+from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.games import GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
-from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, MessageRate
+from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
+from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
     NO_INPUT,
     UPLOAD,
@@ -77,6 +78,8 @@ def classify(error: TimekeeperError) -> tuple[int, str, str | None]:
         return 409, error.code, None
     if isinstance(error, LogDatabaseError):
         return 503, "log_unavailable", None
+    if isinstance(error, OutputError):  # the state folder (or the render cache) cannot be written
+        return 503, "state_unwritable", None
     return (404, "not_found", None) if error.missing else (400, "invalid_request", None)
 
 
@@ -154,7 +157,7 @@ async def upload(request: web.Request) -> web.Response:
     return added(loaded)
 
 
-@declares(RouteInput(body=FlashcodeBody))
+@declares(RouteInput(body=FlashcodeBody, max_body=64 * 1024))
 async def flashcode(request: web.Request) -> web.Response:
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode
 
@@ -168,7 +171,7 @@ async def flashcode(request: web.Request) -> web.Response:
     return added(loaded)
 
 
-@declares(RouteInput(body=GenerateBody))
+@declares(RouteInput(body=GenerateBody, max_body=16 * 1024))
 async def generate(request: web.Request) -> web.Response:
     from timekeeper.serve.generate import generate_tracks
 
@@ -195,7 +198,7 @@ async def describe(request: web.Request, game) -> web.Response:
     return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
 
 
-@declares(RouteInput(body=NewGameBody))
+@declares(RouteInput(body=NewGameBody, max_body=8 * 1024))
 async def new_game(request: web.Request) -> web.Response:
     state = state_of(request)
     data: NewGameBody = checked(request).body
@@ -212,7 +215,7 @@ async def get_game(request: web.Request) -> web.Response:
     return await describe(request, state_of(request).game(request.match_info["game"]))
 
 
-@declares(RouteInput(path=GamePath, body=CommandBody))
+@declares(RouteInput(path=GamePath, body=CommandBody, max_body=MAX_MESSAGE_BYTES))
 async def command(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
@@ -292,6 +295,11 @@ async def screen(request: web.Request) -> web.StreamResponse:
         try:
             await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
             await _follow(state, game, socket)
+        except ConnectionError:
+            pass  # the screen went away
+        except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
+            say(f"internal error on a screen of game {game.id}: {type(error).__name__}")
+            await socket.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
             joined.discard(socket)
     finally:
@@ -311,14 +319,14 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> No
             return
         if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
             return
-        if message.type != WSMsgType.TEXT:
-            continue
         if not rate.allow():
             if rate.refused > MESSAGE_BURST * 5:
                 await socket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
                 return
             if rate.refused == 1 or rate.refused % MESSAGE_BURST == 0:
                 await socket.send_json({"type": "error", "error": "too many messages; slow down", "code": "rate_limited"})
+            continue
+        if message.type != WSMsgType.TEXT:
             continue
         try:
             data = screen_message(message.data)
@@ -379,10 +387,13 @@ async def sound(request: web.Request) -> web.StreamResponse:
             data = await asyncio.to_thread(next, pieces, None)
             if data is None:
                 break
-            await response.write(data)
+            await asyncio.wait_for(response.write(data), SEND_TIMEOUT_S)
         await response.write_eof()
     except ConnectionError:  # the player stopped reading (every seek does): nothing to report
         pass
+    except asyncio.TimeoutError:  # a player that stopped reading long ago asks again with a range
+        if request.transport is not None:
+            request.transport.close()
     finally:
         pieces.close()
     return response
@@ -438,7 +449,7 @@ async def qr(request: web.Request) -> web.Response:
     return web.Response(body=out.getvalue(), content_type="image/svg+xml")
 
 
-@declares(RouteInput(path=GamePath, body=RenderBody))
+@declares(RouteInput(path=GamePath, body=RenderBody, max_body=1024))
 async def start_render(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
@@ -455,7 +466,7 @@ async def render_progress(request: web.Request) -> web.Response:
     return web.json_response(state.job_json(job))
 
 
-@declares(RouteInput(body=VoiceInstallBody))
+@declares(RouteInput(body=VoiceInstallBody, max_body=1024))
 async def start_voice_install(request: web.Request) -> web.Response:
     """Install a language's recommended voice; only the machine that runs the server may ask."""
     if not _from_this_machine(request):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
@@ -26,7 +26,7 @@ from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
 
 MAX_JSON_DEPTH = 6  # objects and lists inside each other in any body or message
-JSON_BODY_BYTES = 64 * 1024  # the default limit of a JSON body
+JSON_BODY_BYTES = 64 * 1024  # a JSON body, unless its route declares less
 MAX_AT_MS = 24 * 3600 * 1000  # a mission position: at most a day
 MAX_DIGITS = 10  # a whole number sent as text
 _BRACKETS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
@@ -248,9 +248,14 @@ NO_INPUT = RouteInput()
 UPLOAD = RouteInput(query=UploadQuery, max_body=MAX_FILE_BYTES, raw=True)
 
 
+_MESSAGE_TAGS = {"ping", "hello", *get_args(CommandBody.model_fields["type"].annotation)}
+
+
 def field_name(location: tuple) -> str | None:
-    parts = [str(part) for part in location if not isinstance(part, int) and part not in ("message", "function-before")]
-    parts = [p for p in parts if p not in ("ping", "hello", "play", "pause", "end", "seek", "claim", "report")]
+    """The field a pydantic error location names (`settings.players`), without list indexes, the
+    screen message's wrapper and its kind."""
+    skipped = {"message", "function-before", *_MESSAGE_TAGS}
+    parts = [str(part) for part in location if not isinstance(part, int) and part not in skipped]
     return ".".join(parts) or None
 
 

@@ -43,7 +43,7 @@ async def form(request: web.Request) -> web.Response:
     return web.json_response({"fields": fields, "values": values, "track": game.title})
 
 
-@declares(RouteInput(path=GamePath, body=LogBody))
+@declares(RouteInput(path=GamePath, body=LogBody, max_body=48 * 1024))
 async def record(request: web.Request) -> web.Response:
     game, track = _track(request)
     sent = checked(request).body.model_dump(exclude_unset=True)

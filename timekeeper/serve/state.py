@@ -26,6 +26,7 @@ from timekeeper.serve.work import MIX_THREADS, MIXES_WAITING, RENDER_THREADS, RE
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
+KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
 MAX_GAMES = 4 * KEPT_GAMES  # games kept when none can be forgotten (all played or watched)
 
 
@@ -221,11 +222,21 @@ class ServerState:
         if job.path.is_file():
             job.finished = True
             self.jobs[job_id] = job
+            self._forget_old_renders()
             return job
         source = game.track_id.partition(":")[2] or game.title
         self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source))
         self.jobs[job_id] = job  # only once queued: a refused download leaves nothing behind
+        self._forget_old_renders()
         return job
+
+    def _forget_old_renders(self) -> None:
+        """Keep the KEPT_RENDERS most recent soundtracks (files and jobs); unfinished ones stay."""
+        finished = [job for job in self.jobs.values() if job.finished]
+        for job in finished[: max(0, len(finished) - KEPT_RENDERS)]:
+            del self.jobs[job.id]
+            with contextlib.suppress(OSError):
+                job.path.unlink(missing_ok=True)
 
     def job_json(self, job: RenderJob) -> dict:
         """A download's progress, with its place in the queue (0: being rendered)."""

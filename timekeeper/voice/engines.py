@@ -1,9 +1,11 @@
-"""Speech engines behind one small interface: the espeak-ng program, or pyttsx3.
+"""Speech engines behind one small interface: espeak-ng (its library from the `espeakng-loader`
+wheel, else the espeak-ng program), or pyttsx3.
 
-On Linux the espeak-ng program is used when it is installed: it gives byte-identical audio for
-the same text and settings, so shipped phrase lengths stay exact. pyttsx3 (SAPI5 on Windows,
-NSSpeech on macOS, espeak through its driver elsewhere) is used otherwise, or when
-TIMEKEEPER_TTS_ENGINE=pyttsx3. Its driver for espeak speaks the first phrases after a voice
+On Linux the espeak-ng library that `pip install` brings (the `espeakng-loader` wheel: the
+library and its data, no system package) is used, in this process: it gives byte-identical audio
+for the same text and settings, so the shipped phrase lengths (measured with it) stay exact.
+Without the wheel an installed espeak-ng program is used. pyttsx3 (SAPI5 on Windows, NSSpeech on
+macOS, espeak through its driver elsewhere) is used otherwise, or when TIMEKEEPER_TTS_ENGINE=pyttsx3. Its driver for espeak speaks the first phrases after a voice
 switch at the previous pace, now and then writes an empty file, ignores unknown voices and
 prints to stdout; the Pyttsx3Engine works around each of these.
 """
@@ -11,11 +13,15 @@ prints to stdout; the Pyttsx3Engine works around each of these.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import itertools
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import wave
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +31,7 @@ from typing import Any
 
 from timekeeper.errors import MissingToolError, VoiceError
 
-INSTALL_HINT = "install it with 'sudo apt-get install espeak-ng' (Debian/Ubuntu) or 'pip install pyttsx3' (other systems)"
+INSTALL_HINT = "install it with 'pip install espeakng-loader' (Linux) or 'pip install pyttsx3' (other systems)"
 WAV_HEADER_BYTES = 44
 SYNTH_ATTEMPTS = 3
 WARM_UP_UTTERANCES = 2
@@ -100,6 +106,89 @@ def espeak_name(program: str) -> str:
     per process, whether by the timing check of plan/validate/generate or by the engine itself)."""
     version = subprocess.run([program, "--version"], capture_output=True, text=True).stdout.split()
     return f"espeak-ng-{version[3] if len(version) > 3 else '?'}"
+
+
+class EspeakLibrary(Engine):
+    """The espeak-ng library (libespeak-ng) driven through ctypes, in this process: one phrase at
+    a time (the library is not thread-safe), about 5 ms each."""
+
+    SYNCHRONOUS = 2  # AUDIO_OUTPUT_SYNCHRONOUS: espeak_Synth returns when the callback has all samples
+    RATE, VOLUME = 1, 2  # espeak_PARAMETER
+    FLAGS = 0x1 | 0x100 | 0x1000  # espeakCHARS_UTF8 | espeakPHONEMES | espeakENDPAUSE, as the program speaks
+    CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.c_void_p)
+
+    class Voice(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("languages", ctypes.c_char_p), ("identifier", ctypes.c_char_p),
+                    ("gender", ctypes.c_ubyte), ("age", ctypes.c_ubyte), ("variant", ctypes.c_ubyte),
+                    ("xx1", ctypes.c_ubyte), ("score", ctypes.c_int), ("spare", ctypes.c_void_p)]
+
+    def __init__(self, library: Path, data: Path) -> None:
+        self.lib = ctypes.CDLL(str(library))
+        self.lib.espeak_Info.restype = ctypes.c_char_p
+        self.lib.espeak_ListVoices.restype = ctypes.POINTER(ctypes.POINTER(self.Voice))
+        self.lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
+        self.lib.espeak_Synth.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int, ctypes.c_uint,
+                                          ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+        self.sample_rate = self.lib.espeak_Initialize(self.SYNCHRONOUS, 0, str(data.parent).encode(), 0)
+        if self.sample_rate <= 0:
+            raise MissingToolError(f"the espeak-ng library could not start (its data in {data}); {INSTALL_HINT}")
+        self.name = f"espeak-ng-{self.lib.espeak_Info(None).decode()}"
+        self._samples: list[bytes] = []
+        self._callback = self.CALLBACK(self._heard)  # kept: the library calls it back
+        self.lib.espeak_SetSynthCallback(self._callback)
+        self._lock = threading.Lock()
+
+    def _heard(self, wav: Any, count: int, _events: Any) -> int:
+        if count > 0:
+            self._samples.append(ctypes.string_at(wav, count * 2))
+        return 0
+
+    def voices(self) -> list[InstalledVoice]:
+        found = []
+        with self._lock:
+            listing = self.lib.espeak_ListVoices(None)
+            for index in itertools.count():
+                if not listing[index]:
+                    break
+                voice = listing[index].contents
+                language = (voice.languages or b"?")[1:].decode("utf-8", "replace")  # after its priority byte
+                found.append(InstalledVoice(id=voice.identifier.decode(), name=voice.name.decode(), languages=(language,)))
+        return found
+
+    def synthesize(self, text: str, voice_id: str, rate_wpm: int, volume: float, path: Path) -> None:
+        spoken = text.encode("utf-8") + b"\0"
+        with self._lock:
+            self._samples = []
+            failed = (self.lib.espeak_SetVoiceByName(voice_id.encode()) or self.lib.espeak_SetParameter(self.RATE, rate_wpm, 0)
+                      or self.lib.espeak_SetParameter(self.VOLUME, round(volume * 100), 0)
+                      or self.lib.espeak_Synth(spoken, len(spoken), 0, 1, 0, self.FLAGS, None, None))
+            samples = b"".join(self._samples)
+        if failed:
+            raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r} (error {failed})")
+        with wave.open(str(path), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(self.sample_rate)
+            out.writeframes(samples)
+
+
+@cache
+def espeak_library() -> EspeakLibrary:
+    """The one EspeakLibrary of this process (a second would re-initialize the library under the first)."""
+    found = espeak_wheel()
+    if found is None:
+        raise MissingToolError(f"espeak-ng is not installed; {INSTALL_HINT}")
+    return EspeakLibrary(*found)
+
+
+def espeak_wheel() -> tuple[Path, Path] | None:
+    """(library, data folder) of the espeak-ng the `espeakng-loader` wheel ships, if installed."""
+    try:
+        import espeakng_loader
+    except ImportError:
+        return None
+    library, data = Path(espeakng_loader.get_library_path()), Path(espeakng_loader.get_data_path())
+    return (library, data) if library.is_file() and data.is_dir() else None
 
 
 @contextlib.contextmanager
@@ -177,28 +266,38 @@ def pyttsx3_name() -> str:
 
 
 ENGINES = ("espeak-ng", "pyttsx3")
+WHEEL = "wheel"  # _espeak_source's answer for the espeak-ng library of the espeakng-loader wheel
 
 
-def _espeak_program(choice: str | None) -> str | None:
-    """The espeak-ng program the engine named by `choice` or $TIMEKEEPER_TTS_ENGINE runs, else
-    None (pyttsx3): espeak-ng if installed, unless pyttsx3 is asked for."""
+def _espeak_source(choice: str | None) -> str | None:
+    """Where the espeak-ng the engine named by `choice` or $TIMEKEEPER_TTS_ENGINE comes from:
+    WHEEL (the espeakng-loader library), else the espeak-ng program's path; None = pyttsx3
+    (asked for, or no espeak-ng at all)."""
     choice = choice or os.environ.get("TIMEKEEPER_TTS_ENGINE") or None
     if choice not in (None, *ENGINES):
         raise VoiceError(f"unknown TTS engine {choice!r} (expected {' or '.join(ENGINES)})")
-    program = shutil.which("espeak-ng")
-    if choice == "espeak-ng" and program is None:
+    if choice == "pyttsx3":
+        return None
+    source = WHEEL if espeak_wheel() is not None else shutil.which("espeak-ng")
+    if choice == "espeak-ng" and source is None:
         raise MissingToolError(f"espeak-ng is not installed; {INSTALL_HINT}")
-    return program if choice != "pyttsx3" else None
+    return source
 
 
 @cache
 def get_engine(choice: str | None = None) -> Engine:
-    """The engine named by `choice` or $TIMEKEEPER_TTS_ENGINE, else espeak-ng if installed, else pyttsx3."""
-    program = _espeak_program(choice)
-    return EspeakCli(program) if program is not None else Pyttsx3Engine()
+    """The engine named by `choice` or $TIMEKEEPER_TTS_ENGINE, else espeak-ng (the wheel's library,
+    else the program) if installed, else pyttsx3."""
+    source = _espeak_source(choice)
+    if source == WHEEL:
+        return espeak_library()
+    return EspeakCli(source) if source is not None else Pyttsx3Engine()
 
 
 def engine_name(choice: str | None = None) -> str:
-    """The name of the engine get_engine(choice) gives, found without starting a speech engine."""
-    program = _espeak_program(choice)
-    return espeak_name(program) if program is not None else pyttsx3_name()
+    """The name of the engine get_engine(choice) gives (the espeak-ng library's version is asked of
+    the library itself: about 20 ms, no speech)."""
+    source = _espeak_source(choice)
+    if source == WHEEL:
+        return espeak_library().name
+    return espeak_name(source) if source is not None else pyttsx3_name()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -112,13 +111,7 @@ def manifest_text(name: str, language: str, tts: TtsVoice) -> str:
 
 
 def _write_mp3(path: Path, clip: Clip) -> None:
-    from timekeeper.ffmpeg import find_ffmpeg
+    from timekeeper.codec import FORMATS, encode
 
-    samples = pcm16(clip)
     with replacing(path) as temp:
-        command = [find_ffmpeg(), "-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-f", "s16le"]
-        command += ["-ar", str(SAMPLE_RATE), "-ac", "1", "-i", "pipe:0", "-b:a", "128k", "-f", "mp3", str(temp)]
-        result = subprocess.run(command, input=samples, capture_output=True)
-        if result.returncode != 0:
-            raise VoiceError(f"ffmpeg failed: {result.stderr.decode('utf-8', 'replace').strip()}", path=str(path))
-
+        encode([pcm16(clip)], SAMPLE_RATE, 1, temp, FORMATS[".mp3"], {})

@@ -92,6 +92,9 @@ def install(name: str, base: str | None = None, progress: Progress | None = None
         size = model_temp.stat().st_size
         record_temp.write_text(json.dumps({"name": name, "url": f"{url}.onnx", "size_bytes": size, "sha256": digest,
                                            "licence": licence}, indent=1), encoding="utf-8")
+    from timekeeper.voice.select import voices_changed
+
+    voices_changed()  # it may be a language's default voice now
     return Installed(NeuralModel.load(target), size, digest, licence, downloaded=True)
 
 

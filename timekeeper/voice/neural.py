@@ -1,4 +1,4 @@
-"""A natural neural voice: Piper (the optional extra `timekeeper[neural]`), run as its own program.
+"""A natural neural voice: Piper (installed with timekeeper: `piper-tts`), run as its own program.
 
 Piper is GPL software; timekeeper never imports it. Each batch of phrases goes to one
 `python -m piper` (or `piper`) process that writes one WAV per line into a scratch folder, one
@@ -37,7 +37,7 @@ from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 PREFIX = "piper:"
 CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
-INSTALL_HINT = "install it with: pip install 'timekeeper[neural]'"
+INSTALL_HINT = "install it with: pip install piper-tts"
 
 
 def piper_dir() -> Path:
@@ -182,14 +182,18 @@ class NeuralVoice(Voice):
     def length_scale(self) -> float:
         return self._fit()
 
+    @property
+    def pace_file(self) -> str:
+        """The name of the file the fitted pace is kept in: in the cache, or shipped in voices/."""
+        return f"pace-{self.model.name}-{self.model.fingerprint}-{self.language}-{CACHE_FORMAT}.json"
+
     def _fit(self, progress: Progress | None = None) -> float:
         if self._scale is None:
-            from timekeeper.voice.pace import fitted_scale
+            from timekeeper.voice.pace import fitted_scale, shipped_scale
 
             model, language = self.model, self.language
-            remembered = self.folder / f"pace-{model.name}-{model.fingerprint}-{language}-{CACHE_FORMAT}.json"
-            self._scale = fitted_scale(lambda scale: NeuralVoice(language, model, scale, self.base), language, remembered,
-                                       progress)
+            self._scale = shipped_scale(self.pace_file) or fitted_scale(
+                lambda scale: NeuralVoice(language, model, scale, self.base), language, self.folder / self.pace_file, progress)
         return self._scale
 
     def cache_path(self, text: str) -> Path:

@@ -4,7 +4,9 @@ Piper voices speak at their own pace, often slower than the brisk espeak-ng sett
 tight moments need (two data transfers 10 s apart in mission 3). `fitted_scale` measures every
 phrase at the voice's own pace, finds the slowest pace (largest length scale, at most 1.0) at
 which no official track overlaps, checks it with the real clips at that pace, and remembers the
-result beside the clip cache, so the fit runs once per voice and language.
+result beside the clip cache, so the fit runs once per voice and language. The fit of a voice
+installed with timekeeper (joe, English) ships in voices/ (`tools/measure_phrases.py --pace`),
+so even the first render with it does not fit.
 """
 
 from __future__ import annotations
@@ -60,6 +62,16 @@ def official_pressure(language: str, measure: Measure) -> Pressure:
 def official_overlaps(language: str, measure: Measure) -> int:
     """How many cues overlap over the 34 official tracks (5 players, 4 players, solo) with `measure`."""
     return official_pressure(language, measure).overlaps
+
+
+def shipped_scale(name: str) -> float | None:
+    """The length scale kept in voices/`name` (a fit shipped with timekeeper), else None."""
+    from timekeeper.paths import voices_dir
+
+    try:
+        return float(json.loads((voices_dir() / name).read_text(encoding="utf-8"))["length_scale"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def fitted_scale(voice_at: Callable[[float], Voice], language: str, remembered: Path,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 
 from timekeeper.voice.base import Voice
@@ -17,37 +18,54 @@ def packs_dir() -> Path:
     return Path(base) / "timekeeper" / "voices"
 
 
+DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or SYNTHESIZED
+SYNTHESIZED = "synthesized"  # the synthesized voice of the language (espeak-ng, or pyttsx3)
+
+
 def default_voice(language: str) -> str | None:
-    """The voice `language` speaks with when none is named: its recommended Piper voice
-    (voice/recommended.py) once `timekeeper voice install --lang` has put it into piper_dir() and
-    Piper can run, as `piper:NAME`; else None, the espeak-ng voice of the phrase table (the
-    offline fallback)."""
-    from timekeeper.errors import TimekeeperError
-    from timekeeper.voice.neural import NeuralModel, piper_command, piper_dir
+    """The voice `language` is spoken with when no --voice is given, as a --voice value; None =
+    the synthesized voice. $TIMEKEEPER_DEFAULT_VOICE decides when set (SYNTHESIZED = the
+    synthesized voice); else the language's recommended Piper voice (voice/recommended.py:
+    English's joe comes with timekeeper, the others with `timekeeper voice install --lang`) when
+    it and Piper are installed, else the synthesized voice (espeak-ng: the offline fallback)."""
+    chosen = os.environ.get(DEFAULT_VOICE_VARIABLE)
+    if chosen:
+        return None if chosen == SYNTHESIZED else chosen
     from timekeeper.voice.recommended import RECOMMENDED
 
-    chosen = RECOMMENDED.get(language)
-    if chosen is None:
+    recommended = RECOMMENDED.get(language)
+    if recommended is None:
         return None
-    model = piper_dir() / f"{chosen.name}.onnx"
+    spec = f"piper:{recommended.name}"
+    return spec if _piper_ready(spec, language) else None
+
+
+@cache
+def _piper_ready(spec: str, language: str) -> bool:
+    """Whether Piper and the voice `spec`, speaking `language`, are installed (looked up once per
+    process, until voices_changed())."""
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.voice.neural import find_model, piper_command
+
     try:
-        if not model.is_file() or NeuralModel.load(model).language != language:
-            return None
         piper_command()
-    except (TimekeeperError, OSError):
-        return None
-    return f"piper:{chosen.name}"
+        return find_model(spec).language == language
+    except TimekeeperError:
+        return False
+
+
+def voices_changed() -> None:
+    """A voice was installed (or the voice folder changed): default_voice looks again."""
+    _piper_ready.cache_clear()
 
 
 def open_voice(language: str, spec: str | None = None) -> Voice:
-    """The voice `spec` names for `language`: None = the language's default (default_voice: an
-    installed recommended Piper voice, else the synthesized espeak-ng voice); `piper:NAME`
-    or a `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
+    """The voice `spec` names for `language`: None = default_voice(language); `piper:NAME` or a
+    `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
     prerecorded pack; anything else = a TTS voice name."""
     from timekeeper.voice.tts import TtsVoice
 
-    if spec is None:
-        spec = default_voice(language)
+    spec = spec or default_voice(language)
     if spec is None:
         return TtsVoice(language)
     from timekeeper.voice.neural import is_neural

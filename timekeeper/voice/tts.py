@@ -26,7 +26,7 @@ from timekeeper.voice.engines import Engine, EspeakCli, get_engine
 from timekeeper.voice.settings import TtsSettings
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
-CACHE_FORMAT = 9  # bump when trimming, levels or storage change, so old clips are not reused
+CACHE_FORMAT = 10  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
 TAIL_PAD_MS = 30
 EDGE_FADE_MS = 5

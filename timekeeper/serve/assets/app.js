@@ -749,6 +749,9 @@ async function download(format) {
     while (!job.finished) {
       bar.max = job.total;
       bar.value = job.done;
+      // the server renders one soundtrack at a time: say how many are ahead of this one
+      $("#render-queue").hidden = !job.position;
+      $("#render-queue").textContent = job.position ? `waiting: ${job.position} ahead` : "";
       await new Promise((resolve) => setTimeout(resolve, 300));
       job = await api(`/api/renders/${job.id}`);
     }
@@ -758,6 +761,7 @@ async function download(format) {
   } catch (error) {
     toast(error.message, true);
   } finally {
+    $("#render-queue").hidden = true;
     setTimeout(() => (bar.hidden = true), 1500);
   }
 }
