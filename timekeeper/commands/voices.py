@@ -121,7 +121,7 @@ def install_command(name: str | None, language: str | None, base: str | None) ->
     voice_name = name or recommended(str(language)).name
     bar = ProgressBar(f"Downloading {voice_name}")
     try:
-        done = install(voice_name, base, bar)
+        done = install(voice_name, base, bar, bundled_will_do=language is not None)  # --lang: any copy speaks
     finally:
         bar.close()
     model = done.model

@@ -46,7 +46,7 @@ def run_voice_install(job: VoiceInstallJob, finished: Callable[[], None]) -> Non
         job.done, job.total = done, total
 
     try:
-        install(job.voice, progress=progress)
+        install(job.voice, progress=progress, bundled_will_do=True)
     except TimekeeperError as error:
         job.error = error.message
     finally:

@@ -65,9 +65,10 @@ def install_voice(name: str, base: str | None = None, progress: Progress | None 
     return install(name, base, progress).model
 
 
-def install(name: str, base: str | None = None, progress: Progress | None = None) -> Installed:
+def install(name: str, base: str | None = None, progress: Progress | None = None, *, bundled_will_do: bool = False) -> Installed:
     """Voice `name` in piper_dir(): downloaded and checked, or found there intact (then nothing is
-    downloaded). VoiceError if the download fails or comes short; nothing half-installed stays."""
+    downloaded; with `bundled_will_do`, also when a Python package bundles it). VoiceError if the
+    download fails or comes short; nothing half-installed stays."""
     url = voice_url(name, base)
     folder = piper_dir()
     try:
@@ -77,7 +78,7 @@ def install(name: str, base: str | None = None, progress: Progress | None = None
     target = folder / f"{name}.onnx"
     settings = folder / f"{name}.onnx.json"
     record = folder / f"{name}.install.json"
-    already = _intact(target, settings, record)
+    already = _intact(target, settings, record) or (_bundled(name, folder) if bundled_will_do else None)
     if already is not None:
         return already
     expected = RECOMMENDED.get(name.split("_", 1)[0])
@@ -109,6 +110,16 @@ def _intact(target: Path, settings: Path, record: Path) -> Installed | None:
         return Installed(NeuralModel.load(target), noted["size_bytes"], noted["sha256"], noted.get("licence"), downloaded=False)
     except (OSError, ValueError, KeyError, TypeError, VoiceError):
         return None
+
+
+def _bundled(name: str, folder: Path) -> Installed | None:
+    """Voice `name` as a Python package bundles it (English's joe comes with timekeeper), else None."""
+    from timekeeper.voice.neural import installed_models
+
+    for model in installed_models():
+        if model.name == name and model.path.parent != folder.resolve():
+            return Installed(model, model.path.stat().st_size, _sha256(model.path), None, downloaded=False)
+    return None
 
 
 def _sha256(path: Path) -> str:
