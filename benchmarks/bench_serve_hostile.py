@@ -5,8 +5,9 @@
     python benchmarks/bench_serve_hostile.py --idle 2000      # more idle connections
 
 Measures (targets from issue 20):
-- with 1,000 idle connections open (half of them with half a request sent), a request carrying
-  the access code is answered in < 1 s (the worst of 20, each on a new connection);
+- with 1,000 idle connections open from 10 loopback addresses (as 10 devices; half of them with
+  half a request sent), a request carrying the access code is answered in < 1 s (the worst of
+  20, each on a new connection);
 - with 20 soundtrack renders requested at once (20 different games), the page and the API answer
   in < 200 ms at the 99th percentile (GET /, /api/tracks, /api/games/ID, polled for 15 s while
   the renders run); the renders beyond the queue are refused with 503 at once;
@@ -28,7 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import serving
 from serving import LAN_ON_LOOPBACK, start_server
+
+serving.REQUEST_TIMEOUT_S = 600  # a new game in a cold cache synthesizes its phrases first (not measured)
 
 POLL_S = 15.0
 TRACKS = ("builtin:mission-1", "builtin:mission-2", "builtin:mission-3", "builtin:mission-4", "builtin:mission-5")
@@ -43,12 +47,14 @@ def peak_mb(pid: int) -> float:
     return 0.0
 
 
-def idle_load(server, count: int) -> list[float]:
-    """Seconds to answer 20 requests with the code while `count` idle connections are open."""
+def idle_load(server, count: int, spread: int) -> list[float]:
+    """Seconds to answer 20 requests with the code while `count` idle connections are open, from
+    `spread` loopback addresses (127.0.0.2 ...: as many devices)."""
     idle = []
     try:
         for number in range(count):
-            connection = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            source = (f"127.0.0.{2 + number % spread}", 0)
+            connection = socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=source)
             if number % 2:
                 connection.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1")
             idle.append(connection)
@@ -92,14 +98,18 @@ def render_load(server) -> tuple[list[float], dict[int, int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--idle", type=int, default=1000, help="idle connections to open (default 1000)")
+    parser.add_argument("--devices", type=int, default=10, choices=range(1, 250), metavar="N",
+                        help="loopback addresses the idle connections come from (default 10)")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.idle + 512)), hard))
     with tempfile.TemporaryDirectory() as state:
-        server = start_server(Path(state), "--lan", prelude=LAN_ON_LOOPBACK)
+        # a cache of its own: every render is made, none found from an earlier run
+        server = start_server(Path(state) / "state", "--lan", prelude=LAN_ON_LOOPBACK,
+                              env={"TIMEKEEPER_CACHE": str(Path(state) / "cache")})
         try:
             pid = server.process.pid
-            idle = idle_load(server, args.idle)
+            idle = idle_load(server, args.idle, args.devices)
             after_idle = peak_mb(pid)
             latencies, statuses = render_load(server)
             peak = peak_mb(pid)
@@ -108,7 +118,7 @@ def main() -> None:
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
     rows = [
-        (f"request with the code, {args.idle} idle connections open (worst / median of 20)",
+        (f"request with the code, {args.idle} idle connections from {args.devices} addresses (worst / median of 20)",
          f"{max(idle) * 1000:.0f} ms / {statistics.median(idle) * 1000:.0f} ms (target < 1000 ms)"),
         ("20 renders asked for at once: accepted (202) / refused (503)",
          f"{statuses.get(202, 0)} / {statuses.get(503, 0)}"),

@@ -4,7 +4,7 @@
     python benchmarks/bench_sound.py --missions 1 3 --languages de
 
 Each track is rendered to mp3 as `timekeeper render` does, then measured by
-timekeeper.soundcheck: ffmpeg ebur128 on the file (integrated loudness, LRA, true peak),
+timekeeper.soundcheck: FFmpeg's ebur128 filter (in PyAV) on the file (integrated loudness, LRA, true peak),
 pyloudnorm on each layer of the mix over its own windows (speech, klaxon, beep, static, bed),
 spectra of the bed and the static, fades, lead-in, ending and pacing from the timeline.
 Prints one row per render, the range of each figure, and every target missed (exit 1 if any).

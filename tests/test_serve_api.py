@@ -496,3 +496,86 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
         assert refused.status == 400 and "expected one of en, de, es, fr, it, pl, cs, el" in refused.text
     finally:
         assert running.stop() == 130
+
+
+def test_a_lobby_game_waits_for_play_follows_the_set_up_and_shows_who_is_there(server):
+    import aiohttp
+
+    reply = server.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1", "settings": {}})
+    assert reply.status == 201, reply.body
+    lobby = reply.json()
+    assert lobby["status"] == "ready" and re.fullmatch(r"[ACDEFHJKMNPRTUVWXY34679]{5}", lobby["code"])
+    assert server.request(f"/api/join/{lobby['code'].lower()}").json() == {"id": lobby["id"]}  # typed in lower case
+    missing = server.request("/api/join/QQQQQ")
+    assert missing.status == 404 and "no game has the code 'QQQQQ'" in missing.json()["error"]
+    url = server.url.replace("http", "ws") + f"api/games/{lobby['id']}/ws"
+
+    async def next_of(socket, kind):
+        while True:
+            message = await socket.receive_json(timeout=10)
+            if message["type"] == kind:
+                return message
+
+    async def scenario():
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
+            async with session.ws_connect(url) as host, session.ws_connect(url) as phone:
+                await host.send_json({"type": "hello", "client": "host", "kind": "screen"})
+                await host.send_json({"type": "claim"})
+                await next_of(host, "presence")
+                await phone.send_json({"type": "hello", "client": "p1", "kind": "phone"})
+                seen = await next_of(phone, "presence")
+                while len(seen["screens"]) < 2:
+                    seen = await next_of(phone, "presence")
+                assert seen["screens"] == [{"kind": "screen", "number": 1, "sound": True, "me": False},
+                                           {"kind": "phone", "number": 1, "sound": False, "me": True}]
+                changed = server.request(f"/api/games/{lobby['id']}/setup", method="POST", json_body={
+                    "track": "builtin:mission-2", "settings": {"language": "de"}, "mode": "quiet"})
+                assert changed.status == 200 and changed.json()["track_id"] == "builtin:mission-2"
+                await next_of(phone, "setup")  # every joined screen is told to take the game again
+                game = server.request(f"/api/games/{lobby['id']}").json()
+                assert game["settings"]["language"] == "de" and game["mode"] == "quiet" and game["code"] == lobby["code"]
+                await host.send_json({"type": "play"})  # one press starts it for all
+                state = await next_of(phone, "state")
+                while state["playback"]["status"] != "playing":
+                    state = await next_of(phone, "state")
+                await phone.close()
+                left = await next_of(host, "presence")
+                assert [s["kind"] for s in left["screens"]] == ["screen"]
+
+    asyncio.run(asyncio.wait_for(scenario(), 40))
+    started = server.request(f"/api/games/{lobby['id']}/setup", method="POST", json_body={"track": "builtin:mission-1"})
+    assert started.status == 409 and "has started" in started.json()["error"]
+    assert server.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1", "mode": "loud"}).status == 400
+    jump = server.request(f"/j/{lobby['code']}")  # the short link opens the game's page
+    assert jump.status == 200 and "<title>timekeeper</title>" in jump.text
+
+
+def test_an_ended_action_round_can_be_taken_back_for_a_few_seconds(server):
+    game = new_game(server)
+    path = f"/api/games/{game['id']}/command"
+    server.request(path, method="POST", json_body={"type": "seek", "at_ms": 451_000})
+    server.request(path, method="POST", json_body={"type": "play"})
+    ended = server.request(path, method="POST", json_body={"type": "end"}).json()
+    assert ended["status"] == "ended" and ended["undo_until_ms"] - ended["at_ms"] == 5000
+    back = server.request(path, method="POST", json_body={"type": "undo"}).json()
+    assert back["status"] == "playing" and back["undo_until_ms"] is None
+    assert abs(back["position_ms"] - ended["position_ms"]) < 1
+    server.request(path, method="POST", json_body={"type": "end"})
+    time.sleep(5.2)
+    late = server.request(path, method="POST", json_body={"type": "undo"})
+    assert late.status == 409 and "no longer" in late.json()["error"]
+
+
+def test_the_page_installs_as_an_app(server):
+    page = server.request("/").text
+    assert '<link rel="manifest" href="/assets/manifest.webmanifest">' in page
+    served = server.request("/assets/manifest.webmanifest")
+    assert served.status == 200 and served.headers["Content-Type"] == "application/manifest+json"
+    manifest = served.json()
+    assert manifest["display"] == "fullscreen" and manifest["theme_color"] == "#070b16" and manifest["start_url"] == "/"
+    for icon in manifest["icons"]:
+        image = server.request(icon["src"])
+        assert image.status == 200 and image.headers["Content-Type"] == icon["type"]
+        if icon["type"] == "image/png":  # the size it declares, read from the PNG header
+            width, height = int.from_bytes(image.body[16:20], "big"), int.from_bytes(image.body[20:24], "big")
+            assert f"{width}x{height}" == icon["sizes"]

@@ -25,8 +25,8 @@ from serving import LAN_ON_LOOPBACK, start_server
 TINY = "title: Tiny\nphase_ends: ['1:00', '2:00', '3:00']\nevents:\n  - {at: '0:30', type: threat, t: 1, zone: red}\n"
 LOWER_LIMITS = (
     "import timekeeper.serve.limits as limits, timekeeper.serve.work as work\n"
-    "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\n"
-    "work.RENDERS_WAITING = 1\n"
+    "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\nlimits.SCREEN_IDLE_S = 3.0\n"
+    "work.RENDERS_WAITING = 1\nwork.SLOW_THREADS = 1\nwork.SLOW_WAITING = 1\n"
     "import timekeeper.serve.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
 )
 IDLE_SOCKETS = 300
@@ -148,9 +148,11 @@ def test_malformed_requests_get_400_and_the_server_goes_on(server, name, data):
     still_answers(server)
 
 
-def test_a_host_with_an_at_sign_never_makes_the_join_link(server):
-    reply = server.request("/api/tracks", headers={"Host": f"127.0.0.1:{server.port}@evil.example"})
-    refused(reply, 400, "invalid_host")
+def test_a_host_with_an_at_sign_never_makes_the_join_link(server, game):
+    for host in (f"127.0.0.1:{server.port}@evil.example", "127.0.0.1:99999", "127.0.0.1:", "[zz]:1"):
+        refused(server.request("/api/tracks", headers={"Host": host}), 400, "invalid_host")
+    joined = server.request(f"/api/games/{game['id']}", headers={"Host": "127.0.0.1:1"}).json()["join_url"]
+    assert joined.startswith(f"http://127.0.0.1:{server.port}/g/")  # the port it listens on, not the Host's
 
 
 # --- slow and idle clients ---------------------------------------------------------------------
@@ -420,7 +422,7 @@ def test_a_read_only_log_gets_503(server, folders, game):
     assert server.request("/api/log").status == 200  # the log exists now
     immutable = os.geteuid() == 0
     if immutable:
-        if subprocess.run(["chattr", "+i", str(log)], capture_output=True).returncode != 0:
+        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(log)], capture_output=True).returncode:
             pytest.skip("chattr +i is not allowed here (root ignores file modes)")
     else:
         log.chmod(0o444)
@@ -488,3 +490,81 @@ def test_tracks_made_in_the_page_are_bounded(server, folders):
     assert made.status == 201 and len(made.json()["tracks"]) == 8
     added = [t for t in server.request("/api/tracks").json()["tracks"] if t["group"] == "added"]
     assert len(added) == 5 and len(list((folders / "state" / "tracks").glob("*.yaml"))) == 5  # 5 in this server
+
+
+def test_slow_answers_wait_in_a_bounded_queue(server, game):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(10) as pool:
+        replies = list(pool.map(lambda _: server.request(f"/api/games/{game['id']}/card.pdf"), range(10)))
+    statuses = sorted(reply.status for reply in replies)
+    assert statuses[0] == 200 and statuses[-1] == 503, statuses  # 1 made, 1 waiting, the rest refused at once
+    refused(next(reply for reply in replies if reply.status == 503), 503, "queue_full")
+    assert all(reply.body.startswith(b"%PDF") for reply in replies if reply.status == 200)
+
+
+def test_a_silent_websocket_is_closed(server, game):
+    import aiohttp
+
+    async def silent():
+        async with aiohttp.ClientSession() as session:
+            async with session.ws_connect(ws_url(server, game), autoping=True) as screen:
+                await screen.receive_json(timeout=5)
+                started = time.monotonic()
+                message = await screen.receive(timeout=10)
+                return message.type, screen.close_code, time.monotonic() - started
+
+    kind, code, waited = asyncio.run(silent())
+    assert kind == aiohttp.WSMsgType.CLOSE and code == 1001 and 2.5 < waited < 8  # 3 s here, 30 minutes by default
+
+
+class FakeTransport:
+    """What the gate asks of a connection: the client's address, writing and closing."""
+
+    def __init__(self, client: str) -> None:
+        self.client, self.closed, self.sent = client, False, b""
+
+    def get_extra_info(self, name: str):
+        return (self.client, 40_000) if name == "peername" else None
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class Inner:
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+
+def test_room_is_made_by_closing_idle_connections_without_the_code_first():
+    from timekeeper.serve.limits import ConnectionLimits
+
+    limits = ConnectionLimits(total=5, per_client=3)
+    make = limits.factory(Inner)
+
+    def connect(client: str):
+        gate, transport = make(), FakeTransport(client)
+        gate.connection_made(transport)
+        return gate, transport
+
+    phone, phone_socket = connect("10.0.0.2")
+    phone.trusted = True  # showed the access code, now idle between requests
+    busy, busy_socket = connect("10.0.0.2")
+    busy.busy = 1  # a WebSocket
+    stranger, stranger_socket = connect("10.0.0.2")
+    newest, newest_socket = connect("10.0.0.2")  # a 4th from one address: the idle one without the code goes
+    assert stranger_socket.closed and not phone_socket.closed and not busy_socket.closed and not newest_socket.closed
+    newest.busy = 1  # its request is being answered
+    another, _ = connect("10.0.0.2")  # then the idle phone connection, never a busy one
+    assert phone_socket.closed and not busy_socket.closed and not newest_socket.closed
+    others = [connect(f"10.0.0.{n}") for n in (3, 4)]
+    assert limits.count == 5 and all(not transport.closed for _, transport in others)
+    another.busy = 1  # every connection busy: a new one is refused with a short 503
+    for gate, _ in others:
+        gate.busy = 1
+    refused_gate, refused_socket = connect("10.0.0.9")
+    assert refused_socket.closed and refused_socket.sent.startswith(b"HTTP/1.1 503") and b'"too_busy"' in refused_socket.sent
+    assert limits.count == 5

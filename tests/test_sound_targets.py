@@ -1,4 +1,4 @@
-"""The soundtrack carries at a noisy table: real renders (real espeak-ng, real ffmpeg), decoded and
+"""The soundtrack carries at a noisy table: real renders (real espeak-ng, real encoders), decoded and
 measured against every sound target, one mission per language; pacing and words from the
 timeline; tags; pack clips levelled; one phrase table for voice, cards and screen."""
 

@@ -10,8 +10,10 @@ FFmpeg reads back as mono float32 samples.
 
 from __future__ import annotations
 
+import queue
 import struct
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -26,6 +28,7 @@ MP3_KBPS = 128
 LAME_QUALITY = 3  # LAME's own default (ffmpeg's too): 2 is best, 7 fastest
 LAME_DELAY = 576  # samples LAME puts before the first input sample (its encoder delay)
 MP3_FRAME_SAMPLES = 1152
+AHEAD = 4  # PCM chunks (one second each) the mix may run ahead of the encoder
 RATES = (44100, 48000, 32000)  # MPEG-1 sample rates by their header index
 
 
@@ -85,11 +88,46 @@ def encode(
         raise RenderError(f"the {fmt.codec} encoder failed: {error}", path=str(path)) from error
 
 
-def _counting(chunks: Iterable[bytes], total: int, progress: Progress | None) -> Iterable[bytes]:
-    for done, chunk in enumerate(chunks, start=1):
+def _counting(chunks: Iterable[bytes], total: int, progress: Progress | None) -> Iterator[bytes]:
+    for done, chunk in enumerate(_ahead(chunks), start=1):
         yield chunk
         if progress is not None:
             progress(done, total)
+
+
+def _ahead(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """`chunks`, made by a helper thread up to AHEAD chunks before they are asked for, so the mix
+    and the encoder (both release the GIL for most of their work) use two cores, as the mix and
+    the ffmpeg program once did. An error in the helper is raised here; leaving early (an error,
+    Ctrl-C) stops the helper."""
+    made: queue.Queue[bytes | BaseException | None] = queue.Queue(maxsize=AHEAD)
+    stop = threading.Event()
+
+    def make() -> None:
+        try:
+            for chunk in chunks:
+                while not stop.is_set():
+                    try:
+                        made.put(chunk, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            made.put(None)
+        except BaseException as error:  # handed to the encoding thread, which raises it
+            made.put(error)
+
+    helper = threading.Thread(target=make, name="mix", daemon=True)
+    helper.start()
+    try:
+        while (item := made.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        helper.join()
 
 
 def _encode_av(chunks: Iterable[bytes], sample_rate: int, channels: int, path: Path, fmt: Format,

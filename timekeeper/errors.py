@@ -27,7 +27,7 @@ class ExitStatus(IntEnum):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (or SIGHUP: the terminal closed) arrived: raised in the main thread so every `finally` (temporary files, ffmpeg, the
+    """SIGTERM (or SIGHUP: the terminal closed) arrived: raised in the main thread so every `finally` (temporary files, the encoder, the
     sound device, the terminal) is cleaned up as for Ctrl-C; the process exits 143."""
 
 
@@ -119,7 +119,7 @@ def _reason(failure: BaseException | str) -> str:
 
 
 class MissingToolError(TimekeeperError):
-    """An external program (ffmpeg, espeak-ng) is not installed."""
+    """A program or library a job needs is not installed (a speech engine, Piper, matplotlib)."""
 
     exit_code = ExitStatus.MISSING_TOOL
 

@@ -23,13 +23,15 @@ def voices_command() -> None:
       timekeeper render mission-1 --voice piper:en_US-joe-medium -o m1.mp3
     """
     from timekeeper.voice.catalog import found_packs, installed_by_language
-    from timekeeper.voice.select import packs_dir
+    from timekeeper.voice.select import default_voice, packs_dir
     from timekeeper.voice.tts import TtsSettings
 
-    click.echo("Built-in voices (default TTS voice and rate per language):")
+    click.echo("Built-in voices (the default voice per language; the synthesized voice and its rate):")
     for language in LANGUAGES:
         settings = TtsSettings.default(language)
-        click.echo(f"  {language}  {settings.voice} at {settings.rate_wpm} words/min")
+        spoken = f"{settings.voice} at {settings.rate_wpm} words/min"
+        default = default_voice(language)
+        click.echo(f"  {language}  {default} (else {spoken})" if default else f"  {language}  {spoken}")
     engine_name, by_language = installed_by_language()
     click.echo(f"Installed TTS voices ({engine_name}):")
     for language in LANGUAGES:

@@ -13,13 +13,16 @@ PAUSE = " "
 QUIT = "q"
 END = "e"
 YES = "y"
+CONSOLE_POLL_S = 0.02  # how often a Windows console is asked for a key (msvcrt cannot wait for one)
 
 
 class Keys:
     """Reads keys from stdin: a terminal is put in cbreak mode (Ctrl-C still interrupts).
 
     A pipe works too (tests and scripts write keys to it); at end of input, keys stop.
-    Use as a context manager so the terminal is always restored.
+    Use as a context manager so the terminal is always restored. A Windows console has no cbreak
+    mode and cannot be select()ed: its keys are read one by one with msvcrt (the only code here
+    that differs per system).
     """
 
     def __init__(self, stream: IO[Any] | None = None, source: TimeSource = REAL_TIME) -> None:
@@ -28,11 +31,15 @@ class Keys:
         self._fd: int | None = None
         self._tty_fd: int | None = None
         self._saved: Any = None
+        self._console = False
 
     def __enter__(self) -> Keys:
         try:
             fd = self._stream.fileno()
         except (AttributeError, OSError, ValueError):
+            return self
+        if os.isatty(fd) and sys.platform == "win32":
+            self._console = True
             return self
         if os.isatty(fd):
             import termios
@@ -57,6 +64,8 @@ class Keys:
     def read(self, timeout_s: float) -> str | None:
         """The next key pressed within `timeout_s`, else None (waits the whole time if no input)."""
         timeout_s = max(0.0, timeout_s)
+        if self._console:
+            return self._console_key(timeout_s)
         if self._fd is None:
             self._source.sleep(timeout_s)
             return None
@@ -68,3 +77,17 @@ class Keys:
             self._fd = None
             return None
         return data.decode("latin-1").lower()
+
+    def _console_key(self, timeout_s: float) -> str | None:
+        """The next key pressed in a Windows console within `timeout_s`, else None."""
+        if sys.platform != "win32":
+            return None
+        import msvcrt
+
+        end = self._source.monotonic() + timeout_s
+        while not msvcrt.kbhit():
+            left = end - self._source.monotonic()
+            if left <= 0:
+                return None
+            self._source.sleep(min(CONSOLE_POLL_S, left))
+        return msvcrt.getwch().lower()

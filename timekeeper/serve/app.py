@@ -46,6 +46,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 LIMITS = web.AppKey("limits", ConnectionLimits)
 MAX_LINE_BYTES = 8190  # the request line, and each header
 MAX_HEADERS = 100
+INTERNAL_ERROR = "internal error; the server's terminal names it"
 
 
 def _host_name(host: str) -> str:
@@ -62,7 +63,7 @@ def _is_loopback(name: str) -> bool:
     return False
 
 
-_HOST = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?$")
+_HOST = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::(?P<port>[0-9]{1,5}))?$")
 
 
 @web.middleware
@@ -71,7 +72,8 @@ async def guard(request: web.Request, handler):
     in LAN mode, only holders of the access token (from the link, then a cookie). A Host that is
     not a plain name or address with a port (`127.0.0.1:80@evil.example`) is refused."""
     config: ServeConfig = request.app[STATE].config
-    if not _HOST.match(request.host):
+    host = _HOST.match(request.host)
+    if host is None or int(host.group("port") or 0) > 65535:
         return json_error(400, "the Host header is not a host name or address with a port", code="invalid_host")
     if not config.lan and not _is_loopback(_host_name(request.host)):
         return json_error(403, "timekeeper serves this machine only; start it with --lan for other devices")
@@ -189,7 +191,7 @@ async def errors(request: web.Request, handler):
         if request.app[STATE].config.debug:
             traceback.print_exc()
         say(f"internal error on {request.method} {request.path[:80]}: {type(error).__name__}")
-        return json_error(500, "internal error; the server's terminal names it", code="internal")
+        return json_error(500, INTERNAL_ERROR, code="internal")
 
 
 def _plain_refusal(protocol, request, status: int = 500, exc: BaseException | None = None,
@@ -201,7 +203,7 @@ def _plain_refusal(protocol, request, status: int = 500, exc: BaseException | No
     reason = str(getattr(exc, "message", "") or message or "").split(":", 1)[0].strip()[:80] or "malformed"
     if status == 500:
         say(f"internal error outside a handler ({type(exc).__name__})")
-        response = json_error(500, "internal error; the server's terminal names it", code="internal")
+        response = json_error(500, INTERNAL_ERROR, code="internal")
     else:
         say(f"refused a malformed request from {request.remote}: {reason}")
         response = json_error(status, f"the request is not valid HTTP ({reason})", code="invalid_http")
@@ -249,8 +251,8 @@ async def _watch_endings(app: web.Application):
     for sockets in list(state.screens.values()):
         for socket in list(sockets):
             await socket.close()
-    state.rendering.shutdown()
-    state.mixing.shutdown()
+    for queue in (state.rendering, state.mixing, state.slow):
+        queue.shutdown()
 
 
 def make_app(config: ServeConfig) -> web.Application:
@@ -262,6 +264,9 @@ def make_app(config: ServeConfig) -> web.Application:
     from timekeeper.serve.shiplog import add_log_routes
 
     add_log_routes(app)
+    from timekeeper.serve.lobby_routes import add_lobby_routes
+
+    add_lobby_routes(app)
     return app
 
 

@@ -26,6 +26,8 @@ from timekeeper.scenario.load import load_text
 
 READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
 KEPT_GAMES = 50  # older saved games are forgotten
+UNDO_MS = 5000  # an ended action round can be taken back this long
+MODES = ("sound", "quiet")  # quiet: no sound anywhere; the server's clock runs and every screen alerts
 _GAME_ID = re.compile(r"^[0-9a-f]{12}$")
 
 
@@ -69,6 +71,8 @@ class Game:
     duration_ms: int = 0  # the track's length with its tail, once the mix is known
     holder: str | None = None  # the client whose device plays the sound
     changes: int = 0  # counts commands (not position reports): a sound device seeks when it grows
+    mode: str = "sound"
+    before_end: Playback | None = None  # the playback an `end` replaced, while it can be undone
 
     def __post_init__(self) -> None:
         result = load_text(self.yaml_text, f"{self.title}.yaml")
@@ -112,7 +116,23 @@ class Game:
             return
         if not self.can_end(now):
             raise GameError("the action round can be ended only after the second phase has ended", code="too_early")
+        self.before_end = self.playback
         self.playback = Playback(ENDED, self._clamp(now), wall_ms())
+
+    def undo_until_ms(self) -> float | None:
+        """Until when (wall ms) the crew may take the ended action round back; None: it may not."""
+        if self.playback.status != ENDED or self.before_end is None:
+            return None
+        return self.playback.at_ms + UNDO_MS
+
+    def undo_end(self) -> None:
+        """Take an `end` back within UNDO_MS: the mission goes on from where it was ended."""
+        until = self.undo_until_ms()
+        if until is None or wall_ms() > until or self.before_end is None:
+            raise GameError("the action round can no longer be taken back")
+        status = PLAYING if self.before_end.status == PLAYING else PAUSED
+        self.playback = Playback(status, self.playback.position_ms, wall_ms())
+        self.before_end = None
 
     def seek(self, at_ms: float) -> None:
         """Jump to `at_ms` (resume after an interruption), keeping playing or paused."""
@@ -152,13 +172,13 @@ class Game:
     def as_record(self) -> dict:
         return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
                 "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
-                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes}
+                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode}
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
         return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
                    Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
-                   int(record.get("changes", 0)))
+                   int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound")
 
 
 def new_game_id() -> str:

@@ -28,9 +28,9 @@ MESSAGES_PER_S = 20  # a WebSocket's messages per second, on average
 MESSAGE_BURST = 60  # ... and at once
 SCREEN_IDLE_S = 1800.0  # a WebSocket that sends nothing for this long is closed (the page joins again)
 
+_BUSY = b'{"error": "too many connections; try again shortly", "code": "too_busy"}\n'
 BUSY_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
-                 b"Connection: close\r\nContent-Length: 73\r\n\r\n"
-                 b'{"error": "too many connections; try again shortly", "code": "too_busy"}\n')
+                 b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_BUSY), _BUSY))
 
 
 def raise_open_files_limit() -> int:

@@ -13,9 +13,10 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.games import GameError, wall_ms
+from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
+from timekeeper.serve.lobby import LOBBY, tell
 from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
     NO_INPUT,
@@ -46,6 +47,7 @@ from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
 ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+          "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
@@ -178,24 +180,30 @@ async def generate(request: web.Request) -> web.Response:
     state = state_of(request)
     data = checked(request).body
     voice = await asyncio.to_thread(state.voice_spec, data.voice)
-    made = await asyncio.to_thread(generate_tracks, state.library, data.model_dump(), voice)
+    made = await state.slow.run(f"generate-{id(request)}", lambda: generate_tracks(state.library, data.model_dump(), voice))
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
 
 # --- games -------------------------------------------------------------------------------------
 def base_url(request: web.Request) -> str:
-    """Where other devices reach this server: in LAN mode its network address, else as asked."""
+    """Where other devices reach this server: in LAN mode its network address and the port this
+    connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
     if state.config.lan_addresses:
-        return f"{request.scheme}://{state.config.lan_addresses[0]}:{request.url.port}"
+        sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
+        port = sockname[1] if sockname else state.config.port
+        return f"{request.scheme}://{state.config.lan_addresses[0]}:{port}"
     return f"{request.scheme}://{request.host}"
 
 
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
     mix = await state.mix(game)
-    return web.json_response(game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request))))
+    if game.playback.status == READY:
+        game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
+    described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
+    return web.json_response({**described, "code": request.app[LOBBY].code(game.id)})
 
 
 @declares(RouteInput(body=NewGameBody, max_body=8 * 1024))
@@ -227,24 +235,25 @@ async def apply(state: ServerState, game, message: CommandBody, sender=None, cli
     """Carry out one command (play, pause, end, seek, claim, report) and tell every screen.
     `client` is the screen's id: `claim` makes its device the one that plays the sound, and only
     that device's position reports move the clock."""
-    kind, at_ms = message.type, message.at_ms
     before = (game.playback, game.holder, game.changes)
     try:
-        await _carry_out(state, game, message, kind, at_ms, sender, client)
+        await _carry_out(state, game, message, sender, client)
     except Refused as error:
         if error.code == "state_unwritable":  # not saved, so not made: every screen keeps what it has
             game.playback, game.holder, game.changes = before
         raise
 
 
-async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, at_ms: float | None, sender,
-                     client: str | None) -> None:
+async def _carry_out(state: ServerState, game, message: CommandBody, sender, client: str | None) -> None:
+    kind, at_ms = message.type, message.at_ms
     if kind == "play":
         game.play()
     elif kind == "pause":
         game.pause(at_ms)
     elif kind == "end":
         game.end()
+    elif kind == "undo":
+        game.undo_end()
     elif kind == "seek":
         if at_ms is None:
             raise Refused("seek needs at_ms", field="at_ms")
@@ -253,6 +262,10 @@ async def _carry_out(state: ServerState, game, message: CommandBody, kind: str, 
         if client is None:
             raise Refused("say hello with a client id before claiming the sound", field="client")
         game.holder = client
+    elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
+        if client is None or client != game.holder:
+            return
+        game.holder = None
     elif kind == "report":
         if client is None or client != game.holder:
             return
@@ -294,7 +307,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
         joined.add(socket)
         try:
             await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
-            await _follow(state, game, socket)
+            await _follow(state, game, socket, request.app[LOBBY])
         except ConnectionError:
             pass  # the screen went away
         except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
@@ -302,13 +315,16 @@ async def screen(request: web.Request) -> web.StreamResponse:
             await socket.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
             joined.discard(socket)
+            request.app[LOBBY].leave(game.id, socket)
+            await tell(request.app[LOBBY], game.id, game.holder, joined)
     finally:
         state.sockets.leave(device)
     return socket
 
 
-async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> None:
-    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long."""
+async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby) -> None:
+    """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long;
+    every screen is told who is connected when a screen says hello or the sound moves."""
     rate = MessageRate()
     client: str | None = None
     while not socket.closed:
@@ -334,8 +350,14 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse) -> No
                 await socket.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
             elif isinstance(data, Hello):
                 client = data.client or None
+                if client is not None:
+                    lobby.arrive(game.id, client, data.kind, socket)
+                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
             else:
+                holder = game.holder
                 await apply(state, game, data, sender=socket, client=client)
+                if game.holder != holder:
+                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
         except TimekeeperError as error:
             await socket.send_json({"type": "error", **error_body(error)})
 
@@ -417,7 +439,7 @@ async def card_pdf(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
     words = (await state.mix(game)).timeline.phrases
-    printed = await asyncio.to_thread(cards_pdf, [game.scenario], words, per_page=1)
+    printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1))
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
 

@@ -159,8 +159,19 @@ class NewGameBody(Model):
     settings: Annotated[Settings, BeforeValidator(lambda v: {} if v is None else v)] = Settings()
 
 
+class LobbyBody(NewGameBody):
+    """A lobby's game (serve/lobby_routes.py): the set-up screen's track, settings and mode."""
+
+    mode: Literal["sound", "quiet"] = "sound"
+    after: GameId | None = None  # the game just played: its screens are sent on to this one
+
+
+class CodePath(Model):
+    code: Annotated[str, StringConstraints(max_length=12)]
+
+
 class CommandBody(Model):
-    type: Literal["play", "pause", "end", "seek", "claim", "report"]
+    type: Literal["play", "pause", "end", "undo", "seek", "claim", "release", "report"]
     at_ms: AtMs | None = None
     playing: bool = False
 
@@ -204,6 +215,7 @@ class Hello(Model):
     type: Literal["hello"]
     client: Text40 = ""
     sound: bool = False
+    kind: Literal["phone", "screen", ""] = ""  # how the lobby lists it: "Phone 2", "Screen 1"
 
 
 class ScreenMessage(BaseModel):
@@ -271,6 +283,8 @@ def validate(model: type[BaseModel], data: object, where: str) -> Any:
             detail = "is not a field of this request"
         elif kind == "missing":
             detail = "is missing"
+        elif kind == "value_error":
+            detail = str(first.get("ctx", {}).get("error", first["msg"]))
         else:
             detail = first["msg"][0].lower() + first["msg"][1:]
         shown = f"{where} field {name!r}" if name else where

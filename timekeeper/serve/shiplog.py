@@ -89,7 +89,8 @@ async def printed(request: web.Request) -> web.Response:
         with ShipLog.open(path) as log:
             return log_pdf(log.lines()).data
 
-    return attachment(await asyncio.to_thread(render), "application/pdf", "ships-log.pdf")
+    data = await request.app[STATE].slow.run(f"log-pdf-{id(request)}", render)
+    return attachment(data, "application/pdf", "ships-log.pdf")
 
 
 def add_log_routes(app: web.Application) -> None:

@@ -22,7 +22,15 @@ from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import ScreenCount
 from timekeeper.serve.schemas import Refused
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
-from timekeeper.serve.work import MIX_THREADS, MIXES_WAITING, RENDER_THREADS, RENDERS_WAITING, WorkQueue
+from timekeeper.serve.work import (
+    MIX_THREADS,
+    MIXES_WAITING,
+    RENDER_THREADS,
+    RENDERS_WAITING,
+    SLOW_THREADS,
+    SLOW_WAITING,
+    WorkQueue,
+)
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -73,6 +81,7 @@ class ServerState:
         self.sockets = ScreenCount()
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
+        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
         self._saved_ms: dict[str, float] = {}
 
     # --- what the page may choose --------------------------------------------------------------
@@ -142,14 +151,15 @@ class ServerState:
         }
 
     # --- games ---------------------------------------------------------------------------------
-    async def new_game(self, loaded: LoadedTrack, raw_settings: dict) -> Game:
+    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True) -> Game:
+        """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
-        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings)
+        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
         if len(self.games.games) >= MAX_GAMES:
             raise Refused(f"{MAX_GAMES} games are kept and in use; end one first", status=503, code="too_busy",
                           retry_after_s=60)
-        mix = await self.mix(game)
-        game.duration_ms = mix.duration_ms
+        if mixed:
+            game.duration_ms = (await self.mix(game)).duration_ms
         in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
         with self.unsaved_refused():
             return self.games.add(game, in_use)

@@ -62,6 +62,7 @@ def playback_json(game: Game, now_ms: float) -> dict:
         "can_end": game.can_end(playback.now_ms(now_ms)),
         "holder": game.holder,
         "changes": game.changes,
+        "undo_until_ms": game.undo_until_ms(),
     }
 
 
@@ -81,4 +82,5 @@ def game_json(game: Game, timeline: Timeline, now_ms: float, join_url: str) -> d
         "words": page_words(timeline.phrases),
         "playback": playback_json(game, now_ms),
         "join_url": join_url,
+        "mode": game.mode,
     }

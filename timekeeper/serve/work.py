@@ -1,6 +1,6 @@
 """The server's slow work, kept away from the threads that answer the page: soundtrack encodes
-(mp3, ogg) and mix preparation (synthesizing the phrases of a game) each run on their own few
-threads, behind a bounded queue. A request that finds the queue full is refused at once (503,
+(mp3, ogg), mix preparation (synthesizing the phrases of a game) and other slow answers
+(generating missions, card and log PDFs) each run on their own few threads, behind a bounded queue. A request that finds the queue full is refused at once (503,
 `queue_full`, with Retry-After) instead of stalling everyone.
 """
 
@@ -17,6 +17,8 @@ RENDER_THREADS = 1  # soundtrack encodes at once
 RENDERS_WAITING = 6  # encodes waiting behind them
 MIX_THREADS = 2  # mixes prepared at once
 MIXES_WAITING = 8  # mixes waiting behind them
+SLOW_THREADS = 2  # other slow answers at once: generating missions, card and log PDFs
+SLOW_WAITING = 8
 RETRY_AFTER_S = 20
 
 T = TypeVar("T")

@@ -81,9 +81,10 @@ class NeuralModel:
 def bundled_dirs() -> list[Path]:
     """Data folders of installed Python packages that bundle Piper voices (`*-piper-voice`)."""
     found = []
-    for dist in importlib.metadata.distributions():
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-        if name.endswith("-piper-voice"):
+    for entry in sys.path:  # the folders' names only: reading every package's metadata takes about a second
+        folder = Path(entry or ".")
+        for info in sorted(folder.glob("*_piper_voice-*.dist-info")) if folder.is_dir() else ():
+            dist = importlib.metadata.Distribution.at(info)
             for file in dist.files or ():
                 if str(file).endswith(".onnx"):
                     found.append(Path(str(dist.locate_file(file))).parent)

@@ -13,6 +13,54 @@ const CAPTION_HOLD_MS = 6000; // a caption stays large this long after its cue e
 const clientId = sessionStorage.getItem("tk-client") || Math.random().toString(36).slice(2, 12);
 sessionStorage.setItem("tk-client", clientId);
 
+// ---- words: every text the page shows comes from the catalogue of the UI language ------------
+const UI_LANGUAGES = ["en", "de", "es", "fr", "it", "pl", "cs"];
+const words = { language: "", messages: {} };
+
+function t(key, values = {}) {
+  const text = words.messages[key];
+  if (text === undefined) return key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+function uiLanguage(wanted) {
+  if (UI_LANGUAGES.includes(wanted)) return wanted;
+  for (const tag of navigator.languages || []) {
+    const base = tag.toLowerCase().split("-")[0];
+    if (UI_LANGUAGES.includes(base)) return base;
+  }
+  return "en";
+}
+
+async function useLanguage(language) {
+  language = uiLanguage(language);
+  if (words.language !== language) {
+    const body = await api(`/api/messages/${language}`);
+    words.messages = body.messages;
+    words.language = language;
+  }
+  document.documentElement.lang = language;
+  translatePage();
+}
+
+function translatePage(root = document) {
+  for (const element of root.querySelectorAll("[data-i18n]")) element.textContent = t(element.dataset.i18n);
+  for (const element of root.querySelectorAll("[data-i18n-attr]")) {
+    for (const pair of element.dataset.i18nAttr.split(",")) {
+      const [attribute, key] = pair.split(":");
+      element.setAttribute(attribute, t(key));
+    }
+  }
+  translateGenerateForm();
+  if (view.game) follow();
+}
+
+function errorText(error) {
+  // a server error with a stable code is said in the page's language; else the server's message
+  const code = error.body && error.body.code;
+  return code && words.messages[`error.${code}`] ? t(`error.${code}`) : error.message;
+}
+
 // ---- small helpers --------------------------------------------------------------------------
 function clockText(ms) {
   const total = Math.max(0, Math.floor(ms / 1000));
@@ -51,11 +99,8 @@ function option(value, label) {
 }
 
 // ---- set-up screen --------------------------------------------------------------------------
-const GROUPS = {
-  "test-run": "Test runs", simulation: "Simulations", "advanced-simulation": "Advanced simulations",
-  mission: "Missions", "double-action": "Double action", example: "Examples", custom: "Custom",
-  folder: "Scenario folder", added: "Made here (generated, imported, uploaded)",
-};
+const GROUPS = ["added", "folder", "test-run", "simulation", "advanced-simulation", "mission", "double-action",
+  "example", "custom"]; // the order of the track list's groups; each is named page.group.<name>
 let info = null;
 
 async function serverInfo() {
@@ -68,7 +113,10 @@ async function showSetup() {
   $("#game").hidden = true;
   await serverInfo();
   fillSettings();
+  await useLanguage($("#language").value);
   await fillTracks();
+  const wanted = new URLSearchParams(location.search).get("join");
+  if (wanted) joinByCode(wanted);
 }
 
 async function fillTracks(select) {
@@ -80,17 +128,17 @@ async function fillTracks(select) {
   for (const track of tracks) {
     if (!groups[track.group]) {
       groups[track.group] = document.createElement("optgroup");
-      groups[track.group].label = GROUPS[track.group] || track.group;
+      groups[track.group].label = t(`page.group.${track.group}`);
     }
-    const label = `${track.title} (${track.length}${track.seed != null ? `, seed ${track.seed}` : ""})`;
+    const label = track.seed != null ? t("page.setup.track_seeded", { title: track.title, length: track.length, seed: track.seed })
+      : t("page.setup.track_entry", { title: track.title, length: track.length });
     const element = option(track.id, track.problem ? `✗ ${track.problem}` : label);
     element.dataset.origin = track.origin || "";
     element.disabled = Boolean(track.problem); // listed with its first problem, not playable
     element.title = track.problem;
     groups[track.group].append(element);
   }
-  const order = ["added", "folder", ...Object.keys(GROUPS)];
-  for (const group of [...new Set([...order, ...Object.keys(groups)])]) if (groups[group]) list.append(groups[group]);
+  for (const group of [...new Set([...GROUPS, ...Object.keys(groups)])]) if (groups[group]) list.append(groups[group]);
   list.value = keep;
   if (!list.value || list.selectedOptions[0].disabled) list.selectedIndex = [...list.options].findIndex((o) => !o.disabled);
   trackChanged();
@@ -100,13 +148,18 @@ function trackChanged() {
   const chosen = $("#track").selectedOptions[0];
   $("#track-info").textContent = chosen && chosen.dataset.origin ? chosen.dataset.origin : "";
   if (chosen) localStorage.setItem("tk-track", chosen.value);
+  setupChanged();
 }
 
 function fillSettings() {
   const language = $("#language");
   if (language.options.length) return;
   for (const { code, name } of info.languages) language.append(option(code, name));
-  language.value = localStorage.getItem("tk-language") || "en";
+  const remembered = localStorage.getItem("tk-language");
+  language.value = remembered || uiLanguage("");
+  if (!language.value) language.value = "en";
+  $("#pace").value = localStorage.getItem("tk-pace") || "1";
+  $("#pace-field").hidden = !info.pace; // offered once the server's mix settings have a training pace
   fillVoices();
   const music = $("#music");
   for (const name of info.music) music.append(option(name, name));
@@ -115,10 +168,6 @@ function fillSettings() {
 }
 
 // The generate form is built from the generator's own option table (as `generate --help` shows it).
-const LABELS = { threat_level: "Threat level", phase_lengths: "Phase lengths", outage_length: "Outage length (s)",
-  incoming_data: "Incoming data", data_transfers: "Data transfers", ambush_chance: "Ambush chance (%)",
-  max_serious: "Max serious threats", max_internal: "Max internal threats", threat_colors: "Threat piles" };
-
 function buildGenerateForm() {
   const form = $("#gen");
   const fields = $("#gen-fields");
@@ -126,8 +175,9 @@ function buildGenerateForm() {
   for (const spec of info.generate.options) {
     const label = document.createElement("label");
     label.className = "field";
-    label.title = spec.help;
-    label.append(LABELS[spec.key] || spec.key[0].toUpperCase() + spec.key.slice(1).replace(/_/g, " "));
+    const name = document.createElement("span");
+    name.dataset.i18n = `page.gen.${spec.key}`;
+    label.append(name);
     let input;
     if (spec.type === "choice") {
       input = document.createElement("select");
@@ -135,7 +185,7 @@ function buildGenerateForm() {
       input.value = spec.default;
     } else {
       input = document.createElement("input");
-      input.placeholder = spec.example ? `official (e.g. ${spec.example})` : "official";
+      input.dataset.example = spec.example || "";
     }
     input.name = spec.key;
     input.dataset.spec = "1";
@@ -146,6 +196,12 @@ function buildGenerateForm() {
   form.seed.max = info.generate.max_seed;
 }
 
+function translateGenerateForm() {
+  for (const input of document.querySelectorAll("#gen input[data-spec]")) {
+    input.placeholder = input.dataset.example ? t("page.gen.official_example", { example: input.dataset.example }) : t("page.gen.official");
+  }
+}
+
 function fillVoices() {
   const language = $("#language").value;
   const voice = $("#voice");
@@ -153,7 +209,7 @@ function fillVoices() {
   for (const v of info.voices) if (!v.language || v.language === language) voice.append(option(v.id, v.name));
   const offer = (info.install || []).find((o) => o.language === language && !o.installed);
   $("#voice-offer").hidden = !offer;
-  if (offer) $("#install-voice").textContent = `Install a natural voice: ${offer.name} (${offer.size_mb} MB, ${offer.licence})`;
+  if (offer) $("#install-voice").textContent = t("page.setup.install_voice", { name: offer.name, size: offer.size_mb, licence: offer.licence });
 }
 
 // The recommended natural voice of the language: downloaded by the server, then its default voice.
@@ -173,9 +229,9 @@ async function installVoice() {
     if (job.error) throw new Error(job.error);
     info = await api("/api/info");
     fillVoices();
-    toast(`Installed ${job.voice}: the built-in ${language} voice now uses it`);
+    toast(t("page.setup.voice_installed", { voice: job.voice }));
   } catch (error) {
-    toast(error.message, true);
+    toast(errorText(error), true);
   } finally {
     $("#install-voice").disabled = false;
     bar.hidden = true;
@@ -184,7 +240,7 @@ async function installVoice() {
 
 function settings() {
   const crew = document.querySelector("input[name=crew]:checked").value;
-  return {
+  const chosen = {
     language: $("#language").value,
     voice: $("#voice").value,
     players: crew === "solo" ? 1 : Number(crew),
@@ -193,6 +249,8 @@ function settings() {
     music: $("#music").value,
     computer_voice: $("#computer").checked,
   };
+  if ($("#pace").value !== "1" && info.pace) chosen.pace = Number($("#pace").value);
+  return chosen;
 }
 
 function showList(head, lines, warning = false) {
@@ -209,8 +267,8 @@ function showList(head, lines, warning = false) {
 
 function showProblems(error) {
   const problems = (error.body && error.body.problems) || [];
-  showList(problems.length ? "Nothing was added; the file has these problems:" : error.message,
-    problems.map((p) => (p.line ? `line ${p.line}, column ${p.column}: ${p.message}` : p.message)));
+  showList(problems.length ? t("page.problems.file") : errorText(error),
+    problems.map((p) => (p.line ? t("page.problems.line", { line: p.line, column: p.column, message: p.message }) : p.message)));
 }
 
 async function added(request, what) {
@@ -219,24 +277,113 @@ async function added(request, what) {
     const body = await request;
     const made = body.tracks || [body.track];
     await fillTracks(made[0].id);
-    const relaxed = body.relaxed && body.relaxed.length ? ` · relaxes ${body.relaxed.join("; ")}` : "";
-    toast(`${what}: ${made.map((t) => t.title + (t.seed != null ? ` (seed ${t.seed})` : "")).join(", ")}${relaxed}`);
-    if (body.warnings && body.warnings.length) {
-      showList("Added, but the chosen voice makes these announcements overlap (another seed or voice avoids it):",
-        body.warnings, true);
-    }
+    const names = made.map((m) => (m.seed != null ? t("page.added.seeded", { title: m.title, seed: m.seed }) : m.title)).join(", ");
+    const relaxed = body.relaxed && body.relaxed.length ? t("page.added.relaxed", { what: body.relaxed.join("; ") }) : "";
+    toast(`${t(what, { names })}${relaxed}`);
+    if (body.warnings && body.warnings.length) showList(t("page.problems.overlaps"), body.warnings, true);
+    return made;
   } catch (error) {
     showProblems(error);
+    return null;
+  }
+}
+
+function generatorChoice(form) {
+  const data = Object.fromEntries([...form.querySelectorAll("[data-spec]")].map((input) => [input.name, input.value]));
+  return Object.assign(data, { seed: form.seed.value, count: form.count.value, campaign: form.campaign.checked });
+}
+
+// ---- the lobby: the game exists while the crew sets up, so phones join and the mix is prepared
+const lobby = { id: sessionStorage.getItem("tk-lobby"), sending: null, again: false, sent: null };
+
+function setupChanged() {
+  clearTimeout(setupChanged.timer);
+  setupChanged.timer = setTimeout(sendSetup, 150);
+}
+
+async function sendSetup() {
+  if (!$("#track").value || !info) return;
+  if (lobby.sending) {
+    lobby.again = true; // sent once the answer to the last change is in
+    return;
+  }
+  const body = { track: $("#track").value, settings: settings(), mode: $("#quiet").checked ? "quiet" : "sound" };
+  if (lobby.id && JSON.stringify(body) === lobby.sent) return;
+  lobby.sent = JSON.stringify(body);
+  lobby.sending = (async () => {
+    try {
+      let made = null;
+      if (lobby.id) made = await postJson(`/api/games/${lobby.id}/setup`, body).catch(() => null);
+      if (!made) {
+        const after = sessionStorage.getItem("tk-after"); // the game just played: its screens come along
+        made = await postJson("/api/lobby", after ? { ...body, after } : body);
+        sessionStorage.removeItem("tk-after");
+      }
+      lobby.id = made.id;
+      sessionStorage.setItem("tk-lobby", made.id);
+      showLobby(made);
+    } catch (error) {
+      lobby.sent = null;
+      toast(errorText(error), true);
+    }
+  })();
+  await lobby.sending;
+  lobby.sending = null;
+  if (lobby.again) {
+    lobby.again = false;
+    await sendSetup();
+  }
+}
+
+async function showLobby(made) {
+  $("#lobby").hidden = false;
+  $("#lobby-code").textContent = made.code;
+  $("#lobby-link").href = made.join_url;
+  $("#lobby-link").textContent = made.join_url;
+  const lan = await serverInfo().then((i) => i.lan, () => false);
+  $("#lobby-qr").hidden = !lan;
+  $("#lobby-local").hidden = lan;
+  if (lan) $("#lobby-qr").src = `/api/games/${made.id}/qr.svg`;
+  if (view.lobbyId !== made.id) {
+    view.lobbyId = made.id;
+    connect(made.id, false);
+  }
+}
+
+function showPresence(screens) {
+  const names = screens.map((s) => {
+    const name = t(`page.presence.${s.kind}`, { n: s.number });
+    const mine = s.me ? t("page.presence.me", { name }) : name;
+    return s.sound ? t("page.presence.sound", { name: mine }) : mine;
+  });
+  for (const element of document.querySelectorAll(".presence")) element.textContent = names.join(" · ");
+  view.screens = screens;
+}
+
+async function joinByCode(code) {
+  try {
+    const { id } = await api(`/api/join/${encodeURIComponent(code.trim())}`);
+    location.href = `/g/${id}`;
+  } catch (error) {
+    toast(errorText(error), true);
   }
 }
 
 function wireSetup() {
   $("#track").addEventListener("change", trackChanged);
-  $("#language").addEventListener("change", () => {
+  $("#language").addEventListener("change", async () => {
     localStorage.setItem("tk-language", $("#language").value);
     fillVoices();
+    await useLanguage($("#language").value);
+    setupChanged();
   });
   $("#install-voice").addEventListener("click", installVoice);
+  for (const id of ["#voice", "#music", "#background", "#computer", "#quiet"]) $(id).addEventListener("change", setupChanged);
+  $("#pace").addEventListener("change", () => {
+    localStorage.setItem("tk-pace", $("#pace").value);
+    setupChanged();
+  });
+  for (const radio of document.querySelectorAll("input[name=crew]")) radio.addEventListener("change", setupChanged);
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => {
       for (const other of document.querySelectorAll(".tab")) {
@@ -248,47 +395,60 @@ function wireSetup() {
   }
   $("#gen").addEventListener("submit", (event) => {
     event.preventDefault();
-    const form = event.target;
-    const data = Object.fromEntries([...form.querySelectorAll("[data-spec]")].map((input) => [input.name, input.value]));
-    Object.assign(data, { seed: form.seed.value, count: form.count.value, campaign: form.campaign.checked,
-      language: $("#language").value, voice: $("#voice").value }); // the voice's overlaps come back as warnings
-    added(postJson("/api/tracks/generate", data), "Generated");
+    const data = generatorChoice(event.target);
+    localStorage.setItem("tk-generate", JSON.stringify({ ...data, seed: "" })); // "new random mission" reuses them
+    // the voice's overlaps come back as warnings
+    added(postJson("/api/tracks/generate", { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
   });
   $("#code").addEventListener("submit", (event) => {
     event.preventDefault();
-    added(postJson("/api/tracks/flashcode", { code: event.target.code.value, title: event.target.title.value }), "Imported");
+    added(postJson("/api/tracks/flashcode", { code: event.target.code.value, title: event.target.title.value }), "page.added.imported");
   });
   $("#file").addEventListener("submit", (event) => {
     event.preventDefault();
     const file = event.target.file.files[0];
-    if (!file) return toast("Choose a scenario file first", true);
+    if (!file) return toast(t("page.file.choose"), true);
     const name = encodeURIComponent(file.name);
-    added(api(`/api/tracks/upload?name=${name}`, { method: "POST", body: file }), "Uploaded");
+    added(api(`/api/tracks/upload?name=${name}`, { method: "POST", body: file }), "page.added.uploaded");
   });
-  $("#play-here").addEventListener("click", () => startGame(true));
-  $("#prompter-start").addEventListener("click", () => startGame(false));
+  $("#join-code").addEventListener("submit", (event) => {
+    event.preventDefault();
+    joinByCode(event.target.code.value);
+  });
+  $("#play-here").addEventListener("click", () => startGame(!$("#quiet").checked));
+  $("#prompter-start").addEventListener("click", () => startGame(false, true));
 }
 
-async function startGame(withSound) {
+async function startGame(withSound, prompter = false) {
   window.timekeeper.pressedAt = performance.now();
   window.timekeeper.alertAt = null;
+  window.timekeeper.soundAt = null;
   const audio = $("#audio");
   if (withSound) {
     audio.src = SILENCE; // unlock playback inside the tap (phones allow play() only there)
     audio.play().catch(() => {});
   }
   keepAwake(true);
-  const button = withSound ? $("#play-here") : $("#prompter-start");
+  const button = prompter ? $("#prompter-start") : $("#play-here");
   button.disabled = true;
   button.classList.add("busy");
+  const said = button.textContent;
+  const slow = setTimeout(() => (button.textContent = t("page.setup.preparing")), 400); // the voice is still being made
   try {
-    const game = await postJson("/api/games", { track: $("#track").value, settings: settings() });
-    history.pushState({}, "", `/g/${game.id}`);
-    openGame(game, { sound: withSound, prompter: !withSound, start: true });
+    clearTimeout(setupChanged.timer);
+    await sendSetup(); // the choice as shown now (sent only when it differs from the lobby's)
+    while (lobby.sending) await lobby.sending;
+    const game = await api(`/api/games/${lobby.id}`);
+    sessionStorage.removeItem("tk-lobby"); // the next set-up makes a new game
+    lobby.id = null;
+    lobby.sent = null;
+    enterGame(game, { sound: withSound, prompter, start: true });
   } catch (error) {
     keepAwake(false);
-    toast(error.message, true);
+    toast(errorText(error), true);
   } finally {
+    clearTimeout(slow);
+    button.textContent = said;
     button.disabled = false;
     button.classList.remove("busy");
   }
@@ -306,12 +466,20 @@ const view = {
   prompter: false,
   shown: 0, // cues shown so far
   socket: null,
+  socketGame: null, // the game the socket is joined to (the lobby's before Play)
+  lobbyId: null,
   retryMs: 500,
   wakeLock: null,
   lastReport: 0,
   changes: -1, // the last command the sound followed
+  frameId: null, // the next animation frame, only while the clock runs
+  flashUntil: 0,
+  screens: [],
 };
-window.timekeeper = { captionLags: [], view, clockMs: () => missionMs(), pressedAt: null, alertAt: undefined };
+window.timekeeper = { captionLags: [], view, clockMs: () => missionMs(), pressedAt: null, alertAt: undefined, soundAt: undefined,
+  frames: 0 };
+
+const inMission = () => Boolean(view.game) && !$("#game").hidden && ["playing", "paused"].includes(view.playback.status);
 
 function serverNow() {
   return Date.now() + view.offsetMs;
@@ -328,15 +496,27 @@ function missionMs() {
   return Math.min(Math.max(0, ms), duration);
 }
 
+// Entering a game from the set-up screen: the address becomes the game's, with one more entry in
+// the history so that Back (Android's gesture) stays on the mission screen.
+function enterGame(game, options) {
+  history.replaceState({ screen: "setup" }, "", "/");
+  history.pushState({ screen: "game", game: game.id }, "", `/g/${game.id}`);
+  history.pushState({ screen: "game", game: game.id, guard: true }, "", `/g/${game.id}`);
+  openGame(game, options);
+}
+
 function openGame(game, { sound = false, prompter = false, start = false } = {}) {
   view.game = game;
   view.cues = game.timeline.cues;
   view.playback = game.playback;
+  view.holder = game.playback.holder;
   view.shown = 0;
   view.prompter = prompter;
   $("#setup").hidden = true;
   $("#game").hidden = false;
+  document.body.classList.add("in-game");
   window.scrollTo(0, 0);
+  $("#scroller").scrollTo(0, 0);
   $("#after").hidden = true;
   $("#game-title").textContent = game.title;
   document.title = `${game.title} · timekeeper`;
@@ -345,12 +525,19 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
   $("#prompter").checked = prompter;
   $("#join").href = game.join_url;
   $("#join").textContent = game.join_url;
+  $("#game-code").textContent = game.code;
   showJoin(game);
   $("#dl-pdf").href = `/api/games/${game.id}/card.pdf`;
   $("#dl-yaml").href = `/api/games/${game.id}/track.yaml`;
-  setSound(sound);
-  connect(start);
-  requestAnimationFrame(frame);
+  setSound(sound && game.mode !== "quiet");
+  if (view.socketGame === game.id && view.socket && view.socket.readyState === WebSocket.OPEN) {
+    if (view.sound) send({ type: "claim" });
+    if (start) send({ type: "play" });
+    ping();
+  } else {
+    connect(game.id, start);
+  }
+  follow();
 }
 
 // Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
@@ -366,6 +553,7 @@ function setSound(on) {
   $("#sound-here").checked = on;
   const audio = $("#audio");
   if (on) {
+    sessionStorage.setItem("tk-sound", view.game.id); // a reload offers to resume the sound here
     const src = `/api/games/${view.game.id}/sound.wav`;
     if (!audio.src.endsWith(src)) {
       audio.src = src;
@@ -374,6 +562,8 @@ function setSound(on) {
     send({ type: "claim" });
     follow();
   } else {
+    if (sessionStorage.getItem("tk-sound") === (view.game && view.game.id)) sessionStorage.removeItem("tk-sound");
+    if (view.holder === clientId) send({ type: "release" }); // the list shows that no device plays it here
     audio.pause();
   }
 }
@@ -382,15 +572,22 @@ function send(message) {
   if (view.socket && view.socket.readyState === WebSocket.OPEN) view.socket.send(JSON.stringify(message));
 }
 
-function connect(start) {
+function connect(gameId, start) {
+  if (view.socket && view.socketGame !== gameId) {
+    const old = view.socket;
+    view.socket = null;
+    old.close();
+  }
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/api/games/${view.game.id}/ws`);
+  const socket = new WebSocket(`${scheme}://${location.host}/api/games/${gameId}/ws`);
   view.socket = socket;
+  view.socketGame = gameId;
   socket.onopen = () => {
     view.retryMs = 500;
     $("#conn").className = "conn on";
-    send({ type: "hello", client: clientId, sound: view.sound });
-    if (view.sound) send({ type: "claim" });
+    const kind = matchMedia("(pointer: coarse)").matches ? "phone" : "screen";
+    send({ type: "hello", client: clientId, kind });
+    if (view.sound || (!view.game && !$("#quiet").checked)) send({ type: "claim" }); // the set-up device plays the sound
     ping();
     if (start) {
       start = false;
@@ -401,7 +598,7 @@ function connect(start) {
   socket.onclose = () => {
     $("#conn").className = "conn off";
     if (view.socket !== socket) return;
-    setTimeout(() => view.socket === socket && connect(false), view.retryMs);
+    setTimeout(() => view.socket === socket && connect(gameId, false), view.retryMs);
     view.retryMs = Math.min(view.retryMs * 2, 5000);
   };
 }
@@ -410,7 +607,7 @@ function ping() {
   for (let i = 0; i < 5; i++) setTimeout(() => send({ type: "ping", t: Date.now() }), i * 150);
 }
 
-function receive(message) {
+async function receive(message) {
   if (message.type === "pong") {
     const now = Date.now();
     const rtt = now - message.t;
@@ -418,42 +615,92 @@ function receive(message) {
       view.bestRttMs = Math.min(rtt, view.bestRttMs);
       view.offsetMs = message.server_ms - (message.t + rtt / 2);
     }
+  } else if (message.type === "next" && view.game && view.playback.status === "ended") {
+    location.href = `/g/${message.id}`; // the crew set up the next mission: this screen joins it
+  } else if (message.type === "presence") {
+    showPresence(message.screens);
+  } else if (message.type === "setup" && view.game && view.playback.status === "ready") {
+    const game = await api(`/api/games/${view.game.id}`); // the crew changed the track or a setting
+    if (game.settings.language !== view.game.settings.language) await useLanguage(game.settings.language);
+    openGame(game, { sound: view.sound, prompter: view.prompter });
   } else if (message.type === "state") {
+    if (!view.game) return lobbyStarted(message.playback);
+    const was = view.playback.status;
     view.playback = message.playback;
     if ("holder" in message.playback) view.holder = message.playback.holder;
     if (view.sound && view.holder && view.holder !== clientId) {
       setSound(false);
-      toast("The sound moved to another device");
+      toast(t("page.game.sound_moved"));
     }
+    if (was !== "ended" && view.playback.status === "ended") ended();
+    if (was === "ended" && view.playback.status !== "ended") undone();
     follow();
   } else if (message.type === "error") {
-    toast(message.error, true);
+    toast(t("page.error.server", { message: errorText({ message: message.error, body: message }) }), true);
   }
 }
 
-// The sound device makes its audio follow the mission's state.
+// Another screen pressed Play while this one still shows the set-up: it joins the mission (the
+// sound needs one tap here, as the browser allows sound only after a tap).
+async function lobbyStarted(playback) {
+  if (playback.status !== "playing" || !view.lobbyId) return;
+  const game = await api(`/api/games/${view.lobbyId}`);
+  sessionStorage.removeItem("tk-lobby");
+  lobby.id = null;
+  lobby.sent = null;
+  enterGame(game, { sound: game.mode !== "quiet" && playback.holder === clientId });
+}
+
+// The mission's state on this screen; the sound device makes its audio follow it.
 function follow() {
+  if (!view.game) return;
   const audio = $("#audio");
   const pb = view.playback;
-  $("#status").textContent = pb.status;
+  $("#status").textContent = t(`page.status.${pb.status}`);
   $("#status").className = `pill ${pb.status}`;
-  $("#toggle").textContent = pb.status === "playing" ? "Pause" : pb.status === "ended" ? "Over" : "Play";
+  $("#toggle").textContent = t(pb.status === "playing" ? "page.game.pause" : pb.status === "ended" ? "page.game.over" : "page.game.play");
   $("#toggle").disabled = pb.status === "ended";
   $("#game").classList.toggle("over", pb.status === "ended"); // the controls stop following the screen's foot
+  $("#game").classList.toggle("quiet", view.game.mode === "quiet");
+  $("#game").classList.toggle("ready", pb.status === "ready");
+  $("#waiting").hidden = pb.status !== "ready";
   keepAwake(pb.status === "playing");
+  wake();
   if (!view.sound) return;
   const commanded = pb.changes !== view.changes; // a command (not a position report) moved the clock
   view.changes = pb.changes;
   if (pb.status === "playing") {
     const target = (pb.position_ms + (serverNow() - pb.at_ms)) / 1000;
     if ((audio.paused || commanded) && Math.abs(audio.currentTime - target) > 0.3) audio.currentTime = Math.max(0, target);
-    if (audio.paused) {
-      audio.play().then(() => ($("#resume").hidden = true)).catch(() => ($("#resume").hidden = false));
+    if (audio.paused && $("#resume").hidden) {
+      audio.play().catch(() => offerResume());
     }
   } else {
     if (!audio.paused) audio.pause();
     if (Math.abs(audio.currentTime * 1000 - pb.position_ms) > 50) audio.currentTime = pb.position_ms / 1000;
   }
+}
+
+// One tap that says what it does: the browser plays sound only after a tap on this page.
+function offerResume() {
+  $("#resume").hidden = false;
+  $("#join-tap").hidden = true;
+  drawResume(missionMs());
+}
+
+function drawResume(ms) {
+  if ($("#resume").hidden) return;
+  $("#resume button").textContent = t("page.resume.button", { time: clockText(ms) });
+}
+
+function resumeHere() {
+  $("#resume").hidden = true;
+  keepAwake(view.playback.status === "playing");
+  const audio = $("#audio");
+  if (!view.sound) setSound(true);
+  audio.currentTime = missionMs() / 1000;
+  if (view.playback.status === "playing") audio.play().catch(() => offerResume());
+  follow();
 }
 
 function report() {
@@ -470,7 +717,7 @@ function togglePlay() {
     if (view.sound) $("#audio").pause();
     send({ type: "pause", at_ms: at });
   } else {
-    if (view.sound) $("#audio").play().catch(() => ($("#resume").hidden = false));
+    if (view.sound) $("#audio").play().catch(() => offerResume());
     send({ type: "play" });
   }
 }
@@ -499,7 +746,39 @@ function awakeVideo(on) {
   else if (!on && !video.paused) video.pause();
 }
 
-// ---- drawing --------------------------------------------------------------------------------
+// ---- ending: deliberate, undone within a few seconds from any screen -------------------------
+function ended() {
+  const until = view.playback.undo_until_ms;
+  if (until && until > serverNow()) {
+    const box = $("#undo");
+    box.hidden = false;
+    const tick = () => {
+      const left = Math.ceil((until - serverNow()) / 1000);
+      if (left <= 0 || view.playback.status !== "ended") {
+        box.hidden = true;
+        return;
+      }
+      box.querySelector("span").textContent = t("page.undo.text", { seconds: left });
+      ended.timer = setTimeout(tick, 250);
+    };
+    clearTimeout(ended.timer);
+    tick();
+  }
+  showCard();
+}
+
+function undone() {
+  $("#undo").hidden = true;
+  $("#after").hidden = true;
+  $("#scroller").scrollTo(0, 0);
+  toast(t("page.undo.done"));
+}
+
+// ---- drawing: one frame per screen refresh while the clock runs; none while paused or ended ---
+function wake() {
+  if (view.frameId === null && view.game && !$("#game").hidden) view.frameId = requestAnimationFrame(frame);
+}
+
 function phaseAt(ms) {
   const ends = view.game.timeline.phase_ends_ms;
   for (let i = 0; i < ends.length; i++) if (ms < ends[i]) return { phase: i + 1, leftMs: ends[i] - ms };
@@ -511,10 +790,10 @@ function wordsOf(cue, ms) {
   const out = [];
   for (const part of cue.speech) {
     if (ms < part.at_ms) break;
-    const words = part.text.split(/\s+/);
+    const parts = part.text.split(/\s+/);
     const total = part.text.length || 1;
     let chars = 0;
-    for (const word of words) {
+    for (const word of parts) {
       if (ms < part.at_ms + (part.duration_ms * chars) / total) break;
       out.push(word);
       chars += word.length + 1;
@@ -526,10 +805,10 @@ function wordsOf(cue, ms) {
 function captionFor(cue, ms) {
   const p = document.createElement("span");
   p.className = `cue ${cue.kind}`;
-  const words = wordsOf(cue, ms);
-  p.textContent = words.join(" ");
-  p.dataset.words = words.length;
-  if (cue.pile && words.length) {
+  const spoken = wordsOf(cue, ms);
+  p.textContent = spoken.join(" ");
+  p.dataset.words = spoken.length;
+  if (cue.pile && spoken.length) {
     const pile = document.createElement("b");
     pile.className = `pile pile-${cue.pile.color}`;
     pile.textContent = cue.pile.name;
@@ -539,14 +818,23 @@ function captionFor(cue, ms) {
 }
 
 function frame() {
+  view.frameId = null;
   if ($("#game").hidden || !view.game) return;
+  window.timekeeper.frames++;
   const ms = missionMs();
   const { phase, leftMs, over } = phaseAt(ms);
-  const words = view.game.words;
-  $("#phase").textContent = over ? words.mission_end : `${words.phase} ${phase}`;
-  $("#left").textContent = clockText(Math.ceil(leftMs / 1000) * 1000);
-  $("#elapsed").textContent = `${clockText(ms)} / ${clockText(view.game.timeline.phase_ends_ms.at(-1))}`;
-  $("#end").disabled = !(ms >= (view.game.timeline.phase_ends_ms.at(-2) ?? Infinity)) || view.playback.status === "ended";
+  const said = view.game.words;
+  const isOver = view.playback.status === "ended";
+  if (isOver) {
+    $("#phase").textContent = t("page.over.phase");
+    $("#left").textContent = clockText(0);
+    $("#elapsed").textContent = t("page.over.at", { time: clockText(ms) });
+  } else {
+    $("#phase").textContent = over ? said.mission_end : `${said.phase} ${phase}`;
+    $("#left").textContent = clockText(Math.ceil(leftMs / 1000) * 1000);
+    $("#elapsed").textContent = `${clockText(ms)} / ${clockText(view.game.timeline.phase_ends_ms.at(-1))}`;
+  }
+  $("#end").disabled = !(ms >= (view.game.timeline.phase_ends_ms.at(-2) ?? Infinity)) || isOver;
   const first = view.cues[0] && view.cues[0].speech[0];
   if (window.timekeeper.alertAt === null && first && ms >= first.at_ms + 20) {
     window.timekeeper.alertAt = performance.now(); // Play pressed -> the first words are being played
@@ -554,9 +842,12 @@ function frame() {
   drawCaptions(ms);
   drawBanner(ms);
   drawPrompt(ms);
+  drawResume(ms);
+  $("#flash").hidden = performance.now() > view.flashUntil;
   if (view.sound && !$("#audio").paused && performance.now() - view.lastReport > REPORT_EVERY_MS) report();
-  if (view.playback.status === "ended" && $("#after").hidden) showCard();
-  requestAnimationFrame(frame);
+  const audible = view.sound && !$("#audio").paused;
+  const flashing = !$("#flash").hidden;
+  if (view.playback.status === "playing" || audible || flashing) view.frameId = requestAnimationFrame(frame);
 }
 
 function drawCaptions(ms) {
@@ -564,7 +855,10 @@ function drawCaptions(ms) {
   while (view.shown < view.cues.length && view.cues[view.shown].at_ms <= ms) {
     const cue = view.cues[view.shown];
     window.timekeeper.captionLags.push({ at_ms: cue.at_ms, lag_ms: ms - cue.at_ms });
-    if (cue.alert && navigator.vibrate && ms - cue.at_ms < 2000) navigator.vibrate([200, 100, 200]);
+    const fresh = ms - cue.at_ms < 2000;
+    if (cue.alert && navigator.vibrate && fresh) navigator.vibrate([200, 100, 200]);
+    if (fresh && view.game.mode === "quiet") flash(cue);
+    if (fresh) $("#said").textContent = cue.text; // whole announcements for screen readers, never word by word
     const previous = $("#caption").firstChild;
     if (previous) {
       const item = document.createElement("li");
@@ -595,6 +889,17 @@ function drawCaptions(ms) {
   if (sound) $("#sfx").textContent = sound.name ? `${soundIcon(sound)} ${sound.name.toUpperCase()}` : "";
 }
 
+// Quiet mode: each announcement fills the screen for a moment, and the phone vibrates.
+const FLASH_MS = 2500;
+
+function flash(cue) {
+  $("#flash p").textContent = cue.text;
+  $("#flash").className = `flash ${cue.kind}`;
+  $("#flash").hidden = false;
+  view.flashUntil = performance.now() + FLASH_MS;
+  if (navigator.vibrate && !cue.alert) navigator.vibrate(300);
+}
+
 function soundIcon(sound) {
   // a sound the server names in the game's words (klaxon, transfer beep)
   return sound.key === "beep" ? "◉" : "⚠";
@@ -605,7 +910,7 @@ function escaped(text) {
 }
 
 function drawBanner(ms) {
-  const down = view.cues.find((c) => c.kind === "comms_down" && c.at_ms <= ms && ms < c.until_ms);
+  const down = view.playback.status !== "ended" && view.cues.find((c) => c.kind === "comms_down" && c.at_ms <= ms && ms < c.until_ms);
   $("#banner").hidden = !down;
   if (down) $("#banner").textContent = view.game.words.comms_down.toUpperCase();
 }
@@ -617,14 +922,18 @@ function drawPrompt(ms) {
   const next = view.cues.find((c) => c.at_ms > ms);
   const beeps = view.cues.flatMap((c) => c.sounds.filter((s) => s.name && s.at_ms > ms && c.at_ms <= ms));
   const lines = [];
-  for (const sound of beeps) lines.push(`<p class="mark">${soundIcon(sound)} ${escaped(sound.name)} in ${((sound.at_ms - ms) / 1000).toFixed(1)} s</p>`);
+  const seconds = (at) => ((at - ms) / 1000).toFixed(1);
+  for (const sound of beeps) {
+    lines.push(`<p class="mark">${soundIcon(sound)} ${escaped(t("page.prompt.sound_in", { name: sound.name, seconds: seconds(sound.at_ms) }))}</p>`);
+  }
   if (next && next.at_ms - ms <= PROMPT_AHEAD_MS) {
     const marks = next.sounds.filter((s) => s.name).map((s) =>
-      `${soundIcon(s)} ${escaped(s.name)} at ${clockText(s.at_ms)}`).join(", ");
-    lines.push(`<p class="next"><b>in ${((next.at_ms - ms) / 1000).toFixed(1)} s</b> (${clockText(next.at_ms)})${marks ? ` · ${marks}` : ""}</p>`);
+      `${soundIcon(s)} ${escaped(t("page.prompt.sound_at", { name: s.name, time: clockText(s.at_ms) }))}`).join(", ");
+    const when = escaped(t("page.prompt.in", { seconds: seconds(next.at_ms) }));
+    lines.push(`<p class="next"><b>${when}</b> (${clockText(next.at_ms)})${marks ? ` · ${marks}` : ""}</p>`);
     lines.push(`<p class="say"></p>`);
   } else if (next) {
-    lines.push(`<p class="next">Next announcement at ${clockText(next.at_ms)}</p>`);
+    lines.push(`<p class="next">${escaped(t("page.prompt.next_at", { time: clockText(next.at_ms) }))}</p>`);
   }
   const html = lines.join("");
   if (box.dataset.html !== html) {
@@ -643,9 +952,36 @@ async function showCard() {
     const body = await api(`/api/games/${view.game.id}/card.html`);
     $("#card").innerHTML = body;
   } catch (error) {
-    $("#card").textContent = error.message;
+    $("#card").textContent = errorText(error);
   }
+  $("#after").scrollIntoView({ block: "start" }); // the card, not the frozen clock, is what the crew needs now
+  $("#after").focus({ preventScroll: true });
   buildLogForm();
+}
+
+// ---- after the mission: the same track again, or a new random one ----------------------------
+function setUpNext(trackId) {
+  localStorage.setItem("tk-track", trackId);
+  sessionStorage.setItem("tk-after", view.game.id);
+  sessionStorage.removeItem("tk-lobby");
+  location.href = "/";
+}
+
+function replay() {
+  setUpNext(view.game.track_id);
+}
+
+async function newRandom() {
+  const chosen = JSON.parse(localStorage.getItem("tk-generate") || "{}");
+  const { language, voice } = view.game.settings;
+  const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
+  try {
+    const made = await postJson("/api/tracks/generate", { ...chosen, seed: "", count: 1, campaign: false, language,
+      voice: offered ? offered.id : "" });
+    setUpNext(made.tracks[0].id);
+  } catch (error) {
+    toast(errorText(error), true);
+  }
 }
 
 // ---- the ship's log -------------------------------------------------------------------------
@@ -659,7 +995,7 @@ async function buildLogForm() {
   try {
     form = await api(`/api/games/${view.game.id}/log`);
   } catch (error) {
-    $("#log-result").textContent = error.message;
+    $("#log-result").textContent = errorText(error);
     return;
   }
   for (const field of form.fields) {
@@ -700,11 +1036,11 @@ async function recordMission(event) {
   }
   try {
     const entry = await postJson(`/api/games/${view.game.id}/log`, values);
-    const score = entry.score == null ? (entry.won ? "scored with its campaign" : "the ship was lost") : `score ${entry.score}`;
-    $("#log-result").innerHTML = `Recorded as mission ${entry.id}: ${score}. <a href="/log">Open the ship's log</a>`;
+    const score = entry.score == null ? t(entry.won ? "page.log.scored_campaign" : "page.log.lost") : t("page.log.score", { score: entry.score });
+    $("#log-result").textContent = t("page.log.recorded", { id: entry.id, score });
     form.querySelector("button").disabled = true;
   } catch (error) {
-    $("#log-result").textContent = error.message;
+    $("#log-result").textContent = errorText(error);
     for (const [name, why] of Object.entries((error.body && error.body.fields) || {})) {
       const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
       if (label) {
@@ -715,11 +1051,10 @@ async function recordMission(event) {
   }
 }
 
+// The log opens over the page, never instead of it: the sound plays on while the crew reads it.
 async function showLog() {
-  $("#setup").hidden = true;
-  $("#game").hidden = true;
   $("#logview").hidden = false;
-  document.title = "Ship's log · timekeeper";
+  document.body.classList.add("sheet-open");
   const log = await api("/api/log");
   const table = $("#log-table");
   table.replaceChildren();
@@ -736,8 +1071,14 @@ async function showLog() {
       for (const cell of line.cells) row.insertCell().textContent = cell;
     }
   }
-  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: log.columns.length, textContent: "No missions recorded yet." });
+  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: log.columns.length, textContent: t("page.log.empty") });
   $("#log-stats").textContent = log.stats;
+  $("#log-close").focus();
+}
+
+function closeLog() {
+  $("#logview").hidden = true;
+  document.body.classList.remove("sheet-open");
 }
 
 async function download(format) {
@@ -759,30 +1100,45 @@ async function download(format) {
     bar.value = bar.max;
     location.href = `/api/games/${view.game.id}/soundtrack.${format}`;
   } catch (error) {
-    toast(error.message, true);
+    toast(errorText(error), true);
   } finally {
     $("#render-queue").hidden = true;
     setTimeout(() => (bar.hidden = true), 1500);
   }
 }
 
+// Space pauses and resumes anywhere but in a text field or on a button (which Space presses).
+function spaceToggles(target) {
+  if (target.closest("textarea, select, button, a, summary")) return false;
+  const input = target.closest("input");
+  return !input || input.type === "checkbox" || input.type === "radio";
+}
+
 function wireGame() {
   const audio = $("#audio");
   audio.addEventListener("playing", report);
+  audio.addEventListener("playing", wake);
+  audio.addEventListener("playing", () => {
+    if (window.timekeeper.soundAt === null && audio.src.includes("/sound.wav")) window.timekeeper.soundAt = performance.now();
+  });
   audio.addEventListener("pause", () => view.sound && report());
-  audio.addEventListener("ended", () => send({ type: "end" }));
+  audio.addEventListener("ended", () => view.sound && audio.src.includes("/sound.wav") && send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
   $("#logform").addEventListener("submit", recordMission);
   $("#end").addEventListener("click", () => send({ type: "end" }));
-  $("#resume").addEventListener("click", () => {
-    $("#resume").hidden = true;
-    follow();
-  });
+  $("#undo button").addEventListener("click", () => send({ type: "undo" }));
+  $("#print").addEventListener("click", () => window.print());
+  $("#replay").addEventListener("click", replay);
+  $("#new-random").addEventListener("click", newRandom);
+  $("#resume").addEventListener("click", resumeHere);
   $("#join-tap").addEventListener("click", () => {
     $("#join-tap").hidden = true;
     keepAwake(view.playback.status === "playing");
   });
-  $("#prompter").addEventListener("change", (e) => (view.prompter = e.target.checked));
+  $("#prompter").addEventListener("change", (e) => {
+    view.prompter = e.target.checked;
+    wake();
+  });
   $("#sound-here").addEventListener("change", (e) => setSound(e.target.checked));
   for (const button of document.querySelectorAll("[data-render]")) {
     button.addEventListener("click", () => download(button.dataset.render));
@@ -792,35 +1148,78 @@ function wireGame() {
     try {
       box.textContent = await api(`/api/games/${view.game.id}/track.txt`);
     } catch (error) {
-      box.textContent = error.message;
+      box.textContent = errorText(error);
     }
     box.hidden = false;
   });
   document.addEventListener("keydown", (event) => {
-    if ($("#game").hidden || event.code !== "Space" || event.target.closest("input, textarea, select, button")) return;
-    event.preventDefault();
+    if ($("#game").hidden || !$("#logview").hidden || event.code !== "Space" || !spaceToggles(event.target)) return;
+    event.preventDefault(); // a focused "Sound on this device" is not unticked by the space bar
     togglePlay();
   });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState !== "visible" || !view.game) return;
     // back from sleep: reconnect, take the state again, and put the sound back at the right moment
-    if (!view.socket || view.socket.readyState > WebSocket.OPEN) connect(false);
+    if (!view.socket || view.socket.readyState > WebSocket.OPEN) connect(view.game.id, false);
     else ping();
     follow();
+  });
+  $("#loglink").addEventListener("click", (event) => {
+    event.preventDefault();
+    history.pushState({ ...(history.state || {}), sheet: "log" }, "", location.pathname);
+    showLog();
+  });
+  $("#log-close").addEventListener("click", () => history.back());
+  $("#brand").addEventListener("click", (event) => {
+    if (!inMission()) return;
+    event.preventDefault(); // the logo does not leave a running mission
+    $("#scroller").scrollTo({ top: 0, behavior: "smooth" });
+  });
+  window.addEventListener("beforeunload", (event) => {
+    if (!inMission()) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
+  window.addEventListener("popstate", (event) => {
+    const state = event.state || {};
+    if (!$("#logview").hidden && state.sheet !== "log") return closeLog();
+    if (state.sheet === "log") return showLog();
+    if (inMission() && !state.guard) {
+      // Back on the mission screen: the mission stays; the crew leaves it from the card
+      history.pushState({ screen: "game", game: view.game.id, guard: true }, "", `/g/${view.game.id}`);
+      toast(t("page.game.back_stays"));
+      return;
+    }
+    if (!state.guard) location.reload();
   });
 }
 
 // ---- start ----------------------------------------------------------------------------------
 async function route() {
-  if (location.pathname === "/log") return showLog();
   const match = location.pathname.match(/^\/g\/([0-9a-f]{12})$/);
+  if (location.pathname === "/log") {
+    await serverInfo();
+    await useLanguage(localStorage.getItem("tk-language") || "");
+    $("#log-close").hidden = true;
+    return showLog();
+  }
   if (!match) return showSetup();
   try {
     const game = await api(`/api/games/${match[1]}`);
+    await useLanguage(game.settings.language); // a joined screen speaks the game's language
+    const here = location.pathname + location.search; // one more entry: Back stays on the mission screen
+    history.replaceState({ screen: "game", game: game.id }, "", here);
+    history.pushState({ screen: "game", game: game.id, guard: true }, "", here);
+    const soundWasHere = sessionStorage.getItem("tk-sound") === game.id;
     openGame(game, { sound: false, prompter: new URLSearchParams(location.search).has("prompter") });
-    $("#join-tap").hidden = false; // phones let a page vibrate, and start a video, only after a tap
+    if (soundWasHere && game.mode !== "quiet" && ["playing", "paused"].includes(game.playback.status)) {
+      offerResume(); // this device played the sound before the reload: one tap puts it back
+    } else {
+      $("#join-tap").hidden = false; // phones let a page vibrate, and start a video, only after a tap
+    }
   } catch (error) {
-    toast(error.message, true);
+    await useLanguage(localStorage.getItem("tk-language") || "").catch(() => {});
+    toast(errorText(error), true);
     history.replaceState({}, "", "/");
     showSetup();
   }
@@ -828,5 +1227,4 @@ async function route() {
 
 wireSetup();
 wireGame();
-window.addEventListener("popstate", () => location.reload());
 route();

@@ -1,0 +1,243 @@
+"""The mission screen at a real table, in Debian's headless chromium against a real server: the
+sound survives a reload, Back and the log; phones join in the lobby before Play; ending is undone;
+phase, clock, banner and caption stay in view at every size; no frames while stopped; quiet mode.
+
+Screenshots go to $TIMEKEEPER_SCREENSHOTS when it is set (docs/screenshots keeps the looked-at ones).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import test_serve_browser as browser_tests
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+from serving import LAPTOP, PHONE, wait_for
+from test_serve_browser import clock, command, shot, start
+
+server = browser_tests.server  # the same fixtures: one server for the module, browsers closed after each test
+open_browsers = browser_tests.open_browsers
+
+pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
+                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+LANDSCAPE = (640, 360)
+SIZES = [(PHONE, True, "phone"), (LANDSCAPE, True, "landscape"), (LAPTOP, False, "laptop")]
+WARNS = "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;"
+COUNT_FRAMES = """window.rafCalls = 0; const real = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (callback) => real((t) => { window.rafCalls++; callback(t); });"""
+
+
+def audio(driver) -> dict:
+    return driver.execute_script("const a = document.getElementById('audio');"
+                                 "return {paused: a.paused, at: a.currentTime * 1000, src: a.src};")
+
+
+def server_position(server, game) -> float:
+    playback = server.request(f"/api/games/{game['id']}").json()["playback"]
+    if playback["status"] != "playing":
+        return playback["position_ms"]
+    return playback["position_ms"] + (playback["server_ms"] - playback["at_ms"])
+
+
+def test_a_reload_on_the_sound_device_warns_then_one_tap_resumes_at_the_missions_moment(server, open_browsers, tmp_path):
+    driver = open_browsers(PHONE, phone=True)
+    driver.get(server.url)
+    wait_for(driver, "document.getElementById('lobby-code').textContent")
+    assert not driver.execute_script(WARNS)  # the set-up screen is left without a question
+    game = start(driver, server)
+    time.sleep(1.0)
+    assert driver.execute_script(WARNS)  # the browser asks before the page is left during a mission
+    driver.refresh()  # (WebDriver accepts that question itself)
+    resume = wait_for(driver, "!document.getElementById('resume').hidden && document.querySelector('#resume button').textContent")
+    assert resume.startswith("Resume the sound at 0:0")
+    assert audio(driver)["paused"] and driver.find_element("id", "join-tap").is_displayed() is False
+    shot(driver, "resume-phone", tmp_path)
+    time.sleep(1.0)  # the mission goes on while the screen waits for the tap
+    driver.find_element("css selector", "#resume button").click()
+    wait_for(driver, "!document.getElementById('audio').paused && document.getElementById('audio').currentTime > 0")
+    assert abs(audio(driver)["at"] - server_position(server, game)) < 500
+    assert driver.find_element("id", "sound-here").is_selected()
+
+
+def test_back_and_the_log_keep_the_sound_playing(server, open_browsers):
+    driver = open_browsers(PHONE, phone=True)
+    game = start(driver, server)
+    driver.back()  # Android's Back gesture
+    wait_for(driver, "!document.getElementById('toast').hidden")
+    assert driver.current_url.endswith(f"/g/{game['id']}") and not audio(driver)["paused"]
+    assert driver.find_element("id", "game").is_displayed()
+    driver.find_element("id", "loglink").click()
+    wait_for(driver, "!document.getElementById('logview').hidden && document.querySelector('#log-table tr')")
+    before = audio(driver)["at"]
+    time.sleep(0.6)
+    assert not audio(driver)["paused"] and audio(driver)["at"] - before > 300  # the sound plays on under the log
+    driver.back()  # Back closes the log, not the mission
+    wait_for(driver, "document.getElementById('logview').hidden")
+    driver.find_element("id", "brand").click()  # the logo does not leave a running mission
+    time.sleep(0.3)
+    assert driver.current_url.endswith(f"/g/{game['id']}") and not audio(driver)["paused"]
+
+
+def test_space_on_a_focused_checkbox_pauses_and_leaves_it_ticked(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    game = start(driver, server)
+    driver.execute_script("document.getElementById('sound-here').focus()")
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
+    wait_for(driver, "document.getElementById('audio').paused")
+    assert driver.find_element("id", "sound-here").is_selected()
+    assert server.request(f"/api/games/{game['id']}").json()["playback"]["status"] == "paused"
+
+
+def test_phones_join_in_the_lobby_see_who_is_there_and_one_play_starts_all(server, open_browsers, tmp_path):
+    host = open_browsers(LAPTOP)
+    host.get(server.url)
+    code = wait_for(host, "document.getElementById('lobby-code').textContent")
+    phone = open_browsers(PHONE, phone=True)
+    phone.get(server.url)
+    wait_for(phone, "document.getElementById('lobby-code').textContent")  # the set-up screen has settled
+    field = phone.find_element("css selector", "#join-code input")
+    field.send_keys(code.lower() + Keys.ENTER)  # typed as read aloud, in lower case
+    wait_for(phone, "location.pathname.startsWith('/g/') && window.timekeeper.view.game")
+    phone.find_element("css selector", "#join-tap button").click()
+    assert phone.find_element("id", "waiting").is_displayed()
+    wait_for(host, "document.querySelector('#lobby .presence').textContent.includes('Phone 1')")
+    listed = host.find_element("css selector", "#lobby .presence").text
+    assert "Screen 1 (this one) ♪ plays the sound" in listed
+    wait_for(phone, "document.querySelector('#waiting .presence').textContent.includes('Phone 1 (this one)')")
+    assert "Screen 1 ♪ plays the sound" in phone.find_element("css selector", "#waiting .presence").text
+    shot(host, "lobby-laptop", tmp_path)
+    shot(phone, "lobby-phone", tmp_path)
+    host.execute_script("const t = document.getElementById('track'); t.value = 'builtin:mission-3';"
+                        "t.dispatchEvent(new Event('change'));")  # the crew changes its mind
+    wait_for(phone, "window.timekeeper.view.game.track_id === 'builtin:mission-3'")
+    host.find_element("id", "play-here").click()  # one press starts it for all
+    wait_for(host, "!document.getElementById('audio').paused && window.timekeeper.clockMs() > 300")
+    wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && window.timekeeper.clockMs() > 300")
+    assert phone.find_element("id", "waiting").is_displayed() is False
+    assert abs(clock(host) - clock(phone)) < 300
+
+
+def test_ending_is_undone_from_any_screen_then_the_card_comes_into_view_and_fits(server, open_browsers, tmp_path):
+    sound = open_browsers(LAPTOP)
+    game = start(sound, server)
+    phone = open_browsers(PHONE, phone=True)
+    phone.get(game["join_url"])
+    wait_for(phone, "window.timekeeper.view.game")
+    phone.find_element("css selector", "#join-tap button").click()
+    command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 2000)
+    wait_for(phone, "!document.getElementById('end').disabled")
+    phone.find_element("id", "end").click()
+    for driver in (sound, phone):  # every screen can take it back
+        wait_for(driver, "!document.getElementById('undo').hidden")
+    assert "Undo within" in sound.find_element("css selector", "#undo span").text
+    sound.find_element("css selector", "#undo button").click()
+    wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && document.getElementById('after').hidden")
+    wait_for(sound, "!document.getElementById('audio').paused")
+    phone.find_element("id", "end").click()
+    wait_for(phone, "document.querySelectorAll('#card tr').length > 5")
+    wait_for(phone, "document.getElementById('undo').hidden", 8)
+    assert phone.find_element("id", "phase").text.lower() == "action round over"
+    assert phone.find_element("id", "left").text == "0:00"
+    top = phone.execute_script("return document.getElementById('after').getBoundingClientRect().top")
+    assert 0 <= top < phone.execute_script("return innerHeight") / 2  # the card is brought into view
+    fits = phone.execute_script("const c = document.querySelector('#card table');"
+                                "return [c.getBoundingClientRect().right, document.documentElement.clientWidth]")
+    assert fits[0] <= fits[1], fits  # no column cut off at 360 px
+    shot(phone, "ended-card-phone", tmp_path)
+    assert audio(sound)["paused"]
+    sound.find_element("id", "replay").click()  # the same track again: the set-up screen, the phone comes along
+    code = wait_for(sound, "document.getElementById('lobby-code').textContent")
+    wait_for(phone, f"location.pathname !== '/g/{game['id']}' && window.timekeeper.view.game"
+                    " && window.timekeeper.view.playback.status === 'ready'")
+    assert phone.execute_script("return window.timekeeper.view.game.code") == code
+    assert sound.find_element("id", "track").get_attribute("value") == "builtin:mission-1"
+
+
+@pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
+def test_phase_clock_banner_and_caption_stay_in_view(server, open_browsers, tmp_path, size, phone, name):
+    driver = open_browsers(size, phone)
+    game = start(driver, server)
+    outage = next(c for c in game["timeline"]["cues"] if c["kind"] == "comms_down")
+    command(server, game, type="seek", at_ms=outage["at_ms"] + 3000)
+    wait_for(driver, "!document.getElementById('banner').hidden && document.getElementById('caption').textContent")
+    driver.execute_script("const s = document.getElementById('scroller'); s.scrollTo(0, s.scrollHeight)")  # the history read
+    time.sleep(0.3)
+    rects = driver.execute_script("""const box = (id) => document.getElementById(id).getBoundingClientRect();
+        return {phase: box('phase'), left: box('left'), banner: box('banner'), caption: box('caption'),
+                controls: document.querySelector('.controls').getBoundingClientRect(), height: innerHeight, width: innerWidth};""")
+    for key in ("phase", "left", "banner", "caption"):
+        rect = rects[key]
+        assert rect["top"] >= 0 and rect["bottom"] <= rects["controls"]["top"] + 1, (key, rect, rects["controls"])
+        assert rect["left"] >= 0 and rect["right"] <= rects["width"], (key, rect)
+    shot(driver, f"mission-{name}", tmp_path)
+
+
+def test_no_animation_frames_while_paused_or_ended(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_FRAMES})
+    game = start(driver, server)
+    assert wait_for(driver, "window.rafCalls > 10")  # playing: a frame per screen refresh
+    driver.find_element("id", "toggle").click()
+    wait_for(driver, "window.timekeeper.view.playback.status === 'paused'")
+    time.sleep(0.3)
+    calls = driver.execute_script("return window.rafCalls")
+    time.sleep(1.0)
+    assert driver.execute_script("return window.rafCalls") == calls
+    command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 1000)
+    wait_for(driver, "!document.getElementById('end').disabled")
+    command(server, game, type="end")
+    wait_for(driver, "window.timekeeper.view.playback.status === 'ended'")
+    time.sleep(0.3)
+    calls = driver.execute_script("return window.rafCalls")
+    time.sleep(1.0)
+    assert driver.execute_script("return window.rafCalls") == calls
+    live = driver.execute_script("return [...document.querySelectorAll('[aria-live]')].map(e => e.id)")
+    assert "caption" not in live and "said" in live  # whole announcements only, never word by word
+
+
+@pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
+def test_quiet_mode_flashes_every_announcement_without_sound(server, open_browsers, tmp_path, size, phone, name):
+    driver = open_browsers(size, phone)
+    driver.get(server.url)
+    wait_for(driver, "document.getElementById('lobby-code').textContent")
+    driver.find_element("id", "quiet").click()
+    driver.find_element("id", "play-here").click()
+    wait_for(driver, "!document.getElementById('flash').hidden")
+    assert "Enemy activity" in driver.find_element("css selector", "#flash p").text
+    assert driver.execute_script("return window.timekeeper.view.game.mode") == "quiet"
+    assert audio(driver)["paused"] and "sound.wav" not in audio(driver)["src"]
+    wait_for(driver, "document.querySelector('.more .presence').textContent.includes('(this one)')")
+    assert "♪" not in driver.find_element("css selector", ".more .presence").get_attribute("textContent")  # no device plays
+    rect = driver.execute_script("return document.getElementById('flash').getBoundingClientRect()")
+    assert rect["width"] >= driver.execute_script("return innerWidth") - 1
+    assert rect["height"] >= driver.execute_script("return innerHeight") - 1
+    shot(driver, f"quiet-alert-{name}", tmp_path)
+
+
+@pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
+def test_the_set_up_screen_in_german_says_so(server, open_browsers, tmp_path, size, phone, name):
+    driver = open_browsers(size, phone)
+    driver.get(server.url)
+    wait_for(driver, "document.getElementById('lobby-code').textContent")
+    shot(driver, f"setup-{name}", tmp_path)
+    driver.execute_script("document.querySelector('.panel.start').scrollIntoView()")
+    shot(driver, f"setup-lobby-{name}", tmp_path)
+    driver.execute_script("const l = document.getElementById('language'); l.value = 'de'; l.dispatchEvent(new Event('change'));")
+    wait_for(driver, "document.documentElement.lang === 'de'")
+    driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+@pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
+def test_the_card_comes_into_view_at_every_size(server, open_browsers, tmp_path, size, phone, name):
+    driver = open_browsers(size, phone)
+    game = start(driver, server)
+    command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 1000)
+    command(server, game, type="end")
+    wait_for(driver, "document.querySelectorAll('#card tr').length > 5")
+    view = driver.execute_script("""const box = (s) => document.querySelector(s).getBoundingClientRect();
+        return {phase: box('#phase'), card: box('#card table'), height: innerHeight, width: document.documentElement.clientWidth};""")
+    assert view["phase"]["top"] >= 0 and view["card"]["top"] < view["height"]  # "over" and the card, both seen
+    assert view["card"]["right"] <= view["width"]
+    shot(driver, f"ended-card-{name}", tmp_path)

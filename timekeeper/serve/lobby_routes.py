@@ -1,0 +1,126 @@
+"""The lobby's HTTP side: a game made while the crew sets up (its mix prepared in the background,
+so Play starts the sound at once), set-up changes passed to every joined screen, and short codes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from aiohttp import web
+
+from timekeeper.errors import TimekeeperError
+from timekeeper.serve.games import READY, Game, GameError
+from timekeeper.serve.library import LoadedTrack
+from timekeeper.serve.lobby import LOBBY, Lobby, normal_code
+from timekeeper.serve.routes import base_url, checked, state_of
+from timekeeper.serve.schemas import CodePath, GamePath, LobbyBody, Refused, RouteInput, declares
+from timekeeper.serve.state import ServerState
+
+_PREPARING: set[asyncio.Task] = set()  # background preparations (kept so they are not collected)
+
+
+async def _prepare(state: ServerState, game: Game) -> None:
+    """Prepare the game's mix now (phrases synthesized, clips loaded) so Play need not wait."""
+    key = game.mix_key
+    with contextlib.suppress(TimekeeperError, OSError, ValueError):
+        mix = await state.mix(game)
+        if game.mix_key == key and game.playback.status == READY:
+            game.duration_ms = mix.duration_ms
+            state.save(game)
+
+
+def prepare_soon(state: ServerState, game: Game) -> None:
+    task = asyncio.get_running_loop().create_task(_prepare(state, game))
+    _PREPARING.add(task)
+    task.add_done_callback(_PREPARING.discard)
+
+
+def lobby_json(request: web.Request, game: Game) -> dict:
+    state = state_of(request)
+    return {"id": game.id, "code": request.app[LOBBY].code(game.id), "title": game.title, "track_id": game.track_id,
+            "mode": game.mode, "status": game.playback.status, "join_url": state.join_url(game, base_url(request))}
+
+
+async def _chosen(request: web.Request) -> tuple[LoadedTrack, LobbyBody]:
+    data: LobbyBody = checked(request).body
+    loaded = await asyncio.to_thread(state_of(request).library.load, data.track)
+    return loaded, data
+
+
+@declares(RouteInput(body=LobbyBody, max_body=8 * 1024))
+async def open_lobby(request: web.Request) -> web.Response:
+    """A new game in the ready state for the track and settings the set-up screen shows."""
+    state = state_of(request)
+    loaded, data = await _chosen(request)
+    game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False)
+    request.app[LOBBY].forget(set(state.games.games))
+    prepare_soon(state, game)
+    if data.after is not None:  # Replay or a new mission: the last game's screens come along
+        await _tell_all(state, data.after, {"type": "next", "id": game.id})
+    return web.json_response(lobby_json(request, game), status=201)
+
+
+async def _tell_all(state: ServerState, game_id: str, message: dict) -> None:
+    for socket in list(state.screens.get(game_id, ())):
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await socket.send_json(message)
+
+
+@declares(RouteInput(path=GamePath, body=LobbyBody, max_body=8 * 1024))
+async def change_setup(request: web.Request) -> web.Response:
+    """The crew changed the track or a setting before Play: the game follows, every screen is told."""
+    from timekeeper.serve.routes import broadcast
+
+    state = state_of(request)
+    game = state.game(request.match_info["game"])
+    loaded, data = await _chosen(request)
+    settings, mode = state.mix_settings(data.settings.model_dump(), loaded.scenario.language), data.mode
+    if game.settled().status != READY:
+        raise GameError("the mission has started; its track and settings stay as they are")
+    game.track_id, game.title, game.yaml_text, game.settings, game.mode = (
+        loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode)
+    game.duration_ms = 0
+    game.__post_init__()  # the scenario and length of the new track
+    game.changes += 1
+    state.save(game)
+    prepare_soon(state, game)
+    await broadcast(state, game)
+    await _tell_all(state, game.id, {"type": "setup"})
+    return web.json_response(lobby_json(request, game))
+
+
+def _game_of_code(request: web.Request) -> str:
+    code = request.match_info["code"]
+    game_id = request.app[LOBBY].game_of(code)
+    if game_id is None or state_of(request).games.get(game_id) is None:
+        raise Refused(f"no game has the code {normal_code(code)!r}; check the code on the set-up screen",
+                      status=404, code="unknown_code", field="code")
+    return game_id
+
+
+CODE = RouteInput(path=CodePath)
+
+
+@declares(CODE)
+async def join_code(request: web.Request) -> web.Response:
+    return web.json_response({"id": _game_of_code(request)})
+
+
+@declares(CODE)
+async def join_page(request: web.Request) -> web.Response:
+    """/j/CODE, the short link to type: the game's page (an unknown code: the start page says why)."""
+    game_id = request.app[LOBBY].game_of(request.match_info["code"])
+    if game_id is None or state_of(request).games.get(game_id) is None:
+        raise web.HTTPFound(f"/?join={normal_code(request.match_info['code'])}")
+    raise web.HTTPFound(f"/g/{game_id}")
+
+
+def add_lobby_routes(app: web.Application) -> None:
+    app[LOBBY] = Lobby()
+    app.router.add_post("/api/lobby", open_lobby)
+    app.router.add_post("/api/games/{game}/setup", change_setup)
+    app.router.add_get("/api/join/{code}", join_code)
+    app.router.add_get("/j/{code}", join_page)
+    from timekeeper.serve.page_messages import add_message_routes
+
+    add_message_routes(app)
