@@ -34,7 +34,7 @@ from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
 def page_figures(server) -> tuple[int, float]:
     weight = len(server.request("/").body)
-    weight += sum(len(server.request(f"/assets/{name}").body) for name in ("app.js", "style.css"))
+    weight += sum(len(server.request(f"/assets/{name}").body) for name in ("app.js", "log.js", "style.css"))
     loads = []
     for _ in range(5):
         driver = chromium(LAPTOP)

@@ -73,3 +73,19 @@ def synthesized_default_voice() -> Iterator[None]:
         del os.environ["TIMEKEEPER_DEFAULT_VOICE"]
     else:
         os.environ["TIMEKEEPER_DEFAULT_VOICE"] = saved
+
+
+@pytest.fixture
+def open_browsers():
+    """`open_browsers(size, phone=False)`: a headless Chromium at that size, quit after the test."""
+    from serving import chromium
+
+    drivers = []
+
+    def make(size, phone=False):
+        drivers.append(chromium(size, phone=phone))
+        return drivers[-1]
+
+    yield make
+    for driver in drivers:
+        driver.quit()

@@ -188,6 +188,7 @@ def test_builtin_scenarios_and_voices_ship_in_the_wheel(tmp_path: Path) -> None:
         archive.extractall(unpacked)
     assert "timekeeper/_shipped/scenarios/official/mission-1.yaml" in names
     assert "timekeeper/_shipped/voices/de.yaml" in names
+    assert {f"timekeeper/locales/{code}.po" for code in ("en", "de", "es", "fr", "it", "pl", "cs")} <= set(names)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     result = subprocess.run(
@@ -197,6 +198,12 @@ def test_builtin_scenarios_and_voices_ship_in_the_wheel(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "Zeit T plus" in result.stdout
+    words = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); "
+         "from timekeeper.i18n import translate; print(translate('cs', 'prompter.read_now'))"],
+        capture_output=True, text=True, cwd=elsewhere, timeout=60,
+    )
+    assert words.stdout.strip() == "ČTI TEĎ:", words.stderr
     assert str(unpacked) in subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); "
          "from timekeeper.paths import scenarios_dir; print(scenarios_dir())"],

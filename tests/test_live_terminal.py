@@ -165,6 +165,42 @@ def test_prompter_shows_the_words_ahead_with_a_countdown(tmux) -> None:  # type:
     assert session.exit_code() == ExitStatus.SUCCESS
 
 
+@needs_tmux
+def test_the_prompter_speaks_german(tmux) -> None:  # type: ignore[no-untyped-def]
+    """Every word of the full-screen prompter in the run's language: headings, clock line, keys, notes."""
+    session = tmux("--backend", "text", "--lang", "de", "--start-at", "2:19")
+    screen = session.wait_for(r"NÄCHSTE um 2:25 — vorlesen in [3-5] s:")
+    assert "Eingehende Daten. Wiederhole, eingehende Daten." in screen
+    assert re.search(r"MISSIONSZEIT\s+2:[12]\d\s+PHASE [23] von 3  ·  noch \d:\d\d", screen), screen
+    assert "Leertaste Pause/weiter · q beenden · e Mission jetzt beenden" in screen and "Durchsagen:" in screen
+    screen = session.wait_for(r">> 2:25\s+Eingehende Daten")
+    assert "JETZT VORLESEN:" in screen
+    session.keys("Space")
+    screen = session.wait_for("Pausiert\\.")
+    assert "‖ PAUSE — weiter mit der Leertaste" in screen
+    session.keys("q")
+    session.wait_for("Mission abbrechen\\? y = abbrechen, jede andere Taste = weiter")
+    session.keys("y")
+    assert session.exit_code() == ExitStatus.SUCCESS
+    for english in ("READ NOW", "NEXT at", "MISSION TIME", "PHASE 3 of", "PAUSED", "Announcements", "space pause"):
+        assert english not in screen, english
+
+
+@needs_tmux
+def test_the_prompter_speaks_czech_and_ends_the_round_in_czech(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "text", "--lang", "cs", "--start-at", "2:19")
+    screen = session.wait_for(r"DALŠÍ v 2:25 — čti za [3-5] s:")
+    assert re.search(r"ČAS MISE\s+2:[12]\d\s+FÁZE [23] z 3  ·  zbývá \d:\d\d", screen), screen
+    assert "mezerník pauza/pokračovat · q konec · e ukončit misi hned" in screen and "Hlášení:" in screen
+    session.wait_for(r"ČTI TEĎ:")
+    session.keys("e")
+    screen = session.wait_for(r"Akční kolo skončilo v 2:2\d\.")
+    assert "AKČNÍ KOLO SKONČILO" in screen
+    assert session.exit_code() == ExitStatus.SUCCESS
+    for english in ("READ NOW", "NEXT at", "MISSION TIME", "ACTION ROUND", "Action round", "left"):
+        assert english not in screen, english
+
+
 def test_piped_output_is_one_line_per_cue_as_it_starts() -> None:
     started = time.monotonic()
     process = subprocess.Popen(

@@ -53,7 +53,7 @@ def test_page_and_assets_are_small_and_served(server):
     page = server.request("/")
     assert page.status == 200 and "<title>timekeeper</title>" in page.text
     weight = len(page.body)
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "log.js", "style.css"):
         asset = server.request(f"/assets/{name}")
         assert asset.status == 200
         weight += len(asset.body)
@@ -136,7 +136,17 @@ def test_generate_is_reproducible_from_its_seed(server):
     campaign = server.request("/api/tracks/generate", method="POST", json_body={**form, "campaign": True})
     assert len(campaign.json()["tracks"]) == 3
     bad = server.request("/api/tracks/generate", method="POST", json_body={**form, "outages": "9"})
-    assert bad.status == 400 and bad.json()["error"].startswith("generate: --outages '9'")
+    assert bad.status == 400 and bad.json()["field"] == "outages"
+    assert bad.json()["error"] == "“Communication outages” '9': out of range (expected 0 to 8)"  # the form's terms
+    german = server.request("/api/tracks/generate?lang=de", method="POST", json_body={**form, "outages": "9"}).json()
+    assert german["error"] == "„Kommunikationsausfälle“ '9': außerhalb des Bereichs (erwartet 0 bis 8)"
+    clash = server.request("/api/tracks/generate?lang=fr", method="POST",
+                           json_body={**form, "length": "12:00", "phase_lengths": "4:00,4:00,3:00"}).json()
+    assert clash["error"] == "indiquez « Durée de la mission » ou « Durée des phases », pas les deux", clash
+    crowded = server.request("/api/tracks/generate?lang=cs", method="POST", json_body={**form, "phase_lengths": "1:30,1:30,1:30"})
+    assert crowded.status == 400 and crowded.json()["field"] == "length"
+    assert crowded.json()["error"].endswith("prodlužte fáze („Délka mise“, „Délky fází“)"), crowded.json()
+    assert "--" not in german["error"] + clash["error"] + crowded.json()["error"]
 
 
 def test_generate_with_the_chosen_voice_warns_of_overlaps_as_generate_voice_does(tmp_path):
@@ -173,7 +183,15 @@ def test_every_generate_option_reaches_the_page_and_piles_are_shown(server):
     assert offered == [spec.key for spec in OPTION_SPECS]
     form = {"seed": "7", "threat_colors": "white,yellow", "outages": "6", "ambush_chance": "100"}
     reply = server.request("/api/tracks/generate", method="POST", json_body=form).json()
-    assert any("event-counts" in rule for rule in reply["relaxed"])
+    assert any(rule.startswith("Event counts — “Communication outages” 6 (official") for rule in reply["relaxed"]), reply
+    assert not any("--" in rule for rule in reply["relaxed"])  # the page's own terms, not command-line flags
+    german = server.request("/api/tracks/generate?lang=de", method="POST", json_body=form).json()["relaxed"]
+    assert "Anzahl der Ereignisse — „Kommunikationsausfälle“ 6 (offiziell 2-5; je Phase wie offiziell, wo Platz ist, " \
+           "sonst bis zu 6)" in german, german
+    czech = server.request("/api/tracks/generate", method="POST", json_body=form, headers={"Accept-Language": "cs"}).json()
+    assert any(rule.startswith("Přepadení — „Šance na přepadení“ 100%") for rule in czech["relaxed"]), czech["relaxed"]
+    labels = [option["label"] for option in server.request("/api/info?lang=de").json()["generate"]["options"]]
+    assert labels[:4] == ["Art", "Spieler", "Bedrohungsstufe", "Missionsdauer (m:ss)"]
     game = new_game(server, reply["tracks"][0]["id"])
     piles = [cue["pile"]["color"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
     assert sorted(set(piles)) == ["white", "yellow"] and abs(piles.count("white") - piles.count("yellow")) <= 1
@@ -463,7 +481,8 @@ def test_record_a_played_mission_in_the_ships_log(tmp_path):
         assert entry.status == 201
         assert entry.json()["score"] == 4 + 10 - 3 - 2 - 2 + 3  # the rulebook's score
         listed = server.request("/api/log").json()
-        assert listed["lines"][0]["cells"][2] == "mission-4" and "Ann" in listed["stats"]
+        assert listed["lines"][0]["cells"][2] == "mission-4"
+        assert [g["key"] for g in listed["stats"]["tables"][1]["groups"]] == ["Ann", "Bob", "Cid", "Dee"]
         pdf = server.request("/api/log.pdf")
         assert "mission-4" in PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
     finally:
@@ -484,7 +503,8 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
     running = start_server(tmp_path / "state", env={"TIMEKEEPER_VOICES": str(packs)})
     try:
         info = running.request("/api/info").json()
-        assert {"code": "el", "name": "el (voice pack)"} in info["languages"]
+        assert {"code": "el", "name": "Greek (voice pack)"} in info["languages"]
+        assert {"code": "el", "name": "Griechisch (Stimmpaket)"} in running.request("/api/info?lang=de").json()["languages"]
         assert [v["language"] for v in info["voices"] if v["id"] == "pack:greek"] == ["el"]
         game = new_game(running, language="el", voice="pack:greek")
         sound = running.request(f"/api/games/{game['id']}/sound.wav", headers={"Range": "bytes=0-99"})
@@ -496,6 +516,57 @@ def test_a_pack_in_a_language_without_a_table_is_offered_and_plays(tmp_path):
         assert refused.status == 400 and "expected one of en, de, es, fr, it, pl, cs, el" in refused.text
     finally:
         assert running.stop() == 130
+
+
+def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(server):
+    german = server.request("/api/messages/de")
+    assert german.status == 200 and "max-age" in german.headers["Cache-Control"]
+    body = german.json()
+    assert body["language"] == "de" and body["messages"]["page.game.pause"] == "Pause"
+    assert "Rückgängig" in german.text and "\\u" not in german.text  # UTF-8, not escapes
+    assert {key.split(".")[0] for key in body["messages"]} == {"page", "log", "a11y", "generate"}  # not what the server words
+    assert body["messages"]["generate.label.outages"] == "Kommunikationsausfälle" and "generate.problem.grid" not in body["messages"]
+    english = server.request("/api/messages/en").json()["messages"]
+    assert sorted(english) == sorted(body["messages"]) and len(german.body) < 25_000
+    for wrong in ("el", "xx", "..%2Fen"):
+        reply = server.request(f"/api/messages/{wrong}")
+        assert reply.status == 404 and reply.json()["code"] == "not_found", reply.body
+        assert "expected one of en, de, es, fr, it, pl, cs" in reply.json()["error"]
+
+
+def test_the_voice_list_has_human_names_in_the_page_language_and_the_same_ids(server):
+    english = server.request("/api/info?lang=en").json()
+    german = server.request("/api/info?lang=de").json()
+    assert german["ui_language"] == "de" and english["ui_language"] == "en"
+    assert [voice["id"] for voice in german["voices"]] == [voice["id"] for voice in english["voices"]]
+    names = {voice["id"]: voice["name"] for voice in german["voices"]}
+    assert names[""] == "Eingebaute Stimme"
+    assert names["tts:en-029"] == "Englisch (Karibik)" and names["tts:de"] == "Deutsch"
+    assert names["tts:en-GB-x-gbclan"] == "Englisch (Vereinigtes Königreich, Lancaster)"
+    assert all(name != voice_id.removeprefix("tts:") for voice_id, name in names.items()), names
+    browser = server.request("/api/info", headers={"Accept-Language": "cs-CZ,cs;q=0.9,en;q=0.5"}).json()
+    assert browser["ui_language"] == "cs" and browser["voices"][0]["name"] == "Vestavěný hlas"
+    assert server.request("/api/info?lang=xx").json()["ui_language"] == "en"  # unknown: the browser's, else English
+
+
+def test_a_training_pace_stretches_the_game_its_card_and_code(server):
+    normal = new_game(server, "builtin:mission-1")
+    assert server.request("/api/info").json()["pace"] == {"normal": 1.0, "low": 1.0, "high": 2.0}  # the page offers it
+    slow = new_game(server, "builtin:mission-1", pace=1.5)
+    assert slow["settings"]["pace"] == 1.5 and normal["settings"]["pace"] == 1.0
+
+    def threats(game):
+        return [cue["at_ms"] for cue in game["timeline"]["cues"] if cue["kind"] == "threat"]
+
+    assert threats(slow) == [int(ms * 1.5 / 1000 + 0.5) * 1000 for ms in threats(normal)]
+    assert slow["timeline"]["phase_ends_ms"] == [338_000, 675_000, 900_000]
+    code = server.request(f"/api/games/{slow['id']}/track.txt").text
+    assert code.startswith("015") and code.strip().endswith("1500PE3"), code  # 0:10 -> 0:15, 10:00 -> 15:00
+    card = server.request(f"/api/games/{slow['id']}/card.html").text
+    assert "training pace 1.5×" in card and "15:00" in card
+    for wrong in (3, 0.9, "1.5", None, True):
+        reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1", "settings": {"pace": wrong}})
+        assert reply.status == 400 and "pace" in reply.json()["error"], (wrong, reply.body)
 
 
 def test_a_lobby_game_waits_for_play_follows_the_set_up_and_shows_who_is_there(server):

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from serving import LAPTOP, PHONE, chromium, start_server, wait_for
+from serving import LAPTOP, PHONE, start_server, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
@@ -25,20 +25,6 @@ def server(tmp_path_factory):
     running = start_server(tmp_path_factory.mktemp("state"), "--scenarios", str(folder))
     yield running
     assert running.stop() == 130
-
-
-@pytest.fixture
-def open_browsers():
-    drivers = []
-
-    def make(size, phone=False):
-        driver = chromium(size, phone=phone)
-        drivers.append(driver)
-        return driver
-
-    yield make
-    for driver in drivers:
-        driver.quit()
 
 
 def shot(driver, name: str, tmp_path: Path) -> Path:

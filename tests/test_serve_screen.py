@@ -17,8 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from serving import LAPTOP, PHONE, wait_for
 from test_serve_browser import clock, command, shot, start
 
-server = browser_tests.server  # the same fixtures: one server for the module, browsers closed after each test
-open_browsers = browser_tests.open_browsers
+server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")

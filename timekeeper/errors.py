@@ -138,6 +138,15 @@ class LogEntryError(TimekeeperError):
         self.problems = dict(problems or {})
 
 
+class AlreadyRecorded(LogEntryError):
+    """A game of `timekeeper serve` already has its mission in the log (`entry_id`); nothing is stored."""
+
+    def __init__(self, game: str, entry_id: int) -> None:
+        super().__init__(f"already recorded in the ship's log as mission #{entry_id}",
+                         {"game": "already recorded"}, path=f"game {game}")
+        self.game, self.entry_id = game, entry_id
+
+
 class LogDatabaseError(TimekeeperError):
     """The ship's log database cannot be used (damaged, from a newer timekeeper, locked); it is left as it is."""
 

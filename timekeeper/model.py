@@ -119,6 +119,7 @@ class Scenario:
     seed: int | None = None
     double_threats: bool = False
     generator: tuple[tuple[str, str], ...] = field(default=())
+    pace: float = 1.0  # a training pace stretched every time by this factor (timekeeper/pace.py)
 
     @property
     def duration_ms(self) -> int:

@@ -45,6 +45,13 @@ def card_header(scenario: Scenario, phrases: PhraseBook) -> CardHeader:
     if scenario.seed is not None:
         facts.append(phrases.word("seed", seed=scenario.seed))
     facts += [f"{key}={value}" for key, value in scenario.generator if key not in ("seed", "players")]
+    if scenario.pace != 1.0:
+        from babel.numbers import format_decimal
+
+        from timekeeper.i18n import translate, ui_language
+
+        pace = format_decimal(scenario.pace, locale=ui_language(phrases.language))
+        facts.append(translate(phrases.language, "card.pace", pace=pace))
     return CardHeader(
         title=scenario.title,
         kind=phrases.word(f"kind_{scenario.kind.value}"),

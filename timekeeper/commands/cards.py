@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from timekeeper.commands.options import language_option, output_format
+from timekeeper.commands.options import language_option, output_format, pace_option, paced
 
 FORMAT_BY_SUFFIX = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
 
@@ -16,6 +16,7 @@ FORMAT_BY_SUFFIX = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", "
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="File to write (needed for pdf; text and markdown print without it).")
 @language_option
+@pace_option
 @click.option("--per-page", type=click.Choice(["4", "2", "1"], case_sensitive=False), default="4", show_default=True,
               help="Cards per sheet: 4 (A6 cards with cut marks), 2 (A5-like), 1 (one big card).")
 @click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True)
@@ -24,7 +25,7 @@ FORMAT_BY_SUFFIX = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown", "
 @click.option("--all-official", is_flag=True, help="Add the 34 official tracks, in their natural order.")
 @click.option("--voice", default=None, metavar="PACK",
               help="Print the words of this voice pack (its language; printed words from its pack.yaml).")
-def card_command(scenarios: tuple[str, ...], output: Path | None, language: str | None, per_page: str,
+def card_command(scenarios: tuple[str, ...], output: Path | None, language: str | None, pace: float, per_page: str,
                  paper: str, format_name: str | None, all_official: bool, voice: str | None) -> None:
     """Print scenario cards: one card per scenario, for the timekeeper and the resolution round.
 
@@ -37,6 +38,7 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
       timekeeper card mission-4 --per-page 1 --paper letter -o big.pdf
       timekeeper card mission-4 --format markdown
       timekeeper card mission-4 --voice ~/packs/greek -o cards-el.pdf
+      timekeeper card mission-1 --pace 1.5 --format text   # the times of a training-pace render
     """
     from timekeeper.atomicfile import write_atomic
     from timekeeper.commands.options import scenario_inputs
@@ -49,7 +51,7 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
     if not names:
         raise click.UsageError("name at least one scenario, or use --all-official")
     chosen = output_format(output, format_name, FORMAT_BY_SUFFIX, "pdf", what="cards")
-    loaded = [load_scenario(name) for name in names]
+    loaded = [paced(load_scenario(name), pace) for name in names]
     if output is not None:
         check_output_path(output, scenario_inputs(*names), what="card")
     if voice is not None:

@@ -107,7 +107,7 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     voice) and any overlap it would cause is reported as a warning; --render uses that voice.
     """
     from timekeeper.generate import batch, write_batch
-    from timekeeper.generate.options import relaxations
+    from timekeeper.generate.relax import relaxations
 
     options = _options(settings)
     for relaxed in relaxations(options):

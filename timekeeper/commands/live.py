@@ -11,6 +11,8 @@ from timekeeper.commands.options import (
     ProgressBar,
     language_option,
     mix_settings,
+    pace_option,
+    paced,
     players_option,
     solo_option,
     sound_options,
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 @voice_option
 @players_option
 @solo_option
+@pace_option
 @sound_options
 @click.option("--backend", type=click.Choice(BACKENDS, case_sensitive=False), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
 @click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption): m:ss such as 4:30, or with a unit such as 270s.")
@@ -42,6 +45,7 @@ def live_command(
     voice: str | None,
     players: int,
     solo: bool,
+    pace: float,
     no_background: bool,
     music: Path | None,
     computer_voice: bool,
@@ -62,13 +66,14 @@ def live_command(
       timekeeper live mission-5 --start-at 4:30      # resume after an interruption
       timekeeper live my-mission.yaml --backend text # a person reads the words
       timekeeper live mission-1 --backend null | tee mission.log
+      timekeeper live mission-1 --pace 1.5           # training pace for beginners
     """
     from timekeeper.live.mission import LiveOptions, live_mission
     from timekeeper.live.session import Outcome
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
 
-    loaded = load_scenario(scenario)
+    loaded = paced(load_scenario(scenario), pace)
     start_ms = _start_ms(start_at, loaded.duration_ms)
     settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice

@@ -76,6 +76,41 @@ players_option = click.option(
 )
 solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
 
+
+class PaceFactor(click.ParamType):
+    """A training pace: a number from 1 to 2 (also written 1.5x or 150%)."""
+
+    name = "FACTOR"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        from timekeeper.pace import pace_problem
+
+        if isinstance(value, float):
+            return value
+        text = str(value).strip().lower()
+        try:
+            pace = float(text[:-1]) / 100 if text.endswith("%") else float(text.removesuffix("x").removesuffix("×"))
+        except ValueError:
+            pace = None
+        problem = pace_problem(pace if pace is not None else str(value))
+        if problem:
+            self.fail(problem, param, ctx)
+        return pace  # type: ignore[return-value]
+
+
+pace_option = click.option(
+    "--pace", type=PaceFactor(), default=1.0, show_default=True,
+    help="Training pace: stretch the whole mission by FACTOR (1 to 2; 1.25 or 1.5 for beginners). Every event and "
+    "phase end comes later, the announcements keep their natural speed.",
+)
+
+
+def paced(scenario: Scenario, pace: float) -> Scenario:
+    """The loaded `scenario` at training pace `pace` (pace.py), before anything reads it."""
+    from timekeeper.pace import stretched
+
+    return stretched(scenario, pace)
+
 F = TypeVar("F", bound=Callable[..., object])
 MAX_MUSIC_BYTES = 500_000_000
 

@@ -10,6 +10,8 @@ from timekeeper.commands.options import (
     ProgressBar,
     language_option,
     mix_settings,
+    pace_option,
+    paced,
     players_option,
     scenario_inputs,
     solo_option,
@@ -27,10 +29,11 @@ from timekeeper.errors import ExitStatus
 @voice_option
 @players_option
 @solo_option
+@pace_option
 @click.option("--strict", is_flag=True, help="Exit with status 3 when cues overlap (as validate --strict).")
 @click.pass_context
 def plan_command(ctx: click.Context, scenario: str, language: str | None, voice: str | None, players: int, solo: bool,
-                 strict: bool) -> None:
+                 pace: float, strict: bool) -> None:
     """Print every announcement of SCENARIO with its start and end time, and mark overlaps.
 
     Times come from the default voice's measured phrase lengths, or, with --voice, from that
@@ -43,13 +46,14 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
       timekeeper plan mission-3
       timekeeper plan mission-3 --lang de --players 4
       timekeeper plan my-mission.yaml --voice ~/packs/ship-ai --strict
+      timekeeper plan mission-1 --pace 1.5            # a training pace: every time half as late again
     """
     from timekeeper.render import plan, plan_lines
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.times import format_time
     from timekeeper.voice.select import default_voice
 
-    loaded = load_scenario(scenario)
+    loaded = paced(load_scenario(scenario), pace)
     settings = mix_settings(loaded, language, voice, players, solo)
     warn_voice_language(settings)
     if voice is None and default_voice(settings.language) is None:  # the shipped lengths of the synthesized voice
@@ -70,6 +74,7 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
 @voice_option
 @players_option
 @solo_option
+@pace_option
 @sound_options
 def render_command(
     scenario: str,
@@ -78,6 +83,7 @@ def render_command(
     voice: str | None,
     players: int,
     solo: bool,
+    pace: float,
     no_background: bool,
     music: Path | None,
     computer_voice: bool,
@@ -93,6 +99,7 @@ def render_command(
       timekeeper render mission-3 --lang de -o mission-3-de.mp3
       timekeeper render my-mission.yaml --voice ~/packs/ship-ai --music space.ogg -o mine.ogg
       timekeeper render mission-5 --players 4 --no-background -o m5.wav
+      timekeeper render mission-1 --pace 1.25 -o training.mp3   # beginners: a quarter more time
     """
     from timekeeper.codec import FORMATS
     from timekeeper.outputpath import check_output_path
@@ -103,7 +110,7 @@ def render_command(
     if out.suffix.lower() not in FORMATS:
         raise click.BadParameter(f"{out}: unknown audio format {out.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",
                                  param_hint="-o/--output")
-    loaded = load_scenario(scenario)
+    loaded = paced(load_scenario(scenario), pace)
     check_output_path(out, [*scenario_inputs(scenario), music], what="soundtrack")
     settings = mix_settings(
         loaded, language, voice, players, solo, background=not no_background, music=music, computer_voice=computer_voice

@@ -11,7 +11,8 @@ names the official rules a set of options relaxes.
 from __future__ import annotations
 
 from timekeeper.generate.batch import batch, write_batch
-from timekeeper.generate.options import OPTION_SPECS, GenerateOptions, OptionSpec, check_options, options_from_text, relaxations
+from timekeeper.generate.options import OPTION_SPECS, GenerateOptions, OptionSpec, check_options, options_from_text
+from timekeeper.generate.relax import relaxations
 from timekeeper.generate.sampler import generate
 
 __all__ = ["OPTION_SPECS", "GenerateOptions", "OptionSpec", "batch", "check_options", "generate", "options_from_text",

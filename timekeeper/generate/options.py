@@ -7,7 +7,7 @@ checked `GenerateOptions`. Every value None means "as on the official tracks".
 
 `GenerateOptions.profile` is the official profile of the kind (a typed `Profile`, profile.py, of
 the figures in figures.py) with the user's settings applied; the sampler draws from it and the rules check against it, so a setting outside
-the official range moves both together. `relaxations` says which official rules a setting relaxes.
+the official range moves both together. relax.py says which official rules a setting relaxes.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from functools import cached_property
 from typing import Any
 
 from timekeeper.errors import ScenarioError
+from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word, flag, label
 from timekeeper.generate.profile import PLACED, Profile
-from timekeeper.generate.threats import fewest_external
+from timekeeper.i18n import FALLBACK, translate, ui_language
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
@@ -130,7 +131,6 @@ class OptionSpec:
     key: str
     field: str
     type: str
-    help: str
     example: str
     metavar: str
     choices: tuple[Any, ...] = ()  # the typed values a choice may take (read and written as text)
@@ -144,8 +144,24 @@ class OptionSpec:
         return _DEFAULTS[self.field]
 
     @property
+    def help(self) -> str:
+        """What the setting does, as `generate --help` says it (the English catalogue's generate.help.<key>)."""
+        return self.help_in(FALLBACK)
+
+    def help_in(self, ui: str) -> str:
+        return translate(ui, f"generate.help.{self.key}")
+
+    def label_in(self, ui: str) -> str:
+        """The page's name of the setting in `ui` ("Communication outages"), without its unit."""
+        return label(self.key, ui)
+
+    @property
     def flag(self) -> str:
-        return "--" + self.key.replace("_", "-")
+        return flag(self.key)
+
+    def shown(self, value: Any) -> str:
+        """`value` as a message shows it: as written, a percentage with its sign ("19%")."""
+        return self.text(value) + ("%" if self.type == "percent" else "")
 
     @property
     def range(self) -> str:
@@ -157,23 +173,31 @@ class OptionSpec:
         return f"{self.low}-{self.high}" + {"seconds": " s", "percent": " %"}.get(self.type, "")
 
     def parse(self, text: str) -> Any:
-        """The typed value of `text` (empty: the default); ScenarioError names the option and says
-        what was expected."""
+        """The typed value of `text` (empty: the default); BadValue (a ScenarioError) names the option
+        and says what was expected."""
         try:
             return self.read(text)
         except ValueError as error:
-            raise ScenarioError(f"{self.flag} {str(text).strip()!r}: {error}", path="generate") from None
+            raise BadValue(self.key, text, error) from None
 
     def read(self, text: str) -> Any:
         """The typed value of `text` (empty: the default); ValueError says what was expected."""
         text = str(text).strip()
         return _PARSERS[self.type](self, text) if text else self.default
 
-    def describe(self) -> dict[str, Any]:
-        """The spec as plain data (JSON-ready) for a form: the default as text, '' for "as official"."""
-        return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default),
-                "choices": [str(choice) for choice in self.choices], "low": self.low, "high": self.high, "help": self.help,
-                "example": self.example, "metavar": self.metavar}
+    def describe(self, ui: str = FALLBACK) -> dict[str, Any]:
+        """The spec as plain data (JSON-ready) for a form, its words in the page's language `ui`: the
+        default as text ('' for "as official"), the field's label (with its unit) and help, the
+        placeholder of an empty field, and a label for each choice. `unit` names the catalogue's
+        generate.unit.<unit> entry the label takes ('' for none)."""
+        unit = {"percent": "percent", "seconds": "seconds", "time": "time"}.get(self.type, "")
+        label = self.label_in(ui)
+        return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default), "unit": unit,
+                "choices": [str(choice) for choice in self.choices], "low": self.low, "high": self.high,
+                "help": self.help_in(ui), "example": self.example, "metavar": self.metavar,
+                "label": translate(ui, f"generate.unit.{unit}", label=label) if unit else label,
+                "placeholder": translate(ui, "generate.official_example", example=self.example),
+                "choice_labels": [choice_label(self, choice, ui) for choice in self.choices]}
 
     def text(self, value: Any) -> str:
         """`value` written the way `parse` reads it (empty for the default None)."""
@@ -182,29 +206,40 @@ class OptionSpec:
         return _WRITERS[self.type](value)
 
 
+def choice_label(spec: OptionSpec, choice: Any, ui: str) -> str:
+    """A choice as the page shows it: a kind or pile in the printed words of `ui` ("Doppelaktion"),
+    a crew size as "5 Spieler"."""
+    from timekeeper.phrases import phrase_book
+
+    words = phrase_book(ui_language(ui))
+    if spec.key == "players":
+        return words.word("players", n=choice)
+    return words.word(f"{'kind' if spec.key == 'kind' else 'pile'}_{choice}")
+
+
 def _choice(spec: OptionSpec, text: str) -> Any:
     for choice in spec.choices:
         if str(choice) == text.lower():
             return choice
-    raise ValueError(f"expected one of {', '.join(map(str, spec.choices))}")
+    raise ValueProblem("one_of", choices=", ".join(map(str, spec.choices)))
 
 
 def _number(spec: OptionSpec, text: str) -> int:
     if not text.isdigit():
-        raise ValueError(f"expected a whole number from {spec.low} to {spec.high}")
+        raise ValueProblem("whole_number", low=spec.low, high=spec.high)
     value = int(text)
     if not spec.low <= value <= spec.high:  # type: ignore[operator]
-        raise ValueError(f"out of range (expected {spec.low} to {spec.high})")
+        raise ValueProblem("out_of_range", low=spec.low, high=spec.high)
     return value
 
 
 def _span(spec: OptionSpec, text: str) -> Span:
     parts = text.replace("..", "-").split("-")
     if len(parts) > 2 or not all(p.strip().isdigit() for p in parts):
-        raise ValueError(f"expected a number or a range such as 2-4 (each {spec.low} to {spec.high})")
+        raise ValueProblem("span", low=spec.low, high=spec.high)
     low, high = (_number(spec, p.strip()) for p in (parts[0], parts[-1]))
     if low > high:
-        raise ValueError(f"the range {low}-{high} runs backwards (expected low-high)")
+        raise ValueProblem("backwards", low=low, high=high)
     return (low, high)
 
 
@@ -213,25 +248,25 @@ def _grid_ms(spec: OptionSpec, text: str) -> int:
     try:
         ms = int(text) * 60_000 if text.isdigit() else parse_time_ms(text)
     except ValueError as error:
-        raise ValueError(str(error)) from None
+        raise ValueProblem("time", cli=str(error)) from None
     if ms % GRID_MS:
-        raise ValueError("times are on the 5-second grid of the official tracks (e.g. 3:40 or 3:45)")
+        raise ValueProblem("grid")
     if not spec.low * 1000 <= ms <= spec.high * 1000:  # type: ignore[operator]
-        raise ValueError(f"out of range (expected {format_time(spec.low * 1000)} to {format_time(spec.high * 1000)})")  # type: ignore[operator]
+        raise ValueProblem("out_of_range", low=format_time(spec.low * 1000), high=format_time(spec.high * 1000))  # type: ignore[operator]
     return ms
 
 
 def _seconds(spec: OptionSpec, text: str) -> Span:
     low, high = _span(spec, text.replace("s", ""))
     if low % 5 or high % 5:
-        raise ValueError("outage lengths are whole multiples of 5 seconds, as on the official tracks")
+        raise ValueProblem("outage_steps")
     return (low * 1000, high * 1000)
 
 
 def _times(spec: OptionSpec, text: str) -> tuple[int, ...]:
     parts = [part for part in text.replace(" ", "").split(",")]
     if len(parts) != 3:
-        raise ValueError("expected three phase lengths such as 3:40,3:40,2:30")
+        raise ValueProblem("three_lengths")
     return tuple(_grid_ms(spec, part) for part in parts)
 
 
@@ -243,13 +278,13 @@ def _piles(spec: OptionSpec, text: str) -> tuple[str, ...]:
     names = tuple(name.strip().lower() for name in text.split(","))
     wrong = [name for name in names if name not in PILES]
     if wrong:
-        raise ValueError(f"unknown pile {wrong[0]!r} (expected a list of {', '.join(PILES)})")
+        raise ValueProblem("unknown_pile", pile=repr(wrong[0]), piles=", ".join(PILES))
     if len(names) > 6:
-        raise ValueError("at most 6 piles (repeat a colour to deal it more often: white,white,yellow)")
+        raise ValueProblem("too_many_piles")
     return names
 
 
-def _span_text(value: Span) -> str:
+def span_text(value: Span) -> str:
     return str(value[0]) if value[0] == value[1] else f"{value[0]}-{value[1]}"
 
 
@@ -258,50 +293,27 @@ _PARSERS: dict[str, Callable[[OptionSpec, str], Any]] = {
     "times": _times, "percent": _percent, "piles": _piles,
 }
 _WRITERS: dict[str, Callable[[Any], str]] = {
-    "choice": str, "integer": str, "span": _span_text,
-    "seconds": lambda v: _span_text((v[0] // 1000, v[1] // 1000)),
+    "choice": str, "integer": str, "span": span_text,
+    "seconds": lambda v: span_text((v[0] // 1000, v[1] // 1000)),
     "time": format_time, "times": lambda v: ",".join(format_time(ms) for ms in v),
     "percent": str, "piles": ",".join,
 }
 
-OPTION_SPECS: tuple[OptionSpec, ...] = (
-    OptionSpec("kind", "kind", "choice", "Which official tracks to imitate (double-action: longer, with double threats).",
-               "double-action", "KIND", choices=KINDS),
-    OptionSpec("players", "players", "choice", "Crew size; 5 players also hear unconfirmed reports.", "4", "N",
-               choices=PLAYERS),
-    OptionSpec("threat_level", "threat_level", "integer",
-               "Confirmed threat points (normal 1, serious 2). Default: as official (simulation 5, mission 7, double-action 10).",
-               "9", "POINTS", low=1, high=99, rule="threat-mix"),
-    OptionSpec("length", "length_ms", "time",
-               "Length of the whole mission (m:ss, or whole minutes); the phases keep their official proportions. Default: as official (about 10:00 for a mission).",
-               "12:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths"),
-    OptionSpec("phase_lengths", "phase_lengths_ms", "times",
-               "Length of each of the three phases (m:ss,m:ss,m:ss). Default: drawn from the official range.",
-               "4:00,4:00,3:00", "P1,P2,P3", low=90, high=10 * 60, rule="phase-lengths"),
-    OptionSpec("outages", "outages", "span", "How many communication outages: N or LOW-HIGH. Default: as official (mission 2-5).",
-               "3", "N[-M]", low=0, high=8, rule="event-counts"),
-    OptionSpec("outage_length", "outage_length_ms", "seconds",
-               "Length of each outage in seconds (multiples of 5): N or LOW-HIGH. Default: as official (5-30).",
-               "10-20", "S[-S]", low=5, high=60, rule="comms-down"),
-    OptionSpec("incoming_data", "incoming_data", "span",
-               "How many incoming data: N or LOW-HIGH. Default: as official (mission 2-3).", "2-4", "N[-M]",
-               low=0, high=6, rule="event-counts"),
-    OptionSpec("data_transfers", "data_transfers", "span",
-               "How many data transfers: N or LOW-HIGH. Default: as official (mission 3-4).", "5", "N[-M]",
-               low=0, high=8, rule="event-counts"),
-    OptionSpec("ambush_chance", "ambush_percent", "percent",
-               "Chance (percent) that a phase with threats ends with a last-minute ambush. Default: as official (mission 19%).",
-               "50", "PERCENT", low=0, high=100, rule="ambush"),
-    OptionSpec("max_serious", "max_serious", "integer",
-               "At most this many serious threats (unconfirmed reports included). Default: as official (mission 3).",
-               "1", "N", low=0, high=10, rule="threat-mix"),
-    OptionSpec("max_internal", "max_internal", "integer",
-               "At most this many internal threats (more than official also allows them on every turn). Default: as official (mission 2).",
-               "0", "N", low=0, high=8, rule="threat-mix"),
-    OptionSpec("threat_colors", "threat_colors", "piles",
-               "Threat piles to deal the threats from, evenly (white,yellow: exactly half each; repeat a colour to weight it). "
-               "Printed on the card and shown live, never spoken. Default: no pile named.",
-               "white,yellow", "COLOURS", choices=PILES),
+OPTION_SPECS: tuple[OptionSpec, ...] = (  # help texts: generate.help.<key> in the message catalogues
+    OptionSpec("kind", "kind", "choice", "double-action", "KIND", choices=KINDS),
+    OptionSpec("players", "players", "choice", "4", "N", choices=PLAYERS),
+    OptionSpec("threat_level", "threat_level", "integer", "9", "POINTS", low=1, high=99, rule="threat-mix"),
+    OptionSpec("length", "length_ms", "time", "12:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths"),
+    OptionSpec("phase_lengths", "phase_lengths_ms", "times", "4:00,4:00,3:00", "P1,P2,P3", low=90, high=10 * 60,
+               rule="phase-lengths"),
+    OptionSpec("outages", "outages", "span", "3", "N[-M]", low=0, high=8, rule="event-counts"),
+    OptionSpec("outage_length", "outage_length_ms", "seconds", "10-20", "S[-S]", low=5, high=60, rule="comms-down"),
+    OptionSpec("incoming_data", "incoming_data", "span", "2-4", "N[-M]", low=0, high=6, rule="event-counts"),
+    OptionSpec("data_transfers", "data_transfers", "span", "5", "N[-M]", low=0, high=8, rule="event-counts"),
+    OptionSpec("ambush_chance", "ambush_percent", "percent", "50", "PERCENT", low=0, high=100, rule="ambush"),
+    OptionSpec("max_serious", "max_serious", "integer", "1", "N", low=0, high=10, rule="threat-mix"),
+    OptionSpec("max_internal", "max_internal", "integer", "0", "N", low=0, high=8, rule="threat-mix"),
+    OptionSpec("threat_colors", "threat_colors", "piles", "white,yellow", "COLOURS", choices=PILES),
 )
 SPECS_BY_KEY = {spec.key: spec for spec in OPTION_SPECS}
 
@@ -372,50 +384,6 @@ def _apply(o: GenerateOptions, p: Profile) -> Profile:
     return replace(p, max_serious=o.max_serious, threat_colors=o.threat_colors)
 
 
-def relaxations(options: GenerateOptions) -> tuple[str, ...]:
-    """`rule: setting (official figure)` for every official rule these settings relax (empty: none)."""
-    o, official, found = options, options.official, []
-    p = o.profile
-    if p.phase_ms != official.phase_ms:
-        inside = all(low - GRID_MS <= a and b <= high + GRID_MS for (a, b), (low, high) in zip(p.phase_ms, official.phase_ms))
-        if not inside:
-            asked = f"--length {format_time(o.length_ms)}" if o.length_ms else f"--phase-lengths {SPECS_BY_KEY['phase_lengths'].text(o.phase_lengths_ms)}"
-            found.append(f"phase-lengths: {asked} (official " + ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official.phase_ms) + ")")
-    for placed in (EventType.COMMS_DOWN, EventType.INCOMING_DATA, EventType.DATA_TRANSFER):  # the order of the options
-        if p.count_per_phase(placed) != official.count_per_phase(placed):
-            found.append(f"event-counts: {SPECS_BY_KEY[COUNT_KEYS[placed]].flag} {_span_text(p.count(placed))} (official "
-                         f"{_span_text(official.count(placed))}; per phase as official where there is room, else up to "
-                         f"{p.count(placed)[1]})")
-    if not _inside(p.outage_ms, official.outage_ms) or not _inside(p.comms_down_ms, official.comms_down_ms):
-        found.append(f"comms-down: outages of {_span_text((p.outage_ms[0] // 1000, p.outage_ms[1] // 1000))} s, "
-                     f"{_span_text((p.comms_down_ms[0] // 1000, p.comms_down_ms[1] // 1000))} s in all "
-                     f"(official {_span_text((official.outage_ms[0] // 1000, official.outage_ms[1] // 1000))} s each, "
-                     f"{_span_text((official.comms_down_ms[0] // 1000, official.comms_down_ms[1] // 1000))} s in all)")
-    official_chance = official.ambushes / official.threat_phases
-    if abs(p.ambush_chance - official_chance) > 0.005:
-        found.append(f"ambush: --ambush-chance {o.ambush_percent}% (official {round(100 * official_chance)}%)")
-    if o.level != o.default_level:
-        found.append(f"threat-mix: --threat-level {o.level} (official {o.default_level}); threat counts scale with it")
-    for mine, theirs, name, spec in ((p.serious, official.serious, "serious threats", "max_serious"),
-                                     (p.internal, official.internal, "internal threats", "max_internal")):
-        if mine != theirs:
-            found.append(f"threat-mix: {SPECS_BY_KEY[spec].flag} {getattr(o, spec)} ({name} {_span_text(mine)}, "
-                         f"official {_span_text(theirs)})")
-    fewest, official_fewest = fewest_external(o), fewest_external(GenerateOptions(kind=o.kind, players=o.players))
-    if fewest < min(3, official_fewest):  # a zone may get no threat (a 4-player crew hears fewer on some official tracks)
-        asked = " ".join(f"{spec.flag} {spec.text(getattr(o, spec.field))}" for spec in OPTION_SPECS
-                         if spec.rule == "threat-mix" and getattr(o, spec.field) is not None)
-        found.append(f"zone-spread: as few as {fewest} external threats with {asked}, so a zone may get none "
-                     f"(official: every zone, {_span_text(official.external)} external threats)")
-    if p.internal_turns != official.internal_turns:
-        found.append("internal-turns: internal threats on every turn (official T+" + ", T+".join(map(str, official.internal_turns)) + ")")
-    return tuple(found)
-
-
-def _inside(span: Span, official: Span) -> bool:
-    return official[0] <= span[0] and span[1] <= official[1]
-
-
 # --- checking ------------------------------------------------------------------------------------
 
 
@@ -427,13 +395,10 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
     if o.players not in PLAYERS:
         raise ScenarioError(f"{o.players} players; missions are generated for 4 or 5 players", path="generate")
     if not 1 <= o.level <= o.max_level:
-        raise ScenarioError(
-            f"threat level {o.level} is impossible for a {o.kind} with {o.players} players: "
-            f"its {o.threat_slots} threat slots carry 1 to {o.max_level} confirmed points "
-            f"(the official {o.kind}s carry {o.default_level})", path="generate",
-        )
+        raise SettingProblem("threat_level", field="threat_level", level=o.level, kind=Word(f"kind.{o.kind}"),
+                             players=o.players, slots=o.threat_slots, most=o.max_level, official=o.default_level)
     if o.length_ms is not None and o.phase_lengths_ms is not None:
-        raise ScenarioError("give --length or --phase-lengths, not both", path="generate")
+        raise SettingProblem("both_lengths", LENGTHS)
     for spec in OPTION_SPECS:
         value = getattr(o, spec.field)
         if value != spec.default and spec.type in ("span", "seconds", "integer", "percent"):
@@ -452,8 +417,8 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
         slots = o.threat_slots - o.max_unconfirmed
         needed = max(0, o.level - slots)
         if needed > o.max_serious:
-            raise ScenarioError(f"--max-serious {o.max_serious} is too few for threat level {o.level}: "
-                                f"{slots} threat slots need at least {needed} serious threats", path="generate")
+            raise SettingProblem("too_few_serious", (("setting", "max_serious", str(o.max_serious)),), level=o.level, slots=slots,
+                                 needed=needed)
     from timekeeper.generate.room import check_room
 
     check_room(o)

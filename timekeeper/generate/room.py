@@ -12,9 +12,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from timekeeper.errors import ScenarioError
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threat_item
+from timekeeper.generate.problems import LENGTHS, SettingProblem, Word
 from timekeeper.generate.profile import PLACED
 from timekeeper.generate.threats import PlannedThreat
 from timekeeper.model import TURNS_PER_PHASE, EventType
@@ -48,8 +48,7 @@ def _check_room(o: GenerateOptions) -> None:
     windows, start_ms = [], 0
     for index, length_ms in enumerate(shortest):
         if length_ms < 90_000:
-            raise ScenarioError(f"phase {index + 1} would last only {format_time(length_ms)}; "
-                                "a phase needs at least 1:30 for its warnings", path="generate")
+            raise SettingProblem("short_phase", phase=index + 1, length=format_time(length_ms))
         windows.append(phase_windows(index + 1, start_ms, start_ms + length_ms, lengths, profile.first_event_ms[index]))
         start_ms += length_ms
     external_ms, internal_ms = (
@@ -67,10 +66,8 @@ def _check_room(o: GenerateOptions) -> None:
     for index, (main, late) in enumerate(windows):
         main_ms = main.end_ms - main.start_ms
         if index < 2 and main_ms < threats_ms(per_phase_threats):
-            raise ScenarioError(
-                f"phase {index + 1} of {format_time(shortest[index])} leaves {main_ms // 1000} s before its "
-                f"one-minute warning, but its {per_phase_threats} threats may need {threats_ms(per_phase_threats) // 1000} s; "
-                "make the phases longer (--length, --phase-lengths)", path="generate")
+            raise SettingProblem("threats_room", LENGTHS, phase=index + 1, length=format_time(shortest[index]),
+                                 room=main_ms // 1000, threats=per_phase_threats, need=threats_ms(per_phase_threats) // 1000)
         free += [main_ms, late.end_ms - late.start_ms]
     all_threats_ms = threats_ms(most_threats(o))
     outage_ms = profile.outage_ms[1]
@@ -87,19 +84,15 @@ def _check_room(o: GenerateOptions) -> None:
         minima = [low for low, _ in o.official.count_per_phase(placed)]
         for index, minimum in enumerate(minima):
             if index == 2 and minimum * item.footprint_ms > free[4]:
-                raise ScenarioError(f"phase 3 of {format_time(shortest[2])} is too short "
-                                    f"for its official {minimum} {placed.value.replace('_', ' ')} event(s); make it longer",
-                                    path="generate")
+                raise SettingProblem("short_third_phase", length=format_time(shortest[2]), minimum=minimum,
+                                     what=Word(f"event.{placed.value}"))
     # windows fill unevenly: a last-minute window may be too short for the largest item, and each
     # main window may end with time too short for the next one
     wasted_ms = sum(min(late_ms, largest - GRID_MS) for late_ms in free[1::2]) + SLACK_PER_WINDOW_MS * len(free[::2])
     if not o_is_official(o) and sum(free) - all_threats_ms - wasted_ms < needed:
         room_s = max(0, sum(free) - all_threats_ms - wasted_ms) // 1000
-        raise ScenarioError(
-            f"the events asked for need {needed // 1000} s of announcements, but phases of "
-            f"{', '.join(format_time(ms) for ms in shortest)} leave room for {room_s} s between the threats; ask for "
-            "fewer or shorter outages, fewer data transfers or incoming data, or longer phases (--length, --phase-lengths)",
-            path="generate")
+        raise SettingProblem("events_room", LENGTHS, need=needed // 1000, lengths=", ".join(format_time(ms) for ms in shortest),
+                             room=room_s)
 
 
 def most_threats(o: GenerateOptions) -> int:
@@ -117,7 +110,7 @@ def _check_length(o: GenerateOptions) -> None:
     if total is None:  # no length asked for: the phases are drawn from their official ranges
         return
     if not sum(low for low, _ in spans) <= total <= sum(high for _, high in spans):
-        raise ScenarioError(f"--length {format_time(total)} cannot be split into phases", path="generate")
+        raise SettingProblem("split", (("setting", "length", format_time(total)),))
 
 
 def o_is_official(o: GenerateOptions) -> bool:

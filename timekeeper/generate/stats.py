@@ -8,7 +8,8 @@ from pathlib import Path
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.figures import SOURCES
-from timekeeper.generate.options import GenerateOptions, check_seed, relaxations
+from timekeeper.generate.options import GenerateOptions, check_seed
+from timekeeper.generate.relax import relaxations
 from timekeeper.generate.sampler import generate
 
 

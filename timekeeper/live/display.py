@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from timekeeper.i18n import messages, translate, ui_language
 from timekeeper.model import CommsDown
 from timekeeper.phrases import phrase_book
 from timekeeper.script import Cue, CueKind, Sound, Speech, Timeline
@@ -53,6 +54,13 @@ class LiveState:
             if isinstance(cue.event, CommsDown) and cue.kind is CueKind.COMMS_DOWN and cue.at_ms <= self.now_ms < cue.event.until_ms:
                 return True
         return False
+
+    def __post_init__(self) -> None:
+        messages(ui_language(self.timeline.language))  # the catalogue read now, before the clock starts
+
+    def say(self, key: str, **values: object) -> str:
+        """The prompter's message `key` (prompter.* in the catalogues) in the language of the run."""
+        return translate(self.timeline.language, f"prompter.{key}", **values)
 
     @property
     def can_end_early(self) -> bool:
@@ -173,7 +181,7 @@ class TerminalDisplay:
         self.refresh(state, force=True)
 
     def error(self, text: str, state: LiveState) -> None:
-        self.note(f"ERROR: {text}", state)
+        self.note(state.say("error", text=text), state)
 
     def refresh(self, state: LiveState, force: bool = False) -> None:
         now = time.monotonic()
@@ -200,7 +208,7 @@ class TerminalDisplay:
         """The screen, top to bottom: at most `height` lines of at most `width` columns."""
         top = [f" {state.title}   [{state.backend}]"] + self._clock(state, height, width)
         if state.paused:
-            top.append("   ‖ PAUSED — press space to continue")
+            top.append("   " + state.say("paused"))
         if state.comms_down():
             words = phrase_book(state.timeline.language)
             top.append(f"   ###  {words.word('comms_down').upper()} — {words.word('no_talking')}  ###")
@@ -209,10 +217,10 @@ class TerminalDisplay:
         if state.failure:
             bottom.append(f" ! {state.failure}")
         if state.asking_quit:
-            bottom.append(" Quit the mission? y = quit, any other key = carry on")
+            bottom.append(" " + state.say("quit_question"))
         elif self.key_hints:
-            keys = " space pause/resume · q quit"
-            bottom.append(keys + (" · e end the mission now" if state.can_end_early else ""))
+            keys = " " + state.say("keys")
+            bottom.append(keys + (" · " + state.say("key_end") if state.can_end_early else ""))
         room = height - len(top) - len(bottom) - 1
         if room < 2:  # a small terminal: the clock, the words to read and the quit question come first
             question = bottom[-1:] if state.asking_quit else []
@@ -223,7 +231,7 @@ class TerminalDisplay:
                 top.insert(0, f" {state.title}   [{state.backend}]")
             room = max(0 if to_read else 1, height - len(top) - len(bottom) - 1)
         log = announcement_lines(state, room - 1, width) if room > 1 else announcement_lines(state, room, width)
-        header = [" Announcements:"] if room > 1 else []
+        header = [" " + state.say("announcements")] if room > 1 else []
         return top + header + log + [""] * (room - len(header) - len(log)) + bottom
 
     def _clock(self, state: LiveState, height: int, width: int) -> list[str]:
@@ -245,11 +253,12 @@ class TerminalDisplay:
         phases = len(state.timeline.phase_ends_ms)
         clock = self._shown_clock(state)
         left = format_time(int(-(-left_ms // 1000)) * 1000)
-        status = "ACTION ROUND ENDED" if state.ended_at_ms is not None else f"PHASE {phase} of {phases}  ·  {left} left"
-        line = f"   MISSION TIME  {clock}      {status}"
+        ended = state.ended_at_ms is not None
+        status = state.say("round_ended") if ended else state.say("phase_status", phase=phase, phases=phases, left=left)
+        line = f"   {state.say('mission_time')}  {clock}      {status}"
         if len(line) > width:
-            short = "ENDED" if state.ended_at_ms is not None else f"P{phase}/{phases} {left} left"
-            line = f" MISSION TIME {clock} · {short}"
+            short = state.say("ended_short") if ended else state.say("phase_short", phase=phase, phases=phases, left=left)
+            line = f" {state.say('mission_time')} {clock} · {short}"
             if len(line) > width:  # a very narrow terminal: the times matter, the words less
                 line = f" {clock}  {short}"
         return line
@@ -272,14 +281,14 @@ class TerminalDisplay:
                 words = part.text if isinstance(part, Speech) else sound_mark(part.key, state.timeline.language)
                 reading += _wrapped(f"  {mark} {format_time(part.at_ms)}  ", words, width)
             first = len(reading) if first < 0 else first
-            read_now = [" READ NOW:"]
+            read_now = [" " + state.say("read_now")]
         else:
             read_now = []
         coming: list[str] = []  # the lines under NEXT
         cue = state.upcoming
         if cue is not None and cue.at_ms - state.now_ms <= PROMPT_LEAD_MS:
             wait_s = max(0, -(-int(cue.at_ms - state.now_ms) // 1000))
-            coming = [f" NEXT at {format_time(cue.at_ms)} — read in {wait_s} s:"] + _wrapped("     ", prompt_text(cue, state.timeline.language), width)
+            coming = [" " + state.say("next_at", time=format_time(cue.at_ms), seconds=wait_s)] + _wrapped("     ", prompt_text(cue, state.timeline.language), width)
         lines = read_now + reading + coming
         if limit is None or len(lines) <= limit:
             return lines

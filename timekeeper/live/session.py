@@ -135,10 +135,10 @@ class _Session:
             state.asking_quit = False
             if key == keynames.YES:
                 return True
-            self.display.note("Carrying on.", state)
+            self.display.note(state.say("carrying_on"), state)
         elif key == keynames.QUIT:
             state.asking_quit = True
-            self.display.note("Quit? Press y to quit, any other key to carry on.", state)
+            self.display.note(state.say("quit_asked"), state)
         elif key == keynames.PAUSE:
             self.toggle_pause()
         elif key == keynames.END:
@@ -151,19 +151,19 @@ class _Session:
             self.output.resume()
             state.now_ms = self.clock.resume()
             state.paused = False
-            self.display.note("Resumed.", state)
+            self.display.note(state.say("resumed"), state)
         else:
             state.now_ms = self.clock.pause()
             self.output.pause()
             state.paused = True
-            self.display.note("Paused.", state)
+            self.display.note(state.say("paused_note"), state)
 
     def end_early(self) -> None:
         """After the second phase: jump to "Mission complete" and play the track's end."""
         state = self.state
         state.now_ms = self.clock.now_ms()
         if state.paused or not state.can_end_early:
-            self.display.note("The mission can be ended only after the second phase has ended.", state)
+            self.display.note(state.say("end_too_early"), state)
             return
         closing = _closing_speech(self.mix.timeline)
         state.ended_at_ms = round(state.now_ms)
@@ -174,7 +174,7 @@ class _Session:
             self.pending.popleft()
         state.now_ms = closing.at_ms
         self.outcome = Outcome.ENDED_EARLY
-        self.display.note(f"Action round ended at {format_time(state.ended_at_ms)}. {closing.text}", state)
+        self.display.note(state.say("ended_at", time=format_time(state.ended_at_ms), closing=closing.text), state)
 
     def result(self, outcome: Outcome) -> LiveResult:
         stopped_ms = round(self.clock.now_ms())

@@ -84,6 +84,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX missions_played_on ON missions (played_on, id)",
     ),
+    (  # 2: the game of `timekeeper serve` a mission was recorded from, so a game is recorded once
+        """CREATE TABLE mission_games (
+            game TEXT PRIMARY KEY CHECK (length(game) BETWEEN 1 AND 64),
+            mission_id INTEGER NOT NULL UNIQUE REFERENCES missions (id) ON DELETE CASCADE
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timekeeper.errors import LogEntryError
+from timekeeper.errors import AlreadyRecorded, LogEntryError
 from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
 from timekeeper.logbook.database import (
@@ -100,11 +100,16 @@ class ShipLog:
 
     # --- missions ----------------------------------------------------------------------------
     def record_mission(self, values: FormValues, *, today: datetime.date | None = None, where: str = "",
-                       tracks: TrackResolver = resolve_track) -> Entry:
+                       tracks: TrackResolver = resolve_track, game: str | None = None) -> Entry:
         """Check a mission form and store it; the stored Entry. A `campaign` field (a campaign
         number, or "current" for the one open campaign) records the campaign's waiting mission:
-        its crew, track and difficulty are filled in and the campaign moves on."""
+        its crew, track and difficulty are filled in and the campaign moves on. `game` (a game id
+        of `timekeeper serve`) is stored with it: a game already recorded raises AlreadyRecorded."""
         with transaction(self.connection):
+            if game is not None:
+                found = self.game_entry(game)
+                if found is not None:
+                    raise AlreadyRecorded(game, found.id)
             campaign = None
             if text(values, "campaign"):
                 campaign = self._chosen_campaign(text(values, "campaign"), where)
@@ -119,7 +124,20 @@ class ShipLog:
                 problems = rules.mission_problems(campaign, record)
                 if problems:
                     raise_problems(problems, where)
-            return self._insert(record, campaign)
+            entry = self._insert(record, campaign)
+            if game is not None:
+                self.connection.execute("INSERT INTO mission_games (game, mission_id) VALUES (?, ?)", (game, entry.id))
+            return entry
+
+    def game_entry(self, game: str) -> Entry | None:
+        """The mission recorded from game `game` of `timekeeper serve`; None while it has none."""
+        row = self.connection.execute("SELECT mission_id FROM mission_games WHERE game = ?", (game,)).fetchone()
+        return self.entry(row[0]) if row else None
+
+    def entry_game(self, entry_id: int) -> str | None:
+        """The game of `timekeeper serve` mission `entry_id` was recorded from; None for another one."""
+        row = self.connection.execute("SELECT game FROM mission_games WHERE mission_id = ?", (entry_id,)).fetchone()
+        return row[0] if row else None
 
     def add(self, record: MissionRecord) -> Entry:
         """Store an already checked single mission."""
@@ -172,7 +190,7 @@ class ShipLog:
             SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
         if row is None:
             raise LogEntryError(f"no mission #{entry_id} in the log (see `timekeeper log list`)",
-                                {"id": "no such mission"}, path=str(self.path))
+                                {"id": "no such mission"}, path=str(self.path), missing=True)
         return entry_from_row(row)
 
     def remove(self, entry_id: int) -> Entry:

@@ -41,7 +41,8 @@ from timekeeper.serve.schemas import JSON_BODY_BYTES, Checked, Refused, RouteInp
 from timekeeper.serve.state import ServeConfig, ServerState
 
 TOKEN_COOKIE = "timekeeper_token"
-REQUEST_HEADER = "X-Timekeeper"  # every POST carries it, so other web pages cannot post here
+REQUEST_HEADER = "X-Timekeeper"  # every POST, PATCH and DELETE carries it, so other web pages cannot send them
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 LIMITS = web.AppKey("limits", ConnectionLimits)
 MAX_LINE_BYTES = 8190  # the request line, and each header
@@ -91,8 +92,8 @@ async def guard(request: web.Request, handler):
     origin = request.headers.get("Origin")
     if origin is not None and origin.split("://", 1)[-1] != request.host:
         return json_error(403, "requests from other sites are refused")
-    if request.method == "POST" and request.headers.get(REQUEST_HEADER) != "1":
-        return json_error(403, f"POST requests need the header {REQUEST_HEADER}: 1 (the page sends it)")
+    if request.method not in SAFE_METHODS and request.headers.get(REQUEST_HEADER) != "1":
+        return json_error(403, f"{request.method} requests need the header {REQUEST_HEADER}: 1 (the page sends it)")
     response = await handler(request)
     if set_cookie and config.token is not None and not response.prepared:
         response.set_cookie(TOKEN_COOKIE, config.token, httponly=True, samesite="Strict")

@@ -22,6 +22,7 @@ from timekeeper.atomicfile import write_atomic
 from timekeeper.errors import OutputError, TimekeeperError
 from timekeeper.mix import MixSettings
 from timekeeper.model import Scenario
+from timekeeper.pace import NORMAL_PACE, stretched
 from timekeeper.scenario.load import load_text
 
 READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
@@ -65,7 +66,7 @@ class Game:
     track_id: str
     title: str
     yaml_text: str
-    settings: dict  # language, voice, players, solo, background (JSON-safe MixSettings fields)
+    settings: dict  # language, voice, players, solo, background (JSON-safe MixSettings fields), and the training pace
     playback: Playback = field(default_factory=Playback)
     created_ms: float = field(default_factory=wall_ms)
     duration_ms: int = 0  # the track's length with its tail, once the mix is known
@@ -78,12 +79,16 @@ class Game:
         result = load_text(self.yaml_text, f"{self.title}.yaml")
         if result.scenario is None:
             raise GameError(f"game {self.id}: its track no longer loads", code="invalid_track")
-        self.scenario: Scenario = result.scenario
+        self.scenario: Scenario = stretched(result.scenario, self.pace)  # every time as the crew hears it
         self.duration_ms = self.duration_ms or self.scenario.duration_ms
 
     @property
+    def pace(self) -> float:
+        return float(self.settings.get("pace", NORMAL_PACE))
+
+    @property
     def mix_settings(self) -> MixSettings:
-        return MixSettings(**self.settings)
+        return MixSettings(**{key: value for key, value in self.settings.items() if key != "pace"})
 
     @property
     def mix_key(self) -> str:

@@ -121,6 +121,3 @@ def add_lobby_routes(app: web.Application) -> None:
     app.router.add_post("/api/games/{game}/setup", change_setup)
     app.router.add_get("/api/join/{code}", join_code)
     app.router.add_get("/j/{code}", join_page)
-    from timekeeper.serve.page_messages import add_message_routes
-
-    add_message_routes(app)

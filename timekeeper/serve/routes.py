@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from functools import partial
 from pathlib import Path
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -29,6 +30,8 @@ from timekeeper.serve.schemas import (
     GenerateBody,
     Hello,
     JobPath,
+    LangPath,
+    LangQuery,
     Loose,
     NewGameBody,
     PagePath,
@@ -46,7 +49,7 @@ from timekeeper.serve.state import ServerState, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+ASSETS = {"app.js": "text/javascript", "log.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
           "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
@@ -115,24 +118,59 @@ async def asset(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
 
 
-@declares(NO_INPUT)
+def page_language(request: web.Request) -> str:
+    """The page's language: ?lang= when it names a shipped one, else the browser's Accept-Language."""
+    from timekeeper.i18n import UI_LANGUAGES, preferred_language
+
+    asked = checked(request).query.lang or ""
+    return asked if asked in UI_LANGUAGES else preferred_language(request.headers.get("Accept-Language"))
+
+
+@declares(RouteInput(query=LangQuery))
 async def info(request: web.Request) -> web.Response:
+    from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
     from timekeeper.serve.voiceinstall import install_offers
+    from timekeeper.voice.names import pack_language_name
 
     state = state_of(request)
-    voices = await asyncio.to_thread(lambda: state.voices)
+    ui = page_language(request)
+    voices = await asyncio.to_thread(state.voices_in, ui)
     return web.json_response({
+        "ui_language": ui,
         "version": __version__,
-        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else f"{code} (voice pack)"}
+        "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else pack_language_name(code, ui)}
                       for code in state.languages],
         "voices": voices,
         "install": await asyncio.to_thread(install_offers),  # natural voices one step away
         "music": sorted(state.music_files()),
-        "generate": generator_form(),
+        "generate": generator_form(ui),
+        "pace": {"normal": NORMAL_PACE, "low": MIN_PACE, "high": MAX_PACE},  # the training pace a game may take
         "lan": state.config.lan,
     })
+
+
+MESSAGES_MAX_AGE_S = 3600  # the words change only with the server's version
+SERVER_PREFIXES = ("card.", "generate.", "prompter.", "voice.")  # entries the server (or the terminal) words itself
+FORM_PREFIXES = ("generate.label.", "generate.unit.", "generate.help.", "generate.kind.", "generate.official_example")  # but
+# the generate form's own words the page shows (one source with the command line's help and the server's messages)
+
+
+@declares(RouteInput(path=LangPath))
+async def ui_messages(request: web.Request) -> web.Response:
+    """The page's words in one language (timekeeper/i18n.py; every entry but those the server words
+    itself, the generate form's included), English where a catalogue lacks one; UTF-8, not escaped."""
+    from timekeeper.i18n import UI_LANGUAGES, messages
+
+    language = request.match_info["lang"]
+    if language not in UI_LANGUAGES:
+        return json_error(404, f"no messages in language {language[:20]!r} (expected one of {', '.join(UI_LANGUAGES)})",
+                          code="not_found")
+    words = {key: text for key, text in messages(language).items()
+             if not key.startswith(SERVER_PREFIXES) or key.startswith(FORM_PREFIXES)}
+    return web.json_response({"language": language, "messages": words}, dumps=partial(json.dumps, ensure_ascii=False),
+                             headers={"Cache-Control": f"public, max-age={MESSAGES_MAX_AGE_S}"})
 
 
 # --- tracks ------------------------------------------------------------------------------------
@@ -173,14 +211,20 @@ async def flashcode(request: web.Request) -> web.Response:
     return added(loaded)
 
 
-@declares(RouteInput(body=GenerateBody, max_body=16 * 1024))
+@declares(RouteInput(query=LangQuery, body=GenerateBody, max_body=16 * 1024))
 async def generate(request: web.Request) -> web.Response:
+    from timekeeper.generate.problems import SettingProblem
     from timekeeper.serve.generate import generate_tracks
 
     state = state_of(request)
     data = checked(request).body
     voice = await asyncio.to_thread(state.voice_spec, data.voice)
-    made = await state.slow.run(f"generate-{id(request)}", lambda: generate_tracks(state.library, data.model_dump(), voice))
+    ui = page_language(request)
+    try:
+        made = await state.slow.run(f"generate-{id(request)}",
+                                    lambda: generate_tracks(state.library, data.model_dump(), voice, ui))
+    except SettingProblem as problem:  # said with the form's labels, in the page's language
+        raise Refused(problem.text(ui), field=problem.option) from None
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
                               "relaxed": list(made.relaxed), "warnings": made.overlaps}, status=201)
 
@@ -280,14 +324,19 @@ async def _carry_out(state: ServerState, game, message: CommandBody, sender, cli
 
 
 async def broadcast(state: ServerState, game, skip=None) -> None:
-    message = json.dumps({"type": "state", "playback": playback_json(game, wall_ms())})
-    for socket in list(state.screens.get(game.id, ())):
+    await to_screens(state, game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip)
+
+
+async def to_screens(state: ServerState, game_id: str, message: dict, skip=None) -> None:
+    """Send `message` to every screen joined to game `game_id` (but `skip`)."""
+    text = json.dumps(message)
+    for socket in list(state.screens.get(game_id, ())):
         if socket is skip or socket.closed:
             continue
         try:
-            await socket.send_str(message)
+            await socket.send_str(text)
         except (ConnectionError, RuntimeError):
-            state.screens[game.id].discard(socket)
+            state.screens[game_id].discard(socket)
 
 
 @declares(GAME)
@@ -536,6 +585,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/g/{game}", page)
     app.router.add_get("/assets/{name}", asset)
     app.router.add_get("/api/info", info)
+    app.router.add_get("/api/messages/{lang}", ui_messages)
     app.router.add_get("/api/tracks", tracks)
     app.router.add_post("/api/tracks/upload", upload)
     app.router.add_post("/api/tracks/flashcode", flashcode)
@@ -557,4 +607,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/voices/install/{language}", voice_install_progress)
 
 
-__all__ = ["REPORT_EVERY_S", "STATE", "add_routes", "broadcast", "classify", "json_error"]
+__all__ = ["REPORT_EVERY_S", "STATE", "add_routes", "broadcast", "classify", "json_error", "to_screens"]

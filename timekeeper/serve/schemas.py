@@ -22,6 +22,7 @@ from timekeeper.errors import TimekeeperError
 from timekeeper.generate.options import MAX_SEED
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
 
@@ -95,6 +96,12 @@ class Query(Model):
     token: Annotated[str, StringConstraints(max_length=100)] | None = None
 
 
+class LangQuery(Query):
+    """Query parameters of what the page shows in its language: `lang` (an unknown one: the browser's)."""
+
+    lang: Annotated[str, StringConstraints(max_length=20)] | None = None
+
+
 # --- path parameters ---------------------------------------------------------------------------
 GameId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{12}$")]
 
@@ -111,8 +118,16 @@ class AssetPath(Model):
     name: Annotated[str, StringConstraints(max_length=40)]  # one of routes.ASSETS, else 404
 
 
+class LangPath(Model):
+    lang: Annotated[str, StringConstraints(max_length=20)]  # one of i18n.UI_LANGUAGES, else 404
+
+
 class JobPath(Model):
     job: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{20}-(mp3|ogg)$")]
+
+
+class LogEntryPath(Model):
+    id: Annotated[Whole, Field(ge=1, le=999_999_999)]  # a mission's number in the ship's log
 
 
 class SoundtrackPath(Model):
@@ -152,6 +167,7 @@ class Settings(Model):
     background: bool = True
     music: Id = ""
     computer_voice: bool = False
+    pace: Annotated[float, Field(ge=MIN_PACE, le=MAX_PACE, allow_inf_nan=False)] = NORMAL_PACE  # the training pace
 
 
 class NewGameBody(Model):
@@ -191,11 +207,15 @@ class VoiceInstallPath(Model):
     language: LanguageCode
 
 
-def _log_body() -> type[Model]:
+def _log_body(editing: bool = False) -> type[Model]:
     """The mission form of the ship's log: its fields as text (the log checks their values and
-    names every bad one), a campaign number or "current"; `track` and `seed` are ignored."""
+    names every bad one), a campaign number or "current"; `track` and `seed` are ignored. A
+    correction (`editing`) takes neither a track nor a campaign: a mission keeps both."""
     long_text = Annotated[str, StringConstraints(max_length=2000), BeforeValidator(_text)]
-    fields: dict[str, Any] = {f.name: (long_text if f.kind == "text" else Text200, "") for f in MISSION_FORM}
+    fields: dict[str, Any] = {f.name: (long_text if f.kind == "text" else Text200, "") for f in MISSION_FORM
+                              if not (editing and f.kind == "track")}
+    if editing:
+        return create_model("LogEditBody", __base__=Model, **fields)
     fields["campaign"] = (Annotated[str, StringConstraints(pattern=r"^(|current|[1-9][0-9]{0,8})$"),
                                     BeforeValidator(_text)], "")
     fields["seed"] = (Text40, "")
@@ -203,6 +223,7 @@ def _log_body() -> type[Model]:
 
 
 LogBody = _log_body()
+LogEditBody = _log_body(editing=True)
 
 
 # --- WebSocket messages ------------------------------------------------------------------------

@@ -1,25 +1,44 @@
-"""The ship's log in the page: "record this mission" after a game, and the log's pages.
+"""The ship's log in the page: "record this mission" after a game (once per game), the log's
+pages, its statistics, and correcting or removing a mission.
 
 The track of a recorded mission is always the game's own (never a value the page sends), so a
-request cannot make the server read a file by naming it.
+request cannot make the server read a file by naming it. A game is recorded once: the log keeps
+the game's id with its mission, a second screen's record is refused (409), and every screen of
+the game is told ("logged") when its mission is recorded, changed or removed.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import asdict
 
 from aiohttp import web
 
-from timekeeper.errors import LogEntryError
+from timekeeper.errors import AlreadyRecorded, LogEntryError
 from timekeeper.logbook.fields import MISSION_FORM
+from timekeeper.logbook.form import record_values
+from timekeeper.logbook.record import Entry
 from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
+from timekeeper.logbook.stats import GroupStats, LogStats
 from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, checked, json_error, page, state_of
-from timekeeper.serve.schemas import NO_INPUT, GamePath, LogBody, RouteInput, declares
+from timekeeper.serve.routes import STATE, attachment, checked, json_error, page, state_of, to_screens
+from timekeeper.serve.schemas import (
+    NO_INPUT,
+    GamePath,
+    LogBody,
+    LogEditBody,
+    LogEntryPath,
+    Refused,
+    RouteInput,
+    declares,
+)
 
-TRACK_FIELDS = ("track", "seed")  # set by the server from the game
+TRACK_FIELDS = ("track", "seed")  # set by the server from the game (the page's are ignored)
+EDITABLE = tuple(f.name for f in MISSION_FORM if f.name not in TRACK_FIELDS)
+ENTRY = RouteInput(path=LogEntryPath)
+MISSION_BODY_BYTES = 48 * 1024  # a mission's values: 15 fields, notes up to 2,000 characters
 
 
 def _track(request: web.Request) -> tuple[Game, str]:
@@ -28,53 +47,146 @@ def _track(request: web.Request) -> tuple[Game, str]:
     return game, state.library.track_reference(game.track_id)
 
 
+def _fields() -> list[dict]:
+    return [{**asdict(f), "choices": list(f.choices)} for f in MISSION_FORM if f.name in EDITABLE]
+
+
+def entry_json(entry: Entry) -> dict:
+    """What a screen shows of a recorded mission: its number, score, and whether the ship survived."""
+    return {"id": entry.id, "score": entry.score, "won": entry.won, "campaign": entry.campaign_id}
+
+
+def _log(request: web.Request) -> ShipLog:
+    return ShipLog.open(request.app[STATE].config.log)
+
+
 @declares(RouteInput(path=GamePath))
 async def form(request: web.Request) -> web.Response:
-    """The fields of the mission form (label, hint, default, choices) and their values for this game."""
+    """The fields of the mission form (label, hint, default, choices), their values for this game,
+    and the game's mission if it is already recorded."""
     game, track = _track(request)
-    path = request.app[STATE].config.log
 
-    def read() -> dict:
-        with ShipLog.open(path) as log:
-            return log.form_defaults(track)
+    def read() -> tuple[dict, Entry | None]:
+        with _log(request) as log:
+            return log.form_defaults(track), log.game_entry(game.id)
 
-    values = await asyncio.to_thread(read)
-    fields = [{**asdict(f), "choices": list(f.choices)} for f in MISSION_FORM if f.name not in TRACK_FIELDS]
-    return web.json_response({"fields": fields, "values": values, "track": game.title})
+    values, recorded = await asyncio.to_thread(read)
+    return web.json_response({"fields": _fields(), "values": values, "track": game.title,
+                              "recorded": entry_json(recorded) if recorded else None})
 
 
-@declares(RouteInput(path=GamePath, body=LogBody, max_body=48 * 1024))
+@declares(RouteInput(path=GamePath, body=LogBody, max_body=MISSION_BODY_BYTES))
 async def record(request: web.Request) -> web.Response:
     game, track = _track(request)
     sent = checked(request).body.model_dump(exclude_unset=True)
-    values = {key: value for key, value in sent.items() if key not in TRACK_FIELDS}
-    values["track"] = track
-    path = request.app[STATE].config.log
+    values = {**{key: value for key, value in sent.items() if key not in TRACK_FIELDS}, "track": track}
 
-    def store():
-        with ShipLog.open(path) as log:
-            return log.record_mission(values)
+    def store() -> tuple[Entry, str]:
+        with _log(request) as log:
+            try:
+                return log.record_mission(values, game=game.id), ""
+            except AlreadyRecorded as error:  # another screen was first
+                return log.entry(error.entry_id), error.message
 
     try:
-        entry = await asyncio.to_thread(store)
+        entry, refused = await asyncio.to_thread(store)
     except LogEntryError as error:
         return json_error(422, error.message, fields=error.problems)
-    return web.json_response({"id": entry.id, "score": entry.score, "won": entry.won,
-                              "campaign": entry.campaign_id}, status=201)
+    if refused:
+        return json_error(409, refused, recorded=entry_json(entry))
+    await to_screens(state_of(request), game.id, {"type": "logged", "recorded": entry_json(entry)})
+    return web.json_response(entry_json(entry), status=201)
+
+
+@declares(ENTRY)
+async def mission(request: web.Request) -> web.Response:
+    """One mission's values for the edit form, and whether it can be removed (not a campaign's)."""
+    entry_id = checked(request).path.id
+
+    def read() -> Entry:
+        with _log(request) as log:
+            return log.entry(entry_id)
+
+    entry = await asyncio.to_thread(read)
+    values = {name: value for name, value in record_values(entry.record).items() if name in EDITABLE}
+    return web.json_response({**entry_json(entry), "track": entry.record.track.label(), "fields": _fields(),
+                              "values": values, "removable": entry.campaign_id is None})
+
+
+@declares(RouteInput(path=LogEntryPath, body=LogEditBody, max_body=MISSION_BODY_BYTES))
+async def edit(request: web.Request) -> web.Response:
+    """Change the values sent (as `timekeeper log edit` does: every check runs again)."""
+    values = checked(request).body.model_dump(exclude_unset=True)
+    if not values:
+        raise Refused(f"send the values to change (fields: {', '.join(EDITABLE)})", code="missing_field")
+    return await _change(request, lambda log, entry_id: log.edit_mission(entry_id, values), refused=422)
+
+
+@declares(ENTRY)
+async def remove(request: web.Request) -> web.Response:
+    """Remove a single mission (as `timekeeper log remove`); a campaign's missions stay (409)."""
+    return await _change(request, lambda log, entry_id: log.remove(entry_id), refused=409, removed=True)
+
+
+async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *, refused: int,
+                  removed: bool = False) -> web.Response:
+    """Do `work` on the mission the request names, in one transaction; `refused` is the status of
+    a change the log does not take. The screens of the mission's game are told."""
+    entry_id = checked(request).path.id
+
+    def run() -> tuple[Entry, str | None]:
+        with _log(request) as log, log.batch():
+            game = log.entry_game(entry_id)
+            return work(log, entry_id), game
+
+    try:
+        entry, game = await asyncio.to_thread(run)
+    except LogEntryError as error:
+        if error.missing:
+            raise
+        return json_error(refused, error.message, fields=error.problems)
+    if game is not None:
+        await to_screens(state_of(request), game, {"type": "logged", "recorded": None if removed else entry_json(entry)})
+    return web.json_response({"removed": entry.id} if removed else entry_json(entry))
+
+
+def _group(group: GroupStats) -> dict:
+    return {"key": group.key, "missions": group.missions, "wins": group.wins, "best": group.best,
+            "mean": None if group.mean is None else round(group.mean, 1), "open": group.open}
+
+
+def stats_json(stats: LogStats) -> dict:
+    """The figures of `timekeeper log stats` as data: the page draws its tables and chart."""
+    return {"overall": _group(stats.overall),
+            "tables": [{"by": by, "groups": [_group(g) for g in groups]} for by, groups in (
+                ("crew", stats.by_crew), ("player", stats.by_player), ("track", stats.by_track),
+                ("campaigns", stats.campaigns_by_crew)) if groups],
+            "scores": [{"date": day, "crew": crew, "score": score} for day, crew, score in stats.scores]}
+
+
+def campaign_json(line: CampaignLine) -> dict:
+    """A campaign's closing line: `campaign` as `log list` words it, and its parts for the page's words."""
+    campaign = line.campaign
+    score = campaign.score()
+    return {"campaign": line.summary(), "id": campaign.id, "status": campaign.status.value,
+            "flown": len(campaign.flown), "destroyed_by": campaign.destroyed_by,
+            "score": None if score is None else {
+                "threats": score.threat_points, "damage": score.final.damage, "worst_zone": score.final.worst_zone,
+                "knocked_out": score.final.knocked_out, "squads": score.final.squads, "visual": score.visual_total,
+                "missions": score.missions, "total": score.total}}
 
 
 @declares(NO_INPUT)
 async def listing(request: web.Request) -> web.Response:
-    """The log as `timekeeper log list` shows it, and its stats as `log stats` prints them."""
-    from timekeeper.logbook.stats import format_stats
-
-    path = request.app[STATE].config.log
+    """The log as `timekeeper log list` shows it (each mission with its number), and its stats."""
 
     def read() -> dict:
-        with ShipLog.open(path) as log:
-            lines = [{"campaign": line.summary()} if isinstance(line, CampaignLine)
-                     else {"cells": list(line.cells()), "bracket": line.bracket} for line in log.lines()]
-            return {"columns": list(COLUMNS), "lines": lines, "stats": format_stats(log.stats())}
+        with _log(request) as log:
+            lines = [campaign_json(line) if isinstance(line, CampaignLine)
+                     else {"id": line.entry.id, "cells": list(line.cells()), "bracket": line.bracket,
+                           "removable": line.entry.campaign_id is None,
+                           "destroyed_by": line.entry.record.destroyed_by} for line in log.lines()]
+            return {"columns": list(COLUMNS), "lines": lines, "stats": stats_json(log.stats())}
 
     return web.json_response(await asyncio.to_thread(read))
 
@@ -83,10 +195,8 @@ async def listing(request: web.Request) -> web.Response:
 async def printed(request: web.Request) -> web.Response:
     from timekeeper.logbook.pdf import log_pdf
 
-    path = request.app[STATE].config.log
-
     def render() -> bytes:
-        with ShipLog.open(path) as log:
+        with _log(request) as log:
             return log_pdf(log.lines()).data
 
     data = await request.app[STATE].slow.run(f"log-pdf-{id(request)}", render)
@@ -99,3 +209,8 @@ def add_log_routes(app: web.Application) -> None:
     app.router.add_post("/api/games/{game}/log", record)
     app.router.add_get("/api/log", listing)
     app.router.add_get("/api/log.pdf", printed)
+    app.router.add_get(r"/api/log/{id:[1-9][0-9]{0,8}}", mission)
+    app.router.add_patch(r"/api/log/{id:[1-9][0-9]{0,8}}", edit)
+    app.router.add_delete(r"/api/log/{id:[1-9][0-9]{0,8}}", remove)
+
+

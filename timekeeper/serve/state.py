@@ -8,13 +8,14 @@ import os
 import re
 import secrets
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.mix import PreparedMix
 from timekeeper.model import MAX_PLAYERS
+from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, new_game_id, wall_ms
@@ -87,19 +88,35 @@ class ServerState:
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
     def voices(self) -> list[dict]:
-        """The voices offered: the built-in one, each installed TTS voice by language, each pack."""
+        """The voices offered: the built-in one, each pack, each installed TTS voice by language.
+        `name` is a pack's own name (None for the others: see `voices_in`)."""
         from timekeeper.voice.catalog import found_packs, installed_by_language
 
-        offered = [{"id": "", "name": "Built-in voice", "language": None}]
+        offered: list[dict] = [{"id": "", "name": None, "language": None}]
         for pack in found_packs():
-            offered.append({"id": f"pack:{pack.folder.name}", "name": f"Pack: {pack.name}", "language": pack.language})
+            offered.append({"id": f"pack:{pack.folder.name}", "name": pack.name, "language": pack.language})
         try:
             _engine, by_language = installed_by_language()
         except TimekeeperError:
             by_language = {}
         for language, ids in sorted(by_language.items()):
-            offered += [{"id": f"tts:{voice}", "name": voice, "language": language} for voice in ids[:30]]
+            offered += [{"id": f"tts:{voice}", "name": None, "language": language} for voice in ids[:30]]
         return offered
+
+    def voices_in(self, ui: str) -> list[dict]:
+        """The voices offered, each with a human name in the page's language `ui` ("English (Caribbean)"
+        for tts:en-029); the ids stay as they are."""
+        from timekeeper.i18n import translate
+        from timekeeper.voice.names import tts_voice_name
+
+        def name(voice: dict) -> str:
+            if voice["id"].startswith("pack:"):
+                return translate(ui, "voice.pack", name=voice["name"])
+            if voice["id"].startswith("tts:"):
+                return tts_voice_name(voice["id"][4:], ui)
+            return translate(ui, "voice.builtin")
+
+        return [{**voice, "name": name(voice)} for voice in self.voices]
 
     @property
     def languages(self) -> list[str]:
@@ -122,7 +139,8 @@ class ServerState:
         return voice_id[4:] if voice_id.startswith("tts:") else None
 
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
-        """Check the page's sound settings; the JSON-safe fields of MixSettings."""
+        """Check the page's game settings: the JSON-safe fields of MixSettings, and the training pace
+        (a number from 1 to 2 that stretches the whole mission, timekeeper/pace.py)."""
         language = raw.get("language") or scenario_language or "en"
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
@@ -134,6 +152,10 @@ class ServerState:
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
             raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}", field="players")
+        pace = raw.get("pace", NORMAL_PACE)
+        problem = pace_problem(pace)
+        if problem:
+            raise SettingsError(problem, field="pace")
         music_name = raw.get("music") or ""
         music = None
         if music_name:
@@ -148,6 +170,7 @@ class ServerState:
             "background": bool(raw.get("background", True)),
             "music": str(music) if music else None,
             "computer_voice": bool(raw.get("computer_voice", False)),
+            "pace": float(pace),
         }
 
     # --- games ---------------------------------------------------------------------------------
@@ -182,7 +205,7 @@ class ServerState:
     def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings
         if settings.music is not None:
-            settings = type(settings)(**{**game.settings, "music": Path(settings.music)})
+            settings = replace(settings, music=Path(settings.music))
         return self.mixes.get(game.mix_key, game.scenario, settings)
 
     def save(self, game: Game, *, soon: bool = False) -> None:

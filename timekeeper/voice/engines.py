@@ -109,8 +109,12 @@ def espeak_name(program: str) -> str:
 
 
 class EspeakLibrary(Engine):
-    """The espeak-ng library (libespeak-ng) driven through ctypes, in this process: one phrase at
-    a time (the library is not thread-safe), about 5 ms each."""
+    """The espeak-ng library (libespeak-ng) driven through ctypes. The library keeps state from one
+    utterance to the next (the same text comes out a few samples longer or shorter after other
+    speech), so each sentence is spoken in a forked child of this process, which loaded the
+    library but never spoke: every sentence starts from the same state, as with a fresh espeak-ng
+    program, and the same text always gives the same samples. A fork costs a few ms; children
+    run side by side (Linux only: the wheel is installed on Linux)."""
 
     SYNCHRONOUS = 2  # AUDIO_OUTPUT_SYNCHRONOUS: espeak_Synth returns when the callback has all samples
     RATE, VOLUME = 1, 2  # espeak_PARAMETER
@@ -156,20 +160,32 @@ class EspeakLibrary(Engine):
         return found
 
     def synthesize(self, text: str, voice_id: str, rate_wpm: int, volume: float, path: Path) -> None:
-        spoken = text.encode("utf-8") + b"\0"
-        with self._lock:
-            self._samples = []
+        with self._lock:  # one fork at a time
+            child = os.fork()
+        if child == 0:  # the child speaks from the library's state right after loading, then exits
+            os._exit(self._speak_into(text, voice_id, rate_wpm, volume, path))
+        _, status = os.waitpid(child, 0)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r} (exit status {code})")
+
+    def _speak_into(self, text: str, voice_id: str, rate_wpm: int, volume: float, path: Path) -> int:
+        """In a child process: speak `text` into the WAV file `path`; the child's exit status."""
+        try:
+            spoken = text.encode("utf-8") + b"\0"
             failed = (self.lib.espeak_SetVoiceByName(voice_id.encode()) or self.lib.espeak_SetParameter(self.RATE, rate_wpm, 0)
                       or self.lib.espeak_SetParameter(self.VOLUME, round(volume * 100), 0)
                       or self.lib.espeak_Synth(spoken, len(spoken), 0, 1, 0, self.FLAGS, None, None))
-            samples = b"".join(self._samples)
-        if failed:
-            raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r} (error {failed})")
-        with wave.open(str(path), "wb") as out:
-            out.setnchannels(1)
-            out.setsampwidth(2)
-            out.setframerate(self.sample_rate)
-            out.writeframes(samples)
+            if failed:
+                return 2
+            with wave.open(str(path), "wb") as out:
+                out.setnchannels(1)
+                out.setsampwidth(2)
+                out.setframerate(self.sample_rate)
+                out.writeframes(b"".join(self._samples))
+            return 0
+        except BaseException:
+            return 3
 
 
 @cache

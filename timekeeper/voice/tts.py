@@ -22,7 +22,7 @@ import numpy as np
 from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
-from timekeeper.voice.engines import Engine, EspeakCli, get_engine
+from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
 from timekeeper.voice.settings import TtsSettings
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
@@ -96,11 +96,11 @@ class TtsVoice(Voice):
         engine = get_engine(self.engine_choice)
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
-        # The espeak-ng program runs as its own process per sentence, so phrases can be made side by
-        # side (one per core); other engines are driven from one thread.
+        # espeak-ng runs as its own process per sentence (its program, or a fork holding its
+        # library), so phrases can be made side by side (one per core); pyttsx3 from one thread.
         from concurrent.futures import ThreadPoolExecutor  # imported here: plan's timing check imports this module
 
-        workers = min(len(missing), os.cpu_count() or 1) if isinstance(engine, EspeakCli) else 1
+        workers = min(len(missing), os.cpu_count() or 1) if isinstance(engine, (EspeakCli, EspeakLibrary)) else 1
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for done, _ in enumerate(pool.map(self._synthesize, missing), start=1):
                 if progress is not None:

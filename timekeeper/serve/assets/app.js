@@ -35,9 +35,14 @@ function uiLanguage(wanted) {
 async function useLanguage(language) {
   language = uiLanguage(language);
   if (words.language !== language) {
-    const body = await api(`/api/messages/${language}`);
+    const rename = info && info.ui_language !== language; // voices by name in the page's language ("Englisch (Karibik)")
+    const [body, named] = await Promise.all([api(`/api/messages/${language}`), rename && api(`/api/info?lang=${language}`)]);
     words.messages = body.messages;
     words.language = language;
+    if (named) {
+      renameVoices(named.voices);
+      info.ui_language = language;
+    }
   }
   document.documentElement.lang = language;
   translatePage();
@@ -167,7 +172,8 @@ function fillSettings() {
   buildGenerateForm();
 }
 
-// The generate form is built from the generator's own option table (as `generate --help` shows it).
+// The generate form is built from the generator's own option table (as `generate --help` shows it);
+// its words are the catalogue's generate.* entries, the ones the server's messages use too.
 function buildGenerateForm() {
   const form = $("#gen");
   const fields = $("#gen-fields");
@@ -175,13 +181,14 @@ function buildGenerateForm() {
   for (const spec of info.generate.options) {
     const label = document.createElement("label");
     label.className = "field";
+    label.dataset.spec = spec.key;
     const name = document.createElement("span");
-    name.dataset.i18n = `page.gen.${spec.key}`;
+    name.dataset.unit = spec.unit;
     label.append(name);
     let input;
     if (spec.type === "choice") {
       input = document.createElement("select");
-      for (const choice of spec.choices) input.append(option(choice, choice));
+      spec.choices.forEach((choice, index) => input.append(option(choice, spec.choice_labels[index])));
       input.value = spec.default;
     } else {
       input = document.createElement("input");
@@ -197,9 +204,23 @@ function buildGenerateForm() {
 }
 
 function translateGenerateForm() {
-  for (const input of document.querySelectorAll("#gen input[data-spec]")) {
-    input.placeholder = input.dataset.example ? t("page.gen.official_example", { example: input.dataset.example }) : t("page.gen.official");
+  for (const label of document.querySelectorAll("#gen label[data-spec]")) {
+    const key = label.dataset.spec;
+    const name = label.querySelector("span");
+    const text = t(`generate.label.${key}`);
+    name.textContent = name.dataset.unit ? t(`generate.unit.${name.dataset.unit}`, { label: text }) : text;
+    label.title = t(`generate.help.${key}`);
   }
+  for (const choice of document.querySelectorAll("#gen select[name=kind] option")) choice.textContent = t(`generate.kind.${choice.value}`);
+  for (const input of document.querySelectorAll("#gen input[data-spec]")) {
+    input.placeholder = input.dataset.example ? t("generate.official_example", { example: input.dataset.example }) : t("page.gen.official");
+  }
+}
+
+function renameVoices(voices) {
+  const names = new Map(voices.map((v) => [v.id, v.name]));
+  for (const v of info.voices) if (names.has(v.id)) v.name = names.get(v.id);
+  for (const choice of $("#voice").options) if (names.has(choice.value)) choice.textContent = names.get(choice.value);
 }
 
 function fillVoices() {
@@ -384,21 +405,13 @@ function wireSetup() {
     setupChanged();
   });
   for (const radio of document.querySelectorAll("input[name=crew]")) radio.addEventListener("change", setupChanged);
-  for (const tab of document.querySelectorAll(".tab")) {
-    tab.addEventListener("click", () => {
-      for (const other of document.querySelectorAll(".tab")) {
-        const open = other === tab && $(`#${other.dataset.tab}`).hidden;
-        other.classList.toggle("active", open);
-        $(`#${other.dataset.tab}`).hidden = !open;
-      }
-    });
-  }
+  wireTabs();
   $("#gen").addEventListener("submit", (event) => {
     event.preventDefault();
     const data = generatorChoice(event.target);
     localStorage.setItem("tk-generate", JSON.stringify({ ...data, seed: "" })); // "new random mission" reuses them
     // the voice's overlaps come back as warnings
-    added(postJson("/api/tracks/generate", { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
+    added(postJson(`/api/tracks/generate?lang=${words.language}`, { ...data, language: $("#language").value, voice: $("#voice").value }), "page.added.generated");
   });
   $("#code").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -417,6 +430,32 @@ function wireSetup() {
   });
   $("#play-here").addEventListener("click", () => startGame(!$("#quiet").checked));
   $("#prompter-start").addEventListener("click", () => startGame(false, true));
+}
+
+// The ways to add a track are a tab list (ARIA tabs): a click opens a tab's form, or closes it
+// again; the arrow keys, Home and End move between the tabs and open the one they reach.
+function wireTabs() {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const choose = (tab, toggle) => {
+    for (const other of tabs) {
+      const open = other === tab && (!toggle || $(`#${other.dataset.tab}`).hidden);
+      other.classList.toggle("active", open);
+      other.setAttribute("aria-selected", String(open));
+      other.tabIndex = other === tab ? 0 : -1;
+      $(`#${other.dataset.tab}`).hidden = !open;
+    }
+  };
+  tabs.forEach((tab, index) => {
+    tab.addEventListener("click", () => choose(tab, true));
+    tab.addEventListener("keydown", (event) => {
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+      const to = event.key === "Home" ? 0 : event.key === "End" ? tabs.length - 1 : step ? (index + step + tabs.length) % tabs.length : null;
+      if (to === null) return;
+      event.preventDefault();
+      tabs[to].focus();
+      choose(tabs[to], false);
+    });
+  });
 }
 
 async function startGame(withSound, prompter = false) {
@@ -538,6 +577,7 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
     connect(game.id, start);
   }
   follow();
+  if (game.playback.status === "ended") showCard(); // a screen that joins after the end: the card and log form
 }
 
 // Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
@@ -635,6 +675,8 @@ async function receive(message) {
     if (was !== "ended" && view.playback.status === "ended") ended();
     if (was === "ended" && view.playback.status !== "ended") undone();
     follow();
+  } else if (message.type === "logged") {
+    showLogged(message.recorded); // this game's mission was recorded, changed or removed (log.js)
   } else if (message.type === "error") {
     toast(t("page.error.server", { message: errorText({ message: message.error, body: message }) }), true);
   }
@@ -976,109 +1018,12 @@ async function newRandom() {
   const { language, voice } = view.game.settings;
   const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
   try {
-    const made = await postJson("/api/tracks/generate", { ...chosen, seed: "", count: 1, campaign: false, language,
+    const made = await postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, seed: "", count: 1, campaign: false, language,
       voice: offered ? offered.id : "" });
     setUpNext(made.tracks[0].id);
   } catch (error) {
     toast(errorText(error), true);
   }
-}
-
-// ---- the ship's log -------------------------------------------------------------------------
-async function buildLogForm() {
-  const box = $("#log-fields");
-  if (box.dataset.game === view.game.id) return;
-  box.dataset.game = view.game.id;
-  box.replaceChildren();
-  $("#log-result").textContent = "";
-  let form;
-  try {
-    form = await api(`/api/games/${view.game.id}/log`);
-  } catch (error) {
-    $("#log-result").textContent = errorText(error);
-    return;
-  }
-  for (const field of form.fields) {
-    const label = document.createElement("label");
-    label.className = `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}`;
-    label.dataset.name = field.name;
-    label.append(field.label);
-    let input;
-    if (field.choices.length) {
-      input = document.createElement("select");
-      for (const choice of field.choices) input.append(option(choice, choice));
-    } else {
-      input = document.createElement("input");
-      if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
-      if (field.kind === "date") input.type = "date";
-      if (field.high != null) input.max = field.high;
-      input.placeholder = field.hint;
-    }
-    input.name = field.name;
-    input.value = form.values[field.name] ?? field.default;
-    if (field.campaign_fixed && form.values.campaign) input.disabled = true; // the campaign decides these
-    const why = document.createElement("span");
-    why.className = "why";
-    label.append(input, why);
-    box.append(label);
-  }
-  $("#logform").dataset.campaign = form.values.campaign || "";
-}
-
-async function recordMission(event) {
-  event.preventDefault();
-  const form = event.target;
-  const values = Object.fromEntries([...form.querySelectorAll("[name]")].map((input) => [input.name, input.value]));
-  if (form.dataset.campaign) values.campaign = form.dataset.campaign;
-  for (const label of form.querySelectorAll(".field")) {
-    label.classList.remove("bad");
-    label.querySelector(".why").textContent = "";
-  }
-  try {
-    const entry = await postJson(`/api/games/${view.game.id}/log`, values);
-    const score = entry.score == null ? t(entry.won ? "page.log.scored_campaign" : "page.log.lost") : t("page.log.score", { score: entry.score });
-    $("#log-result").textContent = t("page.log.recorded", { id: entry.id, score });
-    form.querySelector("button").disabled = true;
-  } catch (error) {
-    $("#log-result").textContent = errorText(error);
-    for (const [name, why] of Object.entries((error.body && error.body.fields) || {})) {
-      const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
-      if (label) {
-        label.classList.add("bad");
-        label.querySelector(".why").textContent = why;
-      }
-    }
-  }
-}
-
-// The log opens over the page, never instead of it: the sound plays on while the crew reads it.
-async function showLog() {
-  $("#logview").hidden = false;
-  document.body.classList.add("sheet-open");
-  const log = await api("/api/log");
-  const table = $("#log-table");
-  table.replaceChildren();
-  const head = table.createTHead().insertRow();
-  for (const column of log.columns) head.append(Object.assign(document.createElement("th"), { textContent: column }));
-  const body = table.createTBody();
-  for (const line of log.lines) {
-    const row = body.insertRow();
-    if (line.campaign) {
-      row.className = "campaign";
-      Object.assign(row.insertCell(), { colSpan: log.columns.length, textContent: line.campaign });
-    } else {
-      row.className = line.bracket;
-      for (const cell of line.cells) row.insertCell().textContent = cell;
-    }
-  }
-  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: log.columns.length, textContent: t("page.log.empty") });
-  $("#log-stats").textContent = log.stats;
-  $("#log-close").focus();
-}
-
-function closeLog() {
-  $("#logview").hidden = true;
-  document.body.classList.remove("sheet-open");
 }
 
 async function download(format) {
@@ -1124,7 +1069,6 @@ function wireGame() {
   audio.addEventListener("pause", () => view.sound && report());
   audio.addEventListener("ended", () => view.sound && audio.src.includes("/sound.wav") && send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
-  $("#logform").addEventListener("submit", recordMission);
   $("#end").addEventListener("click", () => send({ type: "end" }));
   $("#undo button").addEventListener("click", () => send({ type: "undo" }));
   $("#print").addEventListener("click", () => window.print());
@@ -1227,4 +1171,5 @@ async function route() {
 
 wireSetup();
 wireGame();
+wireLog();
 route();

@@ -1,0 +1,122 @@
+"""Accessibility checks run inside the page in Chromium: axe-core (from npm, see package.json)
+against WCAG 2 A and AA, and the size of every touch target. Shared by the browser tests and
+benchmarks/bench_a11y.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
+MIN_TARGET_PX = 44  # WCAG 2.5.5 (AAA) and the platforms' guidelines: 44 x 44 CSS pixels
+
+_RUN_AXE = """
+const done = arguments[arguments.length - 1];
+axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["violations"]})
+  .then((result) => done(result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({target: n.target.join(" "), summary: n.failureSummary})),
+  }))))
+  .catch((error) => done([{id: "axe-error", impact: "critical", help: String(error), nodes: []}]));
+"""
+
+# Every visible control a finger can press: its box, or the box of the label that wraps it (a
+# check box's label is its target), must be at least MIN_TARGET_PX in both directions.
+_SMALL_TARGETS = """
+const minimum = arguments[0];
+const selector = "a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex='-1']), [role=tab]";
+const small = [];
+for (const element of document.querySelectorAll(selector)) {
+  if (element.closest("[hidden], [inert]") || !element.getClientRects().length) continue;
+  const style = getComputedStyle(element);
+  if (style.visibility === "hidden" || element.closest("[aria-hidden=true]")) continue;
+  if (element.closest("table.card, .card") && element.tagName === "A") continue;
+  const target = element.closest("label") || element;
+  const box = target.getBoundingClientRect();
+  if (box.width < minimum - 0.5 || box.height < minimum - 0.5) {
+    const name = element.id ? "#" + element.id : element.tagName.toLowerCase() + (element.name ? `[name=${element.name}]` : "");
+    small.push({element: name, text: (target.textContent || element.value || "").trim().slice(0, 40),
+                width: Math.round(box.width), height: Math.round(box.height)});
+  }
+}
+return small;
+"""
+
+_SMALLEST = """
+const selector = "a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex='-1'])";
+let smallest = Infinity;
+for (const element of document.querySelectorAll(selector)) {
+  if (element.closest("[hidden], [inert], [aria-hidden=true]") || !element.getClientRects().length) continue;
+  const box = (element.closest("label") || element).getBoundingClientRect();
+  smallest = Math.min(smallest, box.width, box.height);
+}
+return smallest === Infinity ? null : smallest;
+"""
+
+
+def axe_available() -> bool:
+    return AXE_JS.is_file()
+
+
+def axe_violations(driver) -> list[dict]:
+    """axe-core's WCAG 2 A/AA violations of the page as it is now: id, impact, help and the elements."""
+    if not driver.execute_script("return typeof axe !== 'undefined'"):
+        driver.execute_script(AXE_JS.read_text(encoding="utf-8"))
+    return driver.execute_async_script(_RUN_AXE, list(WCAG_TAGS))
+
+
+def describe(violations: list[dict]) -> str:
+    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']}: " + "; ".join(n["target"] for n in v["nodes"][:6])
+                     for v in violations)
+
+
+def small_targets(driver, minimum: int = MIN_TARGET_PX) -> list[dict]:
+    """The visible controls whose target (itself, or its label) is under `minimum` CSS pixels."""
+    return driver.execute_script(_SMALL_TARGETS, minimum)
+
+
+def smallest_target(driver) -> float | None:
+    """The smallest side, in CSS pixels, of any visible control's target."""
+    return driver.execute_script(_SMALLEST)
+
+
+# ---- the screens checked ----------------------------------------------------------------------
+SCREENS = ("setup", "mission", "ended", "log")
+
+
+def open_screen(driver, server, screen: str, language: str = "en") -> None:
+    """Bring the page to `screen` in `language`: the set-up screen, a mission playing with the
+    outage banner up and its panels open, a mission ended with its card and log form, the log."""
+    from serving import wait_for
+
+    if screen in ("setup", "log"):  # the page's language is the one chosen last on this device
+        driver.get(server.url + ("log" if screen == "log" else ""))
+        driver.execute_script("localStorage.setItem('tk-language', arguments[0])", language)
+        driver.refresh()
+        wait_for(driver, f"document.documentElement.lang === '{language}'")
+    if screen == "setup":
+        wait_for(driver, "document.querySelectorAll('#track option').length > 5")
+        return
+    if screen == "log":
+        wait_for(driver, "document.querySelector('#log-table tbody tr') && document.querySelector('#log-stats figure')")
+        return
+    reply = server.request("/api/games", method="POST",
+                           json_body={"track": "builtin:mission-1", "settings": {"language": language}})
+    assert reply.status == 200, reply.body
+    game = reply.json()
+    outage = next(c for c in game["timeline"]["cues"] if c["kind"] == "comms_down")
+    ends = game["timeline"]["phase_ends_ms"]
+    for command in ({"type": "play"}, {"type": "seek", "at_ms": outage["at_ms"] + 500}):
+        assert server.request(f"/api/games/{game['id']}/command", method="POST", json_body=command).status == 200
+    driver.get(game["join_url"])  # a joined screen speaks the game's language
+    wait_for(driver, "window.timekeeper && window.timekeeper.view.game && !document.getElementById('join-tap').hidden"
+                     f" && document.documentElement.lang === '{language}'")
+    driver.find_element("css selector", "#join-tap button").click()
+    if screen == "mission":
+        wait_for(driver, "!document.getElementById('banner').hidden")
+        driver.execute_script("for (const d of document.querySelectorAll('#game details')) d.open = true;")
+        return
+    for command in ({"type": "seek", "at_ms": ends[1] + 1000}, {"type": "end"}):
+        assert server.request(f"/api/games/{game['id']}/command", method="POST", json_body=command).status == 200
+    wait_for(driver, "document.querySelectorAll('#card tr').length > 5 && document.querySelector('#logform [name=survived]')")

@@ -1,0 +1,132 @@
+"""The page's accessibility in a real Chromium: axe-core (WCAG 2 A/AA) finds nothing on the set-up
+screen, a playing mission with the outage banner, an ended mission with its card and the ship's
+log, at phone and laptop sizes; every control is a 44 px touch target; the tab list works from the
+keyboard; the banner keeps its contrast through its pulse and stops pulsing for reduced motion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from accessibility import (
+    MIN_TARGET_PX,
+    SCREENS,
+    axe_available,
+    axe_violations,
+    describe,
+    open_screen,
+    small_targets,
+)
+from logbook_helpers import timekeeper
+from serving import LAPTOP, PHONE, start_server, wait_for
+
+pytestmark = [
+    pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (.ci/run)"),
+    pytest.mark.skipif(not axe_available(), reason="needs axe-core from npm (`npm ci`, as .ci/run does)"),
+]
+LANGUAGES = ("en", "de")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("a11y")
+    log = folder / "log.sqlite3"
+    for track, points in (("mission-2", ("6", "8")), ("mission-3", ("3", "12")), ("mission-2", ("2", "4"))):
+        added = timekeeper(log, "add", "--no-prompt", "--crew", "Ann:captain, Bob:co, Cid:sc, Dee", "--track", track,
+                           "--survived", points[0], "--destroyed", points[1])
+        assert added.returncode == 0, added.stderr
+    running = start_server(folder / "state", "--log", str(log))
+    yield running
+    assert running.stop() == 130
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["360x640", "1280x800"])
+def test_axe_finds_no_wcag_violation_on_any_screen(server, open_browsers, size, phone, language):
+    driver = open_browsers(size, phone)
+    found = {}
+    for screen in SCREENS:
+        open_screen(driver, server, screen, language)
+        violations = axe_violations(driver)
+        if violations:
+            found[screen] = describe(violations)
+    open_screen(driver, server, "log", language)  # the dialogs of the log
+    driver.find_element("css selector", "#log-table .actions button").click()
+    wait_for(driver, "document.getElementById('log-edit').open && document.querySelector('#log-edit [name=survived]')")
+    violations = axe_violations(driver)
+    if violations:
+        found["log: edit"] = describe(violations)
+    assert not found, found
+
+
+def test_every_control_is_a_44_px_touch_target_on_a_phone(server, open_browsers):
+    driver = open_browsers(PHONE, True)
+    found = {}
+    for screen in SCREENS:
+        open_screen(driver, server, screen)
+        small = small_targets(driver)
+        if screen == "setup":
+            for tab in ("tab-gen", "tab-code", "tab-file"):  # each tab's form open too
+                driver.find_element("id", tab).click()
+                small += small_targets(driver)
+        if small:
+            found[screen] = small
+    driver.find_element("css selector", "#log-table .actions button").click()
+    wait_for(driver, "document.getElementById('log-edit').open")
+    if small_targets(driver):
+        found["log: edit"] = small_targets(driver)
+    assert not found, found
+    # the measure is real: a control made smaller than 44 px is found
+    driver.execute_script("document.querySelector('#log-edit button').style.cssText = 'min-height: 0; padding: 0'")
+    assert any(s["height"] < MIN_TARGET_PX for s in small_targets(driver))
+
+
+def test_the_tab_list_works_from_the_keyboard(server, open_browsers):
+    from selenium.webdriver.common.keys import Keys
+
+    driver = open_browsers(LAPTOP)
+    open_screen(driver, server, "setup")
+    selected = "[...document.querySelectorAll('[role=tab]')].map(t => t.getAttribute('aria-selected') + t.tabIndex)"
+    assert driver.execute_script(f"return {selected}") == ["false0", "false-1", "false-1"]
+    first = driver.find_element("id", "tab-gen")
+    first.click()
+    assert driver.execute_script(f"return {selected}") == ["true0", "false-1", "false-1"]
+    assert driver.find_element("id", "gen").is_displayed()
+    first.send_keys(Keys.ARROW_RIGHT)
+    assert driver.execute_script("return document.activeElement.id") == "tab-code"
+    assert driver.execute_script(f"return {selected}") == ["false-1", "true0", "false-1"]
+    assert driver.find_element("id", "code").is_displayed() and not driver.find_element("id", "gen").is_displayed()
+    driver.switch_to.active_element.send_keys(Keys.END)
+    assert driver.execute_script("return document.activeElement.id") == "tab-file"
+    driver.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)  # round to the first
+    assert driver.execute_script("return [document.activeElement.id, document.getElementById('gen').hidden]") == [
+        "tab-gen", False]
+    assert driver.execute_script("return document.getElementById('gen').getAttribute('aria-labelledby')") == "tab-gen"
+
+
+CONTRAST = """
+const banner = document.getElementById('banner');
+const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(Number).map((v) => v / 255)
+  .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const ratios = [];
+const animation = banner.getAnimations()[0];
+for (const at of [0, 150, 300, 450, 600, 750, 900, 1050]) {
+  if (animation) { animation.pause(); animation.currentTime = at; }
+  const style = getComputedStyle(banner);
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  ratios.push({ratio: (a + 0.05) / (b + 0.05), opacity: Number(style.opacity), background: style.backgroundColor});
+}
+return {ratios, animated: Boolean(animation)};
+"""
+
+
+def test_the_banner_keeps_its_contrast_through_its_pulse_and_rests_for_reduced_motion(server, open_browsers):
+    driver = open_browsers(PHONE, True)
+    open_screen(driver, server, "mission")
+    measured = driver.execute_script(CONTRAST)
+    assert measured["animated"]
+    assert len({r["background"] for r in measured["ratios"]}) > 1  # it does pulse
+    assert all(r["ratio"] >= 4.5 and r["opacity"] == 1 for r in measured["ratios"]), measured
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    assert driver.execute_script("return document.getElementById('banner').getAnimations().length") == 0
+    assert driver.execute_script(CONTRAST)["ratios"][0]["ratio"] >= 4.5

@@ -1,0 +1,74 @@
+"""The words the server gives the page, seen in a real headless Chromium: the generate form in the
+UI language from the catalogue's generate.* entries (the same words the command line's help and
+the server's messages use), voices by name. Debian's chromium against a real server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import test_serve_browser as browser_tests
+from serving import LAPTOP, wait_for
+
+server = browser_tests.server
+open_browsers = browser_tests.open_browsers
+
+pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
+                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+FORM = """return [...document.querySelectorAll('#gen label[data-spec]')].map((label) => ({
+  key: label.dataset.spec, name: label.querySelector('span').textContent, help: label.title,
+  placeholder: (label.querySelector('input') || {}).placeholder || '',
+  choices: [...label.querySelectorAll('option')].map((option) => option.textContent)}));"""
+
+
+def german(driver) -> None:
+    driver.execute_script("const l = document.getElementById('language'); l.value = 'de'; l.dispatchEvent(new Event('change'));")
+    wait_for(driver, "document.documentElement.lang === 'de'")
+
+
+def test_the_generate_form_speaks_the_page_language(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#gen label[data-spec]').length > 10")
+    english = {field["key"]: field for field in driver.execute_script(FORM)}
+    assert english["outages"]["name"] == "Communication outages" and english["ambush_chance"]["name"] == "Ambush chance (%)"
+    assert english["outages"]["help"].startswith("How many communication outages")
+    german(driver)
+    fields = {field["key"]: field for field in driver.execute_script(FORM)}
+    assert fields["outages"]["name"] == "Kommunikationsausfälle" and fields["outage_length"]["name"] == "Ausfalldauer (s)"
+    assert fields["length"]["name"] == "Missionsdauer (m:ss)" and fields["outages"]["placeholder"] == "offiziell (z. B. 3)"
+    assert fields["outages"]["help"].startswith("Wie viele Kommunikationsausfälle")
+    assert fields["kind"]["choices"] == ["Mission", "Simulation", "Doppelaktion"]
+    assert len(fields) == len(english) and all(field["name"] and field["help"] for field in fields.values())
+    driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+def test_the_voice_list_names_voices_in_the_browsers_language(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#voice option').length > 1")
+    names = driver.execute_script("return [...document.querySelectorAll('#voice option')].map((o) => [o.value, o.textContent]);")
+    shown = dict(names)
+    assert shown[""] == "Built-in voice" and shown.get("tts:en-GB-x-rp") == "English (United Kingdom, Received Pronunciation)"
+    assert all(text != value.removeprefix("tts:") for value, text in names), names
+    driver.execute_script("const l = document.getElementById('language'); l.value = 'en'; l.dispatchEvent(new Event('change'));")
+    german(driver)  # the German voices, named in German
+    wait_for(driver, "document.querySelector('#voice option').textContent === 'Eingebaute Stimme'")
+    shown = dict(driver.execute_script("return [...document.querySelectorAll('#voice option')].map((o) => [o.value, o.textContent]);"))
+    assert shown.get("tts:de") == "Deutsch", shown
+    driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+def test_a_relaxed_rule_is_reported_with_the_form_labels_in_the_page_language(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#gen label[data-spec]').length > 10")
+    german(driver)
+    driver.find_element("css selector", "[data-tab=gen]").click()
+    driver.find_element("css selector", "#gen input[name=seed]").send_keys("4711")
+    driver.find_element("css selector", "#gen input[name=outages]").send_keys("6")
+    driver.find_element("css selector", "#gen button[type=submit]").click()
+    wait_for(driver, "document.body.textContent.includes('Kommunikationsausfälle“ 6')", 30)
+    text = driver.execute_script("return document.body.textContent")
+    assert "Anzahl der Ereignisse — „Kommunikationsausfälle“ 6 (offiziell 2-5" in text and "--outages" not in text
+    driver.execute_script("localStorage.setItem('tk-language', 'en')")

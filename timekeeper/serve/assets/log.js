@@ -1,0 +1,338 @@
+// The ship's log in the page: record a played game (once: every screen of the game sees it is
+// recorded), the log with its statistics as tables and a chart, correcting and removing a mission.
+// Loaded before app.js, whose helpers ($, api, postJson, option, toast, t, errorText, view) it calls
+// when used; every word comes from the catalogue (log.* keys).
+"use strict";
+
+function element(tag, props = {}, ...children) {
+  const made = Object.assign(document.createElement(tag), props);
+  made.append(...children);
+  return made;
+}
+
+function scoreText(entry) {
+  if (entry.score != null) return t("log.score", { score: entry.score });
+  return t(entry.won ? "log.score.campaign" : "log.score.lost");
+}
+
+// ---- the form: one builder for "record this mission" and for correcting one -------------------
+function fillFields(box, fields, values, fixed = false) {
+  box.replaceChildren();
+  for (const field of fields) {
+    const label = element("label", { className: `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}` });
+    label.dataset.name = field.name;
+    label.append(t(`log.field.${field.name}`));
+    let input;
+    if (field.choices.length) {
+      input = element("select");
+      for (const choice of field.choices) input.append(option(choice, choice));
+    } else {
+      input = element("input");
+      if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
+      if (field.kind === "date") input.type = "date";
+      if (field.high != null) input.max = field.high;
+      if (field.hint) input.placeholder = t(`log.hint.${field.name}`);
+    }
+    input.name = field.name;
+    input.value = values[field.name] ?? field.default;
+    if (fixed && field.campaign_fixed) input.disabled = true; // the campaign decides these
+    label.append(input, element("span", { className: "why" }));
+    box.append(label);
+  }
+}
+
+function formValues(form) {
+  return Object.fromEntries([...form.querySelectorAll("[name]:not(:disabled)")].map((input) => [input.name, input.value]));
+}
+
+function markProblems(form, error) {
+  for (const label of form.querySelectorAll(".field")) {
+    label.classList.remove("bad");
+    label.querySelector(".why").textContent = "";
+    const input = label.querySelector("[name]");
+    if (input) input.removeAttribute("aria-invalid");
+  }
+  for (const [name, why] of Object.entries((error && error.body && error.body.fields) || {})) {
+    const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
+    if (!label) continue;
+    label.classList.add("bad");
+    label.querySelector(".why").textContent = why;
+    label.querySelector("[name]").setAttribute("aria-invalid", "true");
+  }
+}
+
+// ---- after a game: record it once ----------------------------------------------------------
+async function buildLogForm() {
+  const box = $("#log-fields");
+  if (box.dataset.game === view.game.id) return;
+  box.dataset.game = view.game.id;
+  box.replaceChildren();
+  $("#log-result").textContent = "";
+  let form;
+  try {
+    form = await api(`/api/games/${view.game.id}/log`);
+  } catch (error) {
+    $("#log-result").textContent = errorText(error);
+    return;
+  }
+  if (form.recorded) return showLogged(form.recorded, "log.recorded");
+  fillFields(box, form.fields, form.values, Boolean(form.values.campaign));
+  $("#logform").dataset.campaign = form.values.campaign || "";
+  $("#logform").querySelector("button[type=submit]").disabled = false;
+}
+
+// The game's mission is in the log (recorded here or on another screen), or was removed (null).
+function showLogged(recorded, how = "log.recorded.other") {
+  if (!view.game || $("#after").hidden) return;
+  const form = $("#logform");
+  if (!recorded) {
+    form.classList.remove("done");
+    $("#log-fields").dataset.game = "";
+    buildLogForm();
+    return;
+  }
+  $("#log-fields").replaceChildren();
+  form.querySelector("button[type=submit]").disabled = true;
+  form.classList.add("done");
+  const result = $("#log-result");
+  const open = element("a", { href: "/log", textContent: t("log.open") });
+  open.addEventListener("click", (event) => {
+    event.preventDefault(); // over the page, as the bar's link opens it: the sound plays on
+    $("#loglink").click();
+  });
+  result.replaceChildren(t(how, { id: recorded.id, score: scoreText(recorded) }), " ", open);
+}
+
+async function recordMission(event) {
+  event.preventDefault();
+  const form = event.target;
+  const values = formValues(form);
+  if (form.dataset.campaign) values.campaign = form.dataset.campaign;
+  markProblems(form, null);
+  try {
+    showLogged(await postJson(`/api/games/${view.game.id}/log`, values), "log.recorded");
+  } catch (error) {
+    if (error.body && error.body.recorded) return showLogged(error.body.recorded);
+    $("#log-result").textContent = errorText(error);
+    markProblems(form, error);
+  }
+}
+
+// ---- the log: over the page, never instead of it (the sound plays on while the crew reads it) ----
+async function showLog() {
+  $("#logview").hidden = false;
+  document.body.classList.add("sheet-open");
+  const log = await api("/api/log");
+  drawLogTable(log);
+  drawStats(log.stats);
+  $("#log-home").hidden = !$("#log-close").hidden; // the log page alone (/log): a way to the set-up screen
+  if (!$("#log-close").hidden) $("#log-close").focus();
+}
+
+function closeLog() {
+  $("#logview").hidden = true;
+  document.body.classList.remove("sheet-open");
+}
+
+function drawLogTable(log) {
+  const table = $("#log-table");
+  table.replaceChildren(element("caption", { className: "sr-only", textContent: t("log.table") }));
+  const head = table.createTHead().insertRow();
+  head.append(element("th", { scope: "col", textContent: t("log.actions") })); // first: in view on a phone
+  for (const column of log.columns) {
+    const key = column.replace(/[^a-z]+/gi, "_").replace(/^_|_$/g, "") || "number";
+    head.append(element("th", { scope: "col", textContent: t(`log.column.${key}`) }));
+  }
+  const body = table.createTBody();
+  const width = log.columns.length + 1;
+  for (const line of log.lines) {
+    const row = body.insertRow();
+    if (line.campaign) {
+      row.className = "campaign";
+      Object.assign(row.insertCell(), { colSpan: width, textContent: campaignText(line) });
+      continue;
+    }
+    row.className = line.bracket;
+    const cell = row.insertCell();
+    const actions = element("div", { className: "actions" });
+    cell.append(actions);
+    for (const text of line.cells) row.insertCell().textContent = text;
+    if (line.destroyed_by) row.lastChild.textContent = t("log.destroyed_by", { threat: line.destroyed_by });
+    const [id, date, track] = line.cells;
+    actions.append(element("button", { type: "button", className: "button ghost small", textContent: t("log.edit"),
+      onclick: () => editMission(line.id) }));
+    actions.lastChild.setAttribute("aria-label", t("log.edit.label", { id }));
+    if (line.removable) {
+      actions.append(element("button", { type: "button", className: "button ghost small danger",
+        textContent: t("log.delete"), onclick: () => askRemove(line.id, { id, date, track }) }));
+      actions.lastChild.setAttribute("aria-label", t("log.delete.label", { id }));
+    }
+  }
+  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: width, textContent: t("log.empty") });
+}
+
+// "Campaign 2 (open, 1 mission): threats 26 - damage 3 - ... = 25", in the page's words
+function campaignText(line) {
+  const head = t(line.flown === 1 ? "log.campaign.one" : "log.campaign.many",
+    { id: line.id, status: t(`log.status.${line.status}`), count: line.flown });
+  if (line.status === "lost") return `${head}: ${t("log.campaign.lost", { threat: line.destroyed_by })}`;
+  if (!line.score) return `${head}: ${t("log.campaign.nothing")}`;
+  return `${head}: ${t("log.campaign.score", line.score)}`;
+}
+
+async function editMission(id) {
+  const dialog = $("#log-edit");
+  const form = dialog.querySelector("form");
+  let mission;
+  try {
+    mission = await api(`/api/log/${id}`);
+  } catch (error) {
+    return toast(errorText(error), true);
+  }
+  form.dataset.id = id;
+  $("#log-edit-title").textContent = t("log.edit.title", { id, track: mission.track });
+  fillFields($("#log-edit-fields"), mission.fields, mission.values, mission.campaign != null);
+  $("#log-edit-result").textContent = "";
+  dialog.showModal();
+}
+
+async function saveMission(event) {
+  event.preventDefault();
+  if (event.submitter && event.submitter.value === "cancel") return $("#log-edit").close();
+  const form = event.target;
+  markProblems(form, null);
+  try {
+    const entry = await api(`/api/log/${form.dataset.id}`, {
+      method: "PATCH", body: JSON.stringify(formValues(form)), headers: { "Content-Type": "application/json" } });
+    $("#log-edit").close();
+    toast(t("log.edited", { id: entry.id, score: scoreText(entry) }));
+    showLog();
+  } catch (error) {
+    $("#log-edit-result").textContent = errorText(error);
+    markProblems(form, error);
+  }
+}
+
+function askRemove(id, what) {
+  const dialog = $("#log-delete");
+  dialog.querySelector("form").dataset.id = id;
+  $("#log-delete-text").textContent = t("log.delete.ask", what);
+  dialog.showModal();
+}
+
+async function removeMission(event) {
+  event.preventDefault();
+  const dialog = $("#log-delete");
+  dialog.close();
+  if (!event.submitter || event.submitter.value !== "remove") return;
+  const id = event.target.dataset.id;
+  try {
+    await api(`/api/log/${id}`, { method: "DELETE" });
+    toast(t("log.deleted", { id }));
+    showLog();
+  } catch (error) {
+    toast(errorText(error), true);
+  }
+}
+
+// ---- statistics: tables and a chart -----------------------------------------------------------
+function drawStats(stats) {
+  const box = $("#log-stats");
+  box.replaceChildren(scoreChart(stats.tables.find((table) => table.by === "track")));
+  for (const table of stats.tables) box.append(statsTable(table));
+  const all = stats.overall;
+  box.append(element("p", { className: "overall", textContent: t("log.overall", {
+    missions: all.missions, wins: all.wins, best: all.best ?? "-", mean: all.mean ?? "-" }) }));
+}
+
+function statsTable({ by, groups }) {
+  const campaigns = by === "campaigns";
+  const keys = ["missions", "won", "best", "mean", ...(campaigns ? ["open"] : [])].map((k) =>
+    k === "missions" && campaigns ? "finished" : k);
+  const table = element("table", { className: "logtable stats" },
+    element("caption", { className: "sr-only", textContent: t(`log.stats.${by}`) })); // its first column says it
+  const head = table.createTHead().insertRow();
+  head.append(element("th", { scope: "col", textContent: t(`log.stats.${by}`) }));
+  for (const key of keys) head.append(element("th", { scope: "col", className: "num", textContent: t(`log.stats.${key}`) }));
+  const body = table.createTBody();
+  for (const group of groups) {
+    const row = body.insertRow();
+    row.append(element("th", { scope: "row", textContent: group.key }));
+    const cells = [group.missions, group.wins, group.best ?? "-", group.mean ?? "-", ...(campaigns ? [group.open] : [])];
+    for (const cell of cells) Object.assign(row.insertCell(), { className: "num", textContent: cell });
+  }
+  const region = element("div", { className: "scroll", tabIndex: 0, role: "region" }, table);
+  region.setAttribute("aria-label", t(`log.stats.${by}`));
+  return region;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attributes = {}, text = "") {
+  const made = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+  if (text !== "") made.textContent = text;
+  return made;
+}
+
+// Best and mean score per track as horizontal bars: long track names fit a phone's width.
+function scoreChart(table) {
+  const groups = ((table && table.groups) || []).filter((g) => g.best != null);
+  const figure = element("figure", { className: "chart" });
+  const title = t("log.chart.title");
+  figure.append(element("figcaption", { textContent: title }));
+  if (!groups.length) {
+    figure.append(element("p", { className: "hint", textContent: t("log.chart.empty") }));
+    return figure;
+  }
+  const WIDTH = Math.round(Math.max(300, Math.min(760, $("#log-stats").clientWidth || 600))); // drawn 1:1: text at its size
+  const ROW = 34, BAR = 12, LEFT = Math.round(Math.min(WIDTH * 0.36, 190)), RIGHT = 44, TOP = 26;
+  const fits = Math.floor((LEFT - 12) / 7.5); // characters of a track's name beside its bars
+  const low = Math.min(0, ...groups.map((g) => Math.min(g.best, g.mean)));
+  const high = Math.max(1, ...groups.map((g) => g.best));
+  const x = (value) => LEFT + ((value - low) / (high - low)) * (WIDTH - LEFT - RIGHT);
+  const height = TOP + groups.length * ROW + 8;
+  const chart = svg("svg", { viewBox: `0 0 ${WIDTH} ${height}`, width: WIDTH, height, role: "img", class: "chart-svg",
+    "aria-labelledby": "chart-title chart-desc" });
+  chart.append(svg("title", { id: "chart-title" }, title));
+  const best = t("log.chart.best"), mean = t("log.chart.mean");
+  chart.append(svg("desc", { id: "chart-desc" }, groups.map((g) => `${g.key}: ${best} ${g.best}, ${mean} ${g.mean}`).join("; ")));
+  const legend = svg("g", { class: "legend", "aria-hidden": "true" });
+  legend.append(svg("rect", { x: LEFT, y: 6, width: 12, height: 12, class: "bar-best" }),
+    svg("text", { x: LEFT + 18, y: 16 }, best),
+    svg("rect", { x: LEFT + 90, y: 6, width: 12, height: 12, class: "bar-mean" }),
+    svg("text", { x: LEFT + 108, y: 16 }, mean));
+  chart.append(legend);
+  chart.append(svg("line", { x1: x(0), x2: x(0), y1: TOP - 4, y2: height - 4, class: "axis" }));
+  groups.forEach((group, index) => {
+    const y = TOP + index * ROW;
+    const name = group.key.length > fits ? `${group.key.slice(0, fits - 1)}…` : group.key;
+    chart.append(svg("text", { x: LEFT - 8, y: y + BAR + 4, "text-anchor": "end" }, name));
+    for (const [value, kind, dy] of [[group.best, "best", 0], [group.mean, "mean", BAR + 2]]) {
+      const from = x(Math.min(0, value)), to = x(Math.max(0, value));
+      chart.append(svg("rect", { x: from, y: y + dy, width: Math.max(1, to - from), height: BAR, class: `bar-${kind}` }));
+      chart.append(svg("text", { x: to + 4, y: y + dy + BAR - 2, class: "value" }, String(value)));
+    }
+  });
+  figure.append(chart);
+  return figure;
+}
+
+// A screen that slept or lost its connection may have missed a "logged" message: ask again.
+async function checkLogged() {
+  if (!view.game || $("#after").hidden || !$("#log-fields").dataset.game) return;
+  try {
+    const form = await api(`/api/games/${view.game.id}/log`);
+    const done = $("#logform").classList.contains("done");
+    if (form.recorded || done) showLogged(form.recorded);
+  } catch (error) {
+    // the next message or wake-up tries again
+  }
+}
+
+function wireLog() {
+  document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && checkLogged());
+  $("#logform").addEventListener("submit", recordMission);
+  $("#log-edit form").addEventListener("submit", saveMission);
+  $("#log-delete form").addEventListener("submit", removeMission);
+}
