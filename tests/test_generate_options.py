@@ -490,8 +490,8 @@ def _fingerprint(texts: list[str]) -> str:
     return hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
 
 
-PINNED_LENGTHS = "d2b65d15afd0ca27"  # re-pinned when two unused fields left CueLengths; missions unchanged
-PINNED_MISSIONS = "32fc5a6d042ea269"  # re-pinned when the notes got the whole command; events unchanged (old pin with old notes)
+PINNED_LENGTHS = "e0c3ca0cab9245fd"  # re-pinned (version 5) when every language moved to 175 words/min; missions unchanged
+PINNED_MISSIONS = "fc8dabf59cbbfa4a"  # re-pinned (version 5) when two corrected official tracks moved double action reports to 2-3 points
 
 
 def test_pinned_missions_and_cue_lengths() -> None:

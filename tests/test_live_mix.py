@@ -32,7 +32,7 @@ class RecordingOutput(NullOutput):
 def test_the_stream_is_the_render_mix_with_speech_at_the_cue_time() -> None:
     scenario = load_scenario(str(TRACK))
     prepared = prepare_mix(scenario, MixSettings(background=False))
-    start_ms = 143_000  # 2:23; "Incoming data" is due at 2:25
+    start_ms = 143_500  # 2:23.5, after the phase end's last words; "Incoming data" is due at 2:25
     mix = premix(prepared, start_ms)
     output = RecordingOutput()
     output.open(PcmFormat(mix.sample_rate, mix.channels, mix.sample_width))
@@ -46,4 +46,4 @@ def test_the_stream_is_the_render_mix_with_speech_at_the_cue_time() -> None:
     assert recorded == b"".join(prepared.pcm(start_ms))[: len(recorded)]  # the same mix as render
     samples = np.frombuffer(recorded, dtype="<i2").astype(np.float64) / 32768.0
     first_sound_ms = np.argmax(np.abs(samples) > 0.02) * 1000 / mix.sample_rate
-    assert first_sound_ms == pytest.approx(2_000, abs=15)  # speech starts at 2:25
+    assert first_sound_ms == pytest.approx(1_500, abs=15)  # speech starts at 2:25

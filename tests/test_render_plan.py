@@ -14,6 +14,7 @@ from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 from timekeeper.script import ScriptOptions, build_timeline
 from timekeeper.voice.engines import engine_name
+from timekeeper.voice.settings import TtsSettings
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
@@ -57,7 +58,8 @@ def test_plan_warns_once_when_this_machine_speaks_otherwise_than_the_table(tmp_p
     (the tables' header): another engine is named in one warning, with the command that gives
     exact timing."""
     header = Path(__file__).parent.parent / "voices" / "durations-en.yaml"
-    assert f"engine: {engine_name()}, voice: en-us, rate: 220 wpm" in header.read_text(encoding="utf-8")
+    rate = TtsSettings.default("en").rate_wpm
+    assert f"engine: {engine_name()}, voice: en-us, rate: {rate} wpm" in header.read_text(encoding="utf-8")
     same = run("plan", "mission-3")
     assert same.returncode == 0 and "Warning" not in same.stderr  # this machine speaks with that library
     other = {"TIMEKEEPER_TTS_ENGINE": "pyttsx3"}

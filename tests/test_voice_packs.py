@@ -18,6 +18,7 @@ from timekeeper.scenario.catalog import load_scenario
 from timekeeper.script import CueKind, Sound
 from timekeeper.voice.export import export_pack
 from timekeeper.voice.packs import PackVoice
+from timekeeper.voice.settings import TtsSettings
 from timekeeper.voice.tts import TtsVoice
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
@@ -153,7 +154,8 @@ def test_cli_export_list_and_render_by_pack_name(tmp_path: Path) -> None:
     assert (tmp_path / "voices" / "nave" / "data_transfer.mp3").is_file()
     listing = timekeeper("voices", env=env)
     assert listing.returncode == 0
-    assert "es  es at 220 words/min" in listing.stdout and "nave  es" in listing.stdout
+    rate = TtsSettings.default("es").rate_wpm
+    assert f"es  es at {rate} words/min" in listing.stdout and "nave  es" in listing.stdout
     out = tmp_path / "nave.wav"
     rendered = timekeeper("render", str(SHORT), "--lang", "es", "--voice", "nave", "-o", str(out), env=env)
     assert rendered.returncode == 0, rendered.stderr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
 
@@ -28,6 +28,8 @@ PRINTED_FROM_SPOKEN = {
 }
 
 SOUND_WORDS = {"alert": "sound_alert", "beep": "sound_beep"}  # sounds that screens name -> their printed word
+# Where a table's words come from (its `sources:`): docs/translations.md asks native speakers to check them.
+SOURCE_FIELDS = ("spoken", "printed", "sound_names", "checked")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class PhraseBook:
     spoken: Mapping[str, str]
     printed: Mapping[str, str]
     tts: Mapping[str, object]
+    sources: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # SOURCE_FIELDS -> where those words come from
 
     def say(self, key: str) -> str:
         try:
@@ -85,6 +88,7 @@ def phrase_book(language: str) -> PhraseBook:
         spoken=MappingProxyType(dict(data["spoken"])),
         printed=MappingProxyType(dict(data["printed"])),
         tts=MappingProxyType(dict(data.get("tts") or {})),
+        sources=MappingProxyType({key: str(value) for key, value in (data.get("sources") or {}).items()}),
     )
 
 
@@ -112,4 +116,5 @@ def pack_book(language: str, name: str | None, printed: Mapping[str, str], spoke
         spoken=MappingProxyType({**base.spoken, **spoken}),
         printed=MappingProxyType({**base.printed, **printed}),
         tts=base.tts,
+        sources=base.sources if language in LANGUAGES and not (printed or spoken) else MappingProxyType({}),
     )

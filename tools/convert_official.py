@@ -5,6 +5,7 @@ Run from the repository root:  python tools/convert_official.py [../shared/data/
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +24,43 @@ HEADER = (
     "Official Space Alert track timings, converted by tools/convert_official.py\n"
     "from the shared fact table (official-missions.yaml). Do not edit by hand."
 )
+# The transcriptions the fact table names in its header, as "owner/repository path".
+TRANSCRIPTIONS = {
+    "martin": "MartinAltmayer/spacealert spacealert/scripts.py",
+    "nibuen": "nibuen/SpaceAlertMissionGenerator ConstructedMissions.java",
+    "paploo": "paploo/SpaceAlertStats data/mission_N.json",
+    "siefkenj": "siefkenj/spacealertweb js/utils.coffee (FlashPlayerCode strings)",
+    "nlaurens": "nlaurens/SpaceAlert missions/duckling.cfg",
+}
+# The fact table's "Coverage" header: cross-checks its per-track "# sources:" line leaves out.
+CROSS_CHECKED = {
+    "nlaurens": ("mission-", "test-run-", "simulation-", "advanced-simulation-"),
+    "siefkenj": ("double-action-easy-1", "double-action-easy-2", "double-action-1", "double-action-2",
+                 "double-action-3", "double-action-4"),
+}
+SOURCES_LINE = re.compile(r"^# sources: (.+)$")
+TRACK_LINE = re.compile(r"^([a-z0-9-]+):\s*$")
+
+
+def track_sources(table_text: str) -> dict[str, list[str]]:
+    """Each track's transcriptions: its "# sources:" comment plus the header's cross-checks."""
+    found: dict[str, list[str]] = {}
+    pending: list[str] = []
+    for line in table_text.splitlines():
+        if match := SOURCES_LINE.match(line):
+            pending = [name.strip() for name in match.group(1).split(",")]
+        elif match := TRACK_LINE.match(line):
+            name = match.group(1)
+            extra = [source for source, tracks in CROSS_CHECKED.items()
+                     if any(name == t or (t.endswith("-") and name.startswith(t)) for t in tracks)]
+            found[name] = pending + [source for source in extra if source not in pending]
+            pending = []
+    return found
+
+
+def header_for(sources: list[str]) -> str:
+    named = "; ".join(TRANSCRIPTIONS[source] for source in sources)
+    return f"{HEADER}\nTranscriptions: {named}."
 
 
 def convert_event(raw: dict):
@@ -54,10 +92,13 @@ def convert_track(raw: dict) -> Scenario:
 
 
 def main(source: Path = DEFAULT_SOURCE) -> None:
-    tracks = yaml.safe_load(source.read_text(encoding="utf-8"))
+    text = source.read_text(encoding="utf-8")
+    tracks = yaml.safe_load(text)
+    sources = track_sources(text)
     TARGET.mkdir(parents=True, exist_ok=True)
     for name, raw in tracks.items():
-        (TARGET / f"{name}.yaml").write_text(dump_scenario(convert_track(raw), HEADER), encoding="utf-8")
+        header = header_for(sources[name])
+        (TARGET / f"{name}.yaml").write_text(dump_scenario(convert_track(raw), header), encoding="utf-8")
     print(f"wrote {len(tracks)} scenarios to {TARGET.relative_to(ROOT)}")
 
 

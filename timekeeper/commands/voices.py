@@ -37,15 +37,19 @@ def voices_command() -> None:
     for language in LANGUAGES:
         names = ", ".join(v for v in by_language.get(language, []) if not v.startswith("piper:")) or "(none)"
         click.echo(f"  {language}  {names}")
-    from timekeeper.voice.install import SUGGESTED
     from timekeeper.voice.neural import installed_models, piper_dir
+    from timekeeper.voice.recommended import RECOMMENDED
+    from timekeeper.voice.select import default_voice
 
     models = installed_models()
     click.echo(f"Piper neural voices (use --voice piper:NAME; install more into {piper_dir()}):" + ("" if models else " (none)"))
     for model in models:
         click.echo(f"  {model.language}  piper:{model.name}  {model.path}")
-    if not models:
-        click.echo(f"  e.g. timekeeper voice install {SUGGESTED['de']}  (Piper itself comes with timekeeper)")
+    click.echo("Recommended natural voices (the default of their language once installed; espeak-ng otherwise):")
+    for language in LANGUAGES:
+        chosen = RECOMMENDED[language]
+        state = "installed, the default" if default_voice(language) else f"timekeeper voice install --lang {language}"
+        click.echo(f"  {language}  {chosen.summary}  {state}")
     packs = found_packs()
     click.echo(f"Voice packs in {packs_dir()}:" + ("" if packs else " (none)"))
     for pack in packs:
@@ -91,32 +95,42 @@ def export_command(folder: Path, language: str, voice: str | None, fmt: str) -> 
 
 @voice_group.command("install")
 @click.argument("name", required=False)
-@click.option("--lang", "language", type=click.Choice(LANGUAGES), default=None, help="Install the suggested voice of this language.")
+@click.option("--lang", "language", type=click.Choice(LANGUAGES), default=None, help="Install the recommended voice of this language.")
 @click.option("--from", "base", default=None, metavar="URL", help="Another copy of the Piper voice repository (default: $TIMEKEEPER_PIPER_URL, else Hugging Face).")
 def install_command(name: str | None, language: str | None, base: str | None) -> None:
     """Download the Piper neural voice NAME into timekeeper's data folder (needs a network).
 
-    NAME is a Piper voice name such as en_US-joe-medium or de_DE-thorsten-medium; --lang picks
-    the suggested voice of a language. Then render with --voice piper:NAME (Piper comes with
-    timekeeper). The first use fits the voice's pace once (with progress).
+    --lang installs the recommended voice of a language (`timekeeper voices` lists them with size
+    and licence), which then speaks that language by default, with espeak-ng as the fallback
+    (Piper comes with timekeeper). NAME is any Piper voice name, used with --voice piper:NAME.
+    A second install of an intact voice downloads nothing.
 
     \b
     Examples:
+      timekeeper voice install --lang de
       timekeeper voice install de_DE-thorsten-medium
-      timekeeper voice install --lang es
-      timekeeper render mission-1 --lang de --voice piper:de_DE-thorsten-medium -o m1-de.mp3
+      timekeeper render mission-1 --lang de -o m1-de.mp3
     """
     from timekeeper.commands.options import ProgressBar
-    from timekeeper.voice.install import SUGGESTED, install_voice
+    from timekeeper.voice.install import install
+    from timekeeper.voice.recommended import recommended
 
     if (name is None) == (language is None):
         raise click.UsageError("give a voice NAME or --lang (not both)")
-    chosen = name or SUGGESTED[str(language)]
-    bar = ProgressBar(f"Downloading {chosen}")
+    if language is not None:
+        chosen = recommended(language)
+        click.echo(f"Recommended {language} voice: {chosen.summary}")
+    voice_name = name or recommended(str(language)).name
+    bar = ProgressBar(f"Downloading {voice_name}")
     try:
-        model = install_voice(chosen, base, bar)
+        done = install(voice_name, base, bar, bundled_will_do=language is not None)  # --lang: any copy speaks
     finally:
         bar.close()
-    size_mb = model.path.stat().st_size / 1e6
-    click.echo(f"Installed piper:{model.name} ({model.language}, {size_mb:.0f} MB) in {model.path.parent}")
+    model = done.model
+    if not done.downloaded:
+        click.echo(f"piper:{model.name} is already installed in {model.path.parent} (nothing downloaded)")
+        return
+    size_mb = done.size_bytes / 1e6
+    click.echo(f"Installed piper:{model.name} ({model.language}, {size_mb:.0f} MB, licence: {done.licence or 'unknown'}) "
+               f"in {model.path.parent}; sha256 {done.sha256}")
     click.echo(f"Use it with: timekeeper render mission-1 --lang {model.language} --voice piper:{model.name} -o mission-1.mp3")

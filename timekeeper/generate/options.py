@@ -24,7 +24,7 @@ from timekeeper.i18n import FALLBACK, translate, ui_language
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
 from timekeeper.times import format_time, parse_time_ms
 
-GENERATOR_VERSION = "4"  # bump when the same seed and options would give a different mission
+GENERATOR_VERSION = "5"  # bump when the same seed and options would give a different mission
 KINDS = tuple(kind.value for kind in (TrackKind.MISSION, TrackKind.SIMULATION, TrackKind.DOUBLE_ACTION))  # imitated
 PLAYERS = (4, 5)
 GRID_MS = 5000

@@ -43,21 +43,35 @@ def scaled(span: tuple[int, int], level: int, default_level: int) -> tuple[int, 
 def fewest_external(options: GenerateOptions) -> int:
     """A floor under the external threats (unconfirmed reports included) plan_threats gives under `options`.
 
-    The fewest threats (the most serious ones, the fewest reports) less the most internal ones;
-    with the official threat settings, no fewer than the official tracks have (as `_kinds` keeps them).
-    Below three it is the fewest the sampler really gives (tests compare it with generated threats).
+    For every report count and serious-report count the sampler may draw: the fewest threats
+    (the most serious confirmed ones) less the most internal ones; with the official threat
+    settings, no fewer than the official tracks have (as `_kinds` keeps them). Below three it is
+    the fewest the sampler really gives (tests compare it with generated threats).
     """
-    profile, level = options.profile, options.level
+    profile = options.profile
     points_low, points_high = profile.unconfirmed_points if options.players == 5 else (0, 0)
-    slots = options.threat_slots - points_high  # the fewest slots left for confirmed threats
-    serious_low, serious_high = scaled(profile.serious, level, options.default_level)
-    serious = min(max(serious_high, level - slots), level // 2)
-    if profile.max_serious is not None:
-        serious = max(min(serious, profile.max_serious), serious_low, level - slots)
-    fewest = max(0, level - serious + -(-points_low // 2) - profile.internal[1])  # a report is at most 2 points
+    totals = []
+    for points in range(points_low, points_high + 1):
+        for unconfirmed_serious in range(_most_unconfirmed_serious(points, options) + 1):
+            unconfirmed = points - unconfirmed_serious
+            serious = _serious_span(options, unconfirmed, unconfirmed_serious)[1]
+            totals.append(options.level - serious + unconfirmed)
+    fewest = max(0, min(totals) - profile.internal[1])
     if options.is_default:
         fewest = max(fewest, profile.external[0] - (0 if options.players == 5 else profile.unconfirmed[1]))
     return fewest
+
+
+def _serious_span(options: GenerateOptions, unconfirmed: int, unconfirmed_serious: int) -> tuple[int, int]:
+    """How many confirmed threats may be serious, with `unconfirmed` reports (`unconfirmed_serious` of them serious)."""
+    profile, level = options.profile, options.level
+    confirmed_slots = options.threat_slots - unconfirmed
+    serious_low, serious_high = scaled(profile.serious, level, options.default_level)
+    serious_low = max(serious_low - unconfirmed_serious, level - confirmed_slots, 0)
+    serious_high = min(max(serious_high - unconfirmed_serious, serious_low), level // 2)
+    if profile.max_serious is not None:
+        serious_high = max(min(serious_high, profile.max_serious - unconfirmed_serious), serious_low)
+    return serious_low, serious_high
 
 
 def plan_threats(rng: random.Random, options: GenerateOptions) -> list[PlannedThreat]:
@@ -66,15 +80,8 @@ def plan_threats(rng: random.Random, options: GenerateOptions) -> list[PlannedTh
     unconfirmed_points = pick(rng, *profile.unconfirmed_points) if options.players == 5 else 0
     unconfirmed_serious = _unconfirmed_serious(rng, unconfirmed_points, options)
     unconfirmed = unconfirmed_points - unconfirmed_serious  # each serious one counts 2 points
-    confirmed_slots = options.threat_slots - unconfirmed
-    level = options.level
-    serious_low, serious_high = scaled(profile.serious, level, options.default_level)
-    serious_low = max(serious_low - unconfirmed_serious, level - confirmed_slots, 0)
-    serious_high = min(max(serious_high - unconfirmed_serious, serious_low), level // 2)
-    if profile.max_serious is not None:
-        serious_high = max(min(serious_high, profile.max_serious - unconfirmed_serious), serious_low)
-    serious = pick(rng, serious_low, serious_high)
-    total = level - serious + unconfirmed
+    serious = pick(rng, *_serious_span(options, unconfirmed, unconfirmed_serious))
+    total = options.level - serious + unconfirmed
     doubles = _doubles(rng, total, options)
     turns = _turns(rng, total - doubles, options)
     threats = _kinds(rng, turns, doubles, options)
@@ -127,9 +134,13 @@ def _piles(rng: random.Random, threats: list[PlannedThreat], colors: tuple[str, 
 
 def _unconfirmed_serious(rng: random.Random, points: int, options: GenerateOptions) -> int:
     """How many unconfirmed reports are serious: only where the official tracks make one serious."""
+    return pick(rng, 0, _most_unconfirmed_serious(points, options))
+
+
+def _most_unconfirmed_serious(points: int, options: GenerateOptions) -> int:
     if points < 2 or options.profile.unconfirmed[0] >= points or not options.profile.unconfirmed_serious:
         return 0
-    return pick(rng, 0, min(1, points - options.profile.unconfirmed[0]))
+    return min(1, points - options.profile.unconfirmed[0])
 
 
 def _doubles(rng: random.Random, total: int, options: GenerateOptions) -> int:

@@ -40,6 +40,8 @@ from timekeeper.serve.schemas import (
     RenderBody,
     RouteInput,
     SoundtrackPath,
+    VoiceInstallBody,
+    VoiceInstallPath,
     declares,
     screen_message,
 )
@@ -129,6 +131,7 @@ async def info(request: web.Request) -> web.Response:
     from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
     from timekeeper.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
+    from timekeeper.serve.voiceinstall import install_offers
     from timekeeper.voice.names import pack_language_name
 
     state = state_of(request)
@@ -140,6 +143,7 @@ async def info(request: web.Request) -> web.Response:
         "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else pack_language_name(code, ui)}
                       for code in state.languages],
         "voices": voices,
+        "install": await asyncio.to_thread(install_offers),  # natural voices one step away
         "music": sorted(state.music_files()),
         "generate": generator_form(ui),
         "pace": {"normal": NORMAL_PACE, "low": MIN_PACE, "high": MAX_PACE},  # the training pace a game may take
@@ -533,6 +537,32 @@ async def render_progress(request: web.Request) -> web.Response:
     return web.json_response(state.job_json(job))
 
 
+@declares(RouteInput(body=VoiceInstallBody, max_body=1024))
+async def start_voice_install(request: web.Request) -> web.Response:
+    """Install a language's recommended voice; only the machine that runs the server may ask."""
+    if not _from_this_machine(request):
+        return json_error(403, "voices are installed from the machine that runs timekeeper serve")
+    job = state_of(request).start_voice_install(checked(request).body.language)
+    return web.json_response(job.as_json(), status=202)
+
+
+@declares(RouteInput(path=VoiceInstallPath))
+async def voice_install_progress(request: web.Request) -> web.Response:
+    job = state_of(request).voice_installs.get(checked(request).path.language)
+    if job is None:
+        return json_error(404, "no voice install for this language; start it first")
+    return web.json_response(job.as_json())
+
+
+def _from_this_machine(request: web.Request) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(request.remote or "").is_loopback
+    except ValueError:
+        return False
+
+
 @declares(RouteInput(path=SoundtrackPath))
 async def soundtrack(request: web.Request) -> web.StreamResponse:
     state = state_of(request)
@@ -573,6 +603,8 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/api/games/{game}/renders", start_render)
     app.router.add_get("/api/renders/{job}", render_progress)
     app.router.add_get("/api/games/{game}/soundtrack.{format}", soundtrack)
+    app.router.add_post("/api/voices/install", start_voice_install)
+    app.router.add_get("/api/voices/install/{language}", voice_install_progress)
 
 
 __all__ = ["REPORT_EVERY_S", "STATE", "add_routes", "broadcast", "classify", "json_error", "to_screens"]

@@ -196,6 +196,17 @@ class RenderBody(Model):
     format: Literal["mp3", "ogg"] = "mp3"
 
 
+LanguageCode = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}$")]  # a shipped one: checked by the state
+
+
+class VoiceInstallBody(Model):
+    language: LanguageCode
+
+
+class VoiceInstallPath(Model):
+    language: LanguageCode
+
+
 def _log_body(editing: bool = False) -> type[Model]:
     """The mission form of the ship's log: its fields as text (the log checks their values and
     names every bad one), a campaign number or "current"; `track` and `seed` are ignored. A

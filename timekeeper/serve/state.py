@@ -7,6 +7,7 @@ import contextlib
 import os
 import re
 import secrets
+import threading
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -21,6 +22,7 @@ from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, 
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import ScreenCount
 from timekeeper.serve.schemas import Refused
+from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
     MIXES_WAITING,
@@ -75,6 +77,7 @@ class ServerState:
         self.games = GameStore(config.state)
         self.mixes = MixCache()
         self.jobs: dict[str, RenderJob] = {}
+        self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.screens: dict[str, set] = {}  # game id -> open WebSockets
         self.sockets = ScreenCount()
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
@@ -142,6 +145,10 @@ class ServerState:
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
         voice = self.voice_spec(str(raw.get("voice") or ""))
+        if voice is None:  # the built-in voice: an installed recommended Piper voice, else espeak-ng
+            from timekeeper.voice.select import default_voice
+
+            voice = default_voice(language)
         players = raw.get("players", MAX_PLAYERS)
         if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
             raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}", field="players")
@@ -267,6 +274,23 @@ class ServerState:
     def job_json(self, job: RenderJob) -> dict:
         """A download's progress, with its place in the queue (0: being rendered)."""
         return {**job.as_json(), "position": self.rendering.position(job.id)}
+
+    def start_voice_install(self, language: str) -> VoiceInstallJob:
+        """Download `language`'s recommended voice in a worker thread (one download per language)."""
+        from timekeeper.voice.recommended import recommended
+
+        if language not in LANGUAGES:
+            raise SettingsError(f"language {language!r}: expected one of {', '.join(LANGUAGES)}")
+        job = self.voice_installs.get(language)
+        if job is not None and not job.finished:
+            return job
+        job = VoiceInstallJob(language, recommended(language).name)
+        self.voice_installs[language] = job
+        threading.Thread(target=run_voice_install, args=(job, self._forget_voices), name=f"install-{language}", daemon=True).start()
+        return job
+
+    def _forget_voices(self) -> None:
+        self.__dict__.pop("voices", None)  # listed again at the next request
 
     def join_url(self, game: Game, base: str) -> str:
         url = f"{base.rstrip('/')}/g/{game.id}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.atomicfile import replacing
@@ -24,17 +25,43 @@ from timekeeper.voice.base import Voice
 SCALES = tuple(round(1.0 - 0.04 * step, 2) for step in range(11))  # 1.0 down to 0.6
 RETRY_STEP = 0.03
 OPTIONS = (ScriptOptions(), ScriptOptions(players=4), ScriptOptions(solo=True))
+# The espeak-ng rate of each language is the slowest from espeak-ng's own default (175 words per
+# minute) up at which the official tracks fit with at most MAX_SQUEEZED_CUES squeezed cues
+# (tools/measure_rates.py, docs/voices.md "How fast the synthesized voice speaks").
+ESPEAK_DEFAULT_WPM = 175
+MAX_SQUEEZED_CUES = 12  # of the 2,632 cues of the 34 tracks x (5 players, 4 players, solo): under 0.5 %
 
 
-def official_overlaps(language: str, measure: Measure) -> int:
-    """How many cues overlap over the 34 official tracks (5 players, 4 players, solo) with `measure`."""
+@dataclass(frozen=True)
+class Pressure:
+    """How the 34 official tracks (5 players, 4 players, solo) fare with one set of phrase lengths."""
+
+    cues: int
+    overlaps: int
+    squeezed: int  # cues the grammar had to squeeze (shorter gaps, perhaps faster speech) to fit
+    sped_up: int  # of those, the ones spoken faster
+
+
+def official_pressure(language: str, measure: Measure) -> Pressure:
+    """Cues, overlaps and squeezed cues over every official track with `measure`."""
     from timekeeper.scenario.catalog import builtin_paths, load_scenario
 
     book = phrase_book(language)
     names = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
-    return sum(
-        len(build_timeline(load_scenario(name), book, measure, options).overlaps()) for name in names for options in OPTIONS
-    )
+    cues = overlaps = squeezed = sped_up = 0
+    for name in names:
+        for options in OPTIONS:
+            timeline = build_timeline(load_scenario(name), book, measure, options)
+            cues += len(timeline.cues)
+            overlaps += len(timeline.overlaps())
+            squeezed += sum(1 for cue in timeline.cues if not cue.pace.natural)
+            sped_up += sum(1 for cue in timeline.cues if cue.pace.tempo > 1.0)
+    return Pressure(cues, overlaps, squeezed, sped_up)
+
+
+def official_overlaps(language: str, measure: Measure) -> int:
+    """How many cues overlap over the 34 official tracks (5 players, 4 players, solo) with `measure`."""
+    return official_pressure(language, measure).overlaps
 
 
 def shipped_scale(name: str) -> float | None:

@@ -20,33 +20,43 @@ def packs_dir() -> Path:
 
 DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or SYNTHESIZED
 SYNTHESIZED = "synthesized"  # the synthesized voice of the language (espeak-ng, or pyttsx3)
-RECOMMENDED = {"en": "piper:en_US-joe-medium"}  # language -> the Piper voice spoken when none is chosen
 
 
 def default_voice(language: str) -> str | None:
     """The voice `language` is spoken with when no --voice is given, as a --voice value; None =
     the synthesized voice. $TIMEKEEPER_DEFAULT_VOICE decides when set (SYNTHESIZED = the
-    synthesized voice); else the language's RECOMMENDED Piper voice when it and Piper are
-    installed (English: joe, installed with timekeeper), else the synthesized voice."""
+    synthesized voice); else the language's recommended Piper voice (voice/recommended.py:
+    English's joe comes with timekeeper, the others with `timekeeper voice install --lang`) when
+    it and Piper are installed, else the synthesized voice (espeak-ng: the offline fallback)."""
     chosen = os.environ.get(DEFAULT_VOICE_VARIABLE)
     if chosen:
         return None if chosen == SYNTHESIZED else chosen
-    spec = RECOMMENDED.get(language)
-    return spec if spec is not None and _piper_ready(spec) else None
+    from timekeeper.voice.recommended import RECOMMENDED
+
+    recommended = RECOMMENDED.get(language)
+    if recommended is None:
+        return None
+    spec = f"piper:{recommended.name}"
+    return spec if _piper_ready(spec, language) else None
 
 
 @cache
-def _piper_ready(spec: str) -> bool:
-    """Whether Piper and the voice `spec` are installed (looked up once per process)."""
+def _piper_ready(spec: str, language: str) -> bool:
+    """Whether Piper and the voice `spec`, speaking `language`, are installed (looked up once per
+    process, until voices_changed())."""
     from timekeeper.errors import TimekeeperError
     from timekeeper.voice.neural import find_model, piper_command
 
     try:
         piper_command()
-        find_model(spec)
+        return find_model(spec).language == language
     except TimekeeperError:
         return False
-    return True
+
+
+def voices_changed() -> None:
+    """A voice was installed (or the voice folder changed): default_voice looks again."""
+    _piper_ready.cache_clear()
 
 
 def open_voice(language: str, spec: str | None = None) -> Voice:

@@ -228,6 +228,35 @@ function fillVoices() {
   const voice = $("#voice");
   voice.replaceChildren();
   for (const v of info.voices) if (!v.language || v.language === language) voice.append(option(v.id, v.name));
+  const offer = (info.install || []).find((o) => o.language === language && !o.installed);
+  $("#voice-offer").hidden = !offer;
+  if (offer) $("#install-voice").textContent = t("page.setup.install_voice", { name: offer.name, size: offer.size_mb, licence: offer.licence });
+}
+
+// The recommended natural voice of the language: downloaded by the server, then its default voice.
+async function installVoice() {
+  const language = $("#language").value;
+  const bar = $("#install-progress");
+  $("#install-voice").disabled = true;
+  bar.hidden = false;
+  try {
+    let job = await postJson("/api/voices/install", { language });
+    while (!job.finished) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      job = await api(`/api/voices/install/${language}`);
+      bar.max = job.total || 1;
+      bar.value = job.done;
+    }
+    if (job.error) throw new Error(job.error);
+    info = await api("/api/info");
+    fillVoices();
+    toast(t("page.setup.voice_installed", { voice: job.voice }));
+  } catch (error) {
+    toast(errorText(error), true);
+  } finally {
+    $("#install-voice").disabled = false;
+    bar.hidden = true;
+  }
 }
 
 function settings() {
@@ -369,6 +398,7 @@ function wireSetup() {
     await useLanguage($("#language").value);
     setupChanged();
   });
+  $("#install-voice").addEventListener("click", installVoice);
   for (const id of ["#voice", "#music", "#background", "#computer", "#quiet"]) $(id).addEventListener("change", setupChanged);
   $("#pace").addEventListener("change", () => {
     localStorage.setItem("tk-pace", $("#pace").value);
