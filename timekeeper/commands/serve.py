@@ -23,9 +23,22 @@ import click
                    "(default: $XDG_STATE_HOME/timekeeper/serve).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="The ship's log the page records missions in (default: the one `timekeeper log` uses).")
+@click.option("--redis", "redis_url", default=None, metavar="URL",
+              help="Keep games, clocks and joined screens in this Redis server and pass commands between "
+                   "workers over its pub/sub, so several `serve` processes (on one machine or many) serve the "
+                   "same games behind a proxy (docs/hosting.md). Example: --redis redis://127.0.0.1:6379/0")
+@click.option("--mixes", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where made sound and soundtracks are kept; every worker of a deployment names the same "
+                   "folder (default: the cache folder's serve-renders).")
+@click.option("--behind-proxy", is_flag=True,
+              help="Requests come through a reverse proxy on this machine (deploy/nginx.conf): the client is "
+                   "the X-Real-IP it sets, and it limits connections per client.")
+@click.option("--max-screens", type=click.IntRange(1, 100_000), default=None, metavar="N",
+              help="WebSockets (joined screens) this process holds at once (default: 200).")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
-                  music: Path | None, state: Path | None, log_file: Path | None) -> None:
+                  music: Path | None, state: Path | None, log_file: Path | None, redis_url: str | None,
+                  mixes: Path | None, behind_proxy: bool, max_screens: int | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -39,16 +52,21 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --open
       timekeeper serve --lan --scenarios my-missions/
       timekeeper serve --port 0 --state /tmp/tk-state
+      timekeeper serve --port 8801 --redis redis://127.0.0.1:6379/0 --behind-proxy --mixes /srv/tk/mixes
     """
     from timekeeper.serve.app import run
+    from timekeeper.serve.limits import MAX_SCREENS
     from timekeeper.serve.network import lan_addresses
+    from timekeeper.serve.redisstore import checked_url
     from timekeeper.serve.state import ServeConfig, default_state_dir, new_token
 
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
     config = ServeConfig(host="0.0.0.0" if lan else "127.0.0.1", port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
-                         debug=bool((ctx.find_root().params or {}).get("debug")))
+                         debug=bool((ctx.find_root().params or {}).get("debug")),
+                         redis=checked_url(redis_url) if redis_url else None, mixes=mixes, behind_proxy=behind_proxy,
+                         max_screens=max_screens or MAX_SCREENS)
 
     def ready(bound_port: int) -> None:
         local = f"http://127.0.0.1:{bound_port}/"

@@ -177,13 +177,16 @@ class Game:
     def as_record(self) -> dict:
         return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
                 "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
-                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode}
+                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode,
+                "before_end": None if self.before_end is None else asdict(self.before_end)}
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
+        before_end = record.get("before_end")
         return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
                    Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
-                   int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound")
+                   int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound",
+                   Playback(**before_end) if isinstance(before_end, dict) else None)
 
 
 def new_game_id() -> str:

@@ -44,9 +44,10 @@ def raise_open_files_limit() -> int:
     return soft
 
 
-def connection_cap(open_files: int) -> int:
-    """Connections allowed in all: MAX_CONNECTIONS, fewer when the open-files limit is low."""
-    return max(16, min(MAX_CONNECTIONS, open_files - FD_RESERVE))
+def connection_cap(open_files: int, screens: int = MAX_SCREENS) -> int:
+    """Connections allowed in all: MAX_CONNECTIONS (more when `screens` WebSockets are allowed, each
+    holding one), fewer when the open-files limit is low."""
+    return max(16, min(max(MAX_CONNECTIONS, screens + MAX_CLIENT_CONNECTIONS), open_files - FD_RESERVE))
 
 
 def accept_backlog(open_files: int, cap: int) -> int:
@@ -157,9 +158,10 @@ class ConnectionLimits:
 
 
 class ScreenCount:
-    """WebSockets open, by client address and in all."""
+    """WebSockets open, by client address and in all (at most `most`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = MAX_SCREENS) -> None:
+        self.most = most
         self.by_client: dict[str, int] = {}
 
     @property
@@ -168,8 +170,8 @@ class ScreenCount:
 
     def join(self, client: str) -> str | None:
         """None when `client` may open one more; else why not."""
-        if self.total >= MAX_SCREENS:
-            return f"too many screens joined (at most {MAX_SCREENS})"
+        if self.total >= self.most:
+            return f"too many screens joined (at most {self.most})"
         if self.by_client.get(client, 0) >= MAX_CLIENT_SCREENS:
             return f"too many screens joined from this device (at most {MAX_CLIENT_SCREENS})"
         self.by_client[client] = self.by_client.get(client, 0) + 1

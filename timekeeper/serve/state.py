@@ -3,6 +3,7 @@ screens joined to each game. Handlers (serve/routes.py) only translate HTTP to c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -12,16 +13,17 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from timekeeper.errors import ScenarioError, TimekeeperError
+from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
 from timekeeper.mix import PreparedMix
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
-from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, new_game_id, wall_ms
+from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
-from timekeeper.serve.limits import ScreenCount
+from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.schemas import Refused
+from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
@@ -60,6 +62,10 @@ class ServeConfig:
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
     log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
+    redis: str | None = None  # games, clocks and screens in this Redis (several workers); None: this process
+    mixes: Path | None = None  # made sound and soundtracks, shared by every worker (None: the cache folder's)
+    behind_proxy: bool = False  # requests come through a reverse proxy on this machine (serve/proxy.py)
+    max_screens: int = MAX_SCREENS  # WebSockets this process holds at once
 
     @property
     def lan(self) -> bool:
@@ -74,16 +80,15 @@ class ServerState:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self.library = Library(config.scenarios, config.state)
-        self.games = GameStore(config.state)
+        self.store = make_store(config)
+        self.screens = self.store.screens  # game id -> this process's open WebSockets
         self.mixes = MixCache()
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
-        self.screens: dict[str, set] = {}  # game id -> open WebSockets
-        self.sockets = ScreenCount()
+        self.sockets = ScreenCount(config.max_screens)
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
         self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
-        self._saved_ms: dict[str, float] = {}
 
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
@@ -178,17 +183,17 @@ class ServerState:
         """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
         game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
-        if len(self.games.games) >= MAX_GAMES:
-            raise Refused(f"{MAX_GAMES} games are kept and in use; end one first", status=503, code="too_busy",
-                          retry_after_s=60)
+        if await self.store.count() >= self.store.max_games:
+            raise Refused(f"{self.store.max_games} games are kept and in use; end one first", status=503,
+                          code="too_busy", retry_after_s=60)
         if mixed:
             game.duration_ms = (await self.mix(game)).duration_ms
-        in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
         with self.unsaved_refused():
-            return self.games.add(game, in_use)
+            return await self.store.add(game)
 
     def game(self, game_id: str) -> Game:
-        game = self.games.get(game_id)
+        """The game as last read from the store (a request's game is read before its handler runs)."""
+        game = self.store.get(game_id)
         if game is None:
             raise ScenarioError("no such game (it may have been forgotten); start a new one", path=f"game {game_id}",
                                 missing=True)
@@ -200,7 +205,8 @@ class ServerState:
         kept = self.mixes.kept(game.mix_key)
         if kept is not None:
             return kept
-        return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
+        async with once(self.store, "mix:" + game.mix_key):  # other workers wait, then read the clip cache
+            return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
 
     def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings
@@ -208,41 +214,46 @@ class ServerState:
             settings = replace(settings, music=Path(settings.music))
         return self.mixes.get(game.mix_key, game.scenario, settings)
 
-    def save(self, game: Game, *, soon: bool = False) -> None:
-        """Save `game` now, or (soon=True, for position reports) at most every few seconds;
-        Refused (503) when the state folder cannot be written."""
-        now = wall_ms()
-        if soon and now - self._saved_ms.get(game.id, 0.0) < 5000:
-            return
+    async def save(self, game: Game) -> None:
+        """Save the whole game (its track or settings changed); Refused (503) when it cannot be."""
         with self.unsaved_refused():
-            self.games.save(game)
-        self._saved_ms[game.id] = now
+            await self.store.save(game)
+
+    async def update(self, game: Game, change, *, report: bool = False) -> object:
+        """Carry out `change` on the game as stored now and save it (see Store.update); Refused
+        (503) when it cannot be saved, and then nothing is changed."""
+        with self.unsaved_refused():
+            return await self.store.update(game, change, report=report)
 
     @staticmethod
     @contextlib.contextmanager
     def unsaved_refused():
         try:
             yield
-        except TimekeeperError as error:
+        except OutputError as error:  # the state folder cannot be written
             raise Refused(f"the change cannot be saved, so it is not made: {error.message}", status=503,
                           code="state_unwritable") from error
 
-    def settle_all(self) -> list[Game]:
+    async def settle_all(self) -> list[Game]:
         """Games that have just run past their end (now ended), to announce to their screens."""
         ended = []
-        for game in self.games.games.values():
-            before = game.playback.status
-            if before == PLAYING and game.settled().status == ENDED:
-                with contextlib.suppress(TimekeeperError):  # the end is told all the same; saved at the next change
-                    self.save(game)
+        for game in self.store.local_games():
+            if game.playback.status != PLAYING or game.playback.now_ms() < game.duration_ms:
+                continue
+            with contextlib.suppress(TimekeeperError):  # the end is told all the same; saved at the next change
+                if await self.store.update(game, _settle) is None:
+                    continue  # another worker ended it (and told everyone)
+            if game.playback.status == ENDED:
                 ended.append(game)
         return ended
 
     # --- downloads -----------------------------------------------------------------------------
     def renders_dir(self) -> Path:
+        """Where soundtracks (and the sound made for the page) are kept: `--mixes DIR`, which every
+        worker of a deployment shares, else the cache folder's serve-renders."""
         from timekeeper.wavcache import cache_dir
 
-        return cache_dir() / "serve-renders"
+        return self.config.mixes or cache_dir() / "serve-renders"
 
     async def start_render(self, game: Game, fmt: str) -> RenderJob:
         if fmt not in FORMATS:
@@ -257,11 +268,28 @@ class ServerState:
             self.jobs[job_id] = job
             self._forget_old_renders()
             return job
+        token = await claim_render(self.store, job_id)
+        if token is None:  # another worker renders it into the shared folder: its progress
+            return await render_seen(self.store, job_id, job) or job
         source = game.track_id.partition(":")[2] or game.title
-        self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source))
+        try:
+            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source))
+        except Refused:
+            await self.store.release("render:" + job_id, token)
+            raise
         self.jobs[job_id] = job  # only once queued: a refused download leaves nothing behind
+        if self.store.shared:
+            _keep_task(asyncio.get_running_loop().create_task(mirror_render(self.store, job, future, token)))
         self._forget_old_renders()
         return job
+
+    async def find_job(self, job_id: str) -> RenderJob | None:
+        """A download's job: this worker's, else one another worker runs (with --redis)."""
+        job = self.jobs.get(job_id)
+        if job is not None or not self.store.shared:
+            return job
+        key, _, fmt = job_id.rpartition("-")
+        return await render_seen(self.store, job_id, RenderJob(job_id, self.renders_dir() / f"{key}.{fmt}"))
 
     def _forget_old_renders(self) -> None:
         """Keep the KEPT_RENDERS most recent soundtracks (files and jobs); unfinished ones stay."""
@@ -295,6 +323,31 @@ class ServerState:
     def join_url(self, game: Game, base: str) -> str:
         url = f"{base.rstrip('/')}/g/{game.id}"
         return f"{url}?token={self.config.token}" if self.config.token else url
+
+
+_TASKS: set[asyncio.Task] = set()  # background tasks (kept so they are not collected)
+
+
+def _keep_task(task: asyncio.Task) -> None:
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+def _settle(game: Game) -> bool | None:
+    """A change: a playing mission that has run past its end has ended (None: it had not)."""
+    before = game.playback.status
+    return True if before == PLAYING and game.settled().status == ENDED else None
+
+
+def make_store(config: ServeConfig):
+    """The store `config` asks for: Redis (`--redis URL`) or this process's state folder."""
+    if config.redis:
+        from timekeeper.serve.redisstore import RedisStore
+
+        return RedisStore(config.redis)
+    from timekeeper.serve.store import LocalStore
+
+    return LocalStore(config.state)
 
 
 def new_token() -> str:

@@ -1,0 +1,428 @@
+"""The store of several workers (`timekeeper serve --redis URL`): games, their clocks, short codes
+and seats live in Redis, and messages to screens travel over one Redis pub/sub channel to every
+worker, which passes them to its own WebSockets. A worker may die at any moment: nothing of a
+game lives only in it, so its screens reconnect (through the proxy) to another worker and carry on.
+
+Keys (all under `timekeeper:`, expiring GAME_TTL_S after a game's last change):
+- `game:ID`, a hash: `setup` (the record of serve/games.py without the clock fields, JSON),
+  `clock` (playback, holder, changes, the playback an `end` replaced, length; JSON), `v` (counts
+  every write; a command is written only if `v` is still what it read, else it is carried out
+  again on the new state) and `sv` (counts setup writes: a worker parses a track only when it changes).
+- `games`, a sorted set of game ids by last change; `code:CODE` -> game id.
+- `seats:ID` (client -> "kind:number"), `here:ID` (worker/socket -> client): who is connected.
+- `worker:NAME`, refreshed every WORKER_BEAT_S while a worker lives: sockets of a dead worker
+  are not listed as connected.
+- `lock:NAME` and `made:NAME`: work done once across workers (serve/shared.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Any
+
+from timekeeper.serve.games import _GAME_ID, Game, Playback, wall_ms
+from timekeeper.serve.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, normal_code
+from timekeeper.serve.schemas import Refused
+from timekeeper.serve.store import Change, Store
+
+PREFIX = "timekeeper:"
+CHANNEL = PREFIX + "screens"
+GAME_TTL_S = 2 * 24 * 3600  # a game nobody changed for two days is forgotten
+MAX_GAMES = 100_000  # games kept at once
+WORKER_BEAT_S = 2.0
+WORKER_TTL_MS = 6000  # a worker silent this long is taken for dead
+UPDATE_TRIES = 20  # a command is carried out again at most this often when other workers' commands win
+CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens follow
+REDIS_TIMEOUT_S = 5.0
+CLOCK_FIELDS = ("playback", "holder", "changes", "before_end", "duration_ms")
+
+# Write a command's clock if nobody wrote the game since it was read (v unchanged).
+_CAS = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'clock', ARGV[2], 'v', tonumber(ARGV[1]) + 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
+return 1
+"""
+# Write the whole game (a new one, or its track and settings changed): both versions move on.
+_SAVE = """
+local v = redis.call('HINCRBY', KEYS[1], 'v', 1)
+local sv = redis.call('HINCRBY', KEYS[1], 'sv', 1)
+redis.call('HSET', KEYS[1], 'setup', ARGV[1], 'clock', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
+return {v, sv}
+"""
+# A device's seat in a game's list: its kind and the next number of that kind, kept while the game is.
+_SEAT = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+local n = 1
+for _, seat in ipairs(redis.call('HVALS', KEYS[1])) do
+  if string.sub(seat, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ':' then n = n + 1 end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. n)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return n
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+def checked_url(url: str) -> str:
+    """A Redis URL as `--redis` takes it (redis://, rediss:// or unix://), else a usage error."""
+    import click
+    from redis.connection import parse_url
+
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.BadParameter(f"{url!r}: expected a Redis URL such as redis://127.0.0.1:6379/0", param_hint="--redis")
+    try:
+        parse_url(url)
+    except ValueError as error:
+        raise click.BadParameter(f"{url!r}: {error}", param_hint="--redis") from None
+    return url
+
+
+def _split(record: dict) -> tuple[str, str]:
+    """A game's record as its setup and its clock (JSON each)."""
+    clock = {key: record.get(key) for key in CLOCK_FIELDS}
+    setup = {key: value for key, value in record.items() if key not in CLOCK_FIELDS}
+    return json.dumps(setup), json.dumps(clock)
+
+
+def _apply_clock(game: Game, clock: dict) -> None:
+    game.playback = Playback(**clock["playback"])
+    game.holder = clock.get("holder")
+    game.changes = int(clock.get("changes") or 0)
+    before = clock.get("before_end")
+    game.before_end = Playback(**before) if isinstance(before, dict) else None
+    game.duration_ms = int(clock.get("duration_ms") or game.duration_ms)
+
+
+def _clock_of(game: Game) -> dict:
+    return {key: value for key, value in game.as_record().items() if key in CLOCK_FIELDS}
+
+
+class RedisStore(Store):
+    """Games, clocks and seats in Redis; messages to screens over its pub/sub."""
+
+    max_games = MAX_GAMES
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+        self.worker = f"{os.uname().nodename[:40]}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.cache: OrderedDict[str, Game] = OrderedDict()  # games this worker has parsed
+        self.v: dict[str, int] = {}  # the version of each cached game's clock
+        self.sv: dict[str, int] = {}  # ... and of its setup
+        self.clients: dict[int, str] = {}  # id of a local socket -> the client it said hello as
+        self._redis: Any = None
+        self._tasks: list[asyncio.Task] = []
+
+    # --- connection ----------------------------------------------------------------------------
+    @property
+    def redis(self):
+        if self._redis is None:
+            raise Refused("the game store is not connected yet", status=503, code="store_unavailable", retry_after_s=5)
+        return self._redis
+
+    async def start(self) -> None:
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(self.url, decode_responses=True, socket_timeout=REDIS_TIMEOUT_S,
+                                         socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=30)
+        self._redis = client
+        async with self.failures():
+            await client.ping()
+            await self._beat()
+        self._cas = client.register_script(_CAS)
+        self._save = client.register_script(_SAVE)
+        self._seat = client.register_script(_SEAT)
+        self._release = client.register_script(_RELEASE)
+        self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beating())]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._redis is not None:
+            with contextlib.suppress(Exception):
+                await self._redis.delete(PREFIX + "worker:" + self.worker)
+            await self._redis.aclose()
+
+    @contextlib.asynccontextmanager
+    async def failures(self) -> AsyncIterator[None]:
+        """Redis errors as one clear refusal (503), never a traceback."""
+        from redis.exceptions import RedisError
+
+        try:
+            yield
+        except (RedisError, OSError, asyncio.TimeoutError) as error:
+            raise Refused(f"the game store (Redis) cannot be reached: {type(error).__name__}", status=503,
+                          code="store_unavailable", retry_after_s=5) from error
+
+    async def _beat(self) -> None:
+        await self.redis.set(PREFIX + "worker:" + self.worker, "1", px=WORKER_TTL_MS)
+
+    async def _beating(self) -> None:
+        while True:
+            await asyncio.sleep(WORKER_BEAT_S)
+            with contextlib.suppress(Exception):
+                await self._beat()
+
+    # --- games ---------------------------------------------------------------------------------
+    def get(self, game_id: str) -> Game | None:
+        return self.cache.get(game_id)
+
+    async def refresh(self, game_id: str) -> Game | None:
+        if not _GAME_ID.match(game_id):
+            return None
+        key = PREFIX + "game:" + game_id
+        async with self.failures():
+            v, sv, clock = await self.redis.hmget(key, "v", "sv", "clock")
+            if v is None or clock is None:
+                self._forget(game_id)
+                return None
+            game = self.cache.get(game_id)
+            if game is None or self.sv.get(game_id) != int(sv):
+                setup = await self.redis.hget(key, "setup")
+                if setup is None:
+                    return None
+                made = Game.from_record({**json.loads(setup), **json.loads(clock)})
+                if game is None:
+                    game = made
+                else:  # the same object, so every handler holding it sees the new track
+                    game.__dict__.update(made.__dict__)
+                self._keep(game, int(v), int(sv))
+            elif int(v) > self.v.get(game_id, -1):
+                _apply_clock(game, json.loads(clock))
+                self.v[game_id] = int(v)
+            self.cache.move_to_end(game_id)
+            return game
+
+    def _keep(self, game: Game, v: int, sv: int) -> None:
+        self.cache[game.id] = game
+        self.v[game.id], self.sv[game.id] = v, sv
+        if len(self.cache) > CACHED_GAMES + len(self.screens):
+            for old in list(self.cache)[: len(self.cache) - CACHED_GAMES]:
+                if old not in self.screens:
+                    self._forget(old)
+
+    def _forget(self, game_id: str) -> None:
+        self.cache.pop(game_id, None)
+        self.v.pop(game_id, None)
+        self.sv.pop(game_id, None)
+
+    async def count(self) -> int:
+        async with self.failures():
+            await self.redis.zremrangebyscore(PREFIX + "games", "-inf", wall_ms() - GAME_TTL_S * 1000)
+            return int(await self.redis.zcard(PREFIX + "games"))
+
+    async def add(self, game: Game) -> Game:
+        await self.save(game)
+        return game
+
+    async def save(self, game: Game) -> None:
+        setup, clock = _split(game.as_record())
+        async with self.failures():
+            v, sv = await self._save(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
+                                     args=[setup, clock, wall_ms(), GAME_TTL_S * 1000, game.id])
+        current = self.cache.get(game.id)
+        if current is not None and current is not game:
+            current.__dict__.update(game.__dict__)
+            game = current
+        self._keep(game, int(v), int(sv))
+
+    async def update(self, game: Game, change: Change, *, report: bool = False) -> object:
+        for _ in range(UPDATE_TRIES):
+            current = await self.refresh(game.id)
+            if current is None:
+                raise Refused("no such game (it may have been forgotten); start a new one", status=404,
+                              code="not_found")
+            version = self.v[game.id]
+            before = _clock_of(current)
+            result = change(current)
+            if result is None:
+                self._same(game, current)
+                return None
+            clock = json.dumps(_clock_of(current))
+            async with self.failures():
+                written = await self._cas(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
+                                          args=[version, clock, wall_ms(), GAME_TTL_S * 1000, game.id])
+            if written:
+                self.v[game.id] = version + 1
+                self._same(game, current)
+                return result
+            _apply_clock(current, before)  # another worker's command came first: again, on its result
+        raise Refused("the game is changing too fast to follow; try again", status=503, code="too_busy",
+                      retry_after_s=1)
+
+    @staticmethod
+    def _same(game: Game, current: Game) -> None:
+        if game is not current:
+            game.__dict__.update(current.__dict__)
+
+    def local_games(self) -> list[Game]:
+        return [game for game_id, game in self.cache.items() if game_id in self.screens]
+
+    # --- messages to screens -------------------------------------------------------------------
+    async def publish(self, game_id: str, message: dict, skip: object = None, game: Game | None = None) -> None:
+        envelope: dict[str, object] = {"w": self.worker, "g": game_id, "t": json.dumps(message)}
+        if skip is not None:
+            envelope["s"] = id(skip)
+        if game is not None:
+            envelope["v"] = self.v.get(game_id, 0)
+            envelope["c"] = _clock_of(game)
+        async with self.failures():
+            await self.redis.publish(CHANNEL, json.dumps(envelope))
+
+    async def _listen(self) -> None:
+        """Pass every worker's messages to this worker's screens, reconnecting when Redis goes away."""
+        while True:
+            try:
+                pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+                await pubsub.subscribe(CHANNEL)
+                async for item in pubsub.listen():
+                    if item.get("type") == "message":
+                        await self._deliver(json.loads(item["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis went away: listen again shortly (screens resync on reconnect)
+                await asyncio.sleep(0.5)
+
+    async def _deliver(self, envelope: dict) -> None:
+        game_id = envelope.get("g")
+        if not isinstance(game_id, str) or game_id not in self.screens:
+            return
+        if envelope.get("p"):
+            await self._tell_here(game_id)
+            return
+        if "v" in envelope:
+            version, game = int(envelope["v"]), self.cache.get(game_id)
+            if game is not None:
+                if version < self.v.get(game_id, -1):
+                    return  # a newer state has been sent already
+                if version > self.v.get(game_id, -1):
+                    _apply_clock(game, envelope["c"])
+                    self.v[game_id] = version
+        skip = envelope.get("s") if envelope.get("w") == self.worker else None
+        for socket in list(self.screens.get(game_id, ())):
+            if socket.closed or (skip is not None and id(socket) == skip):
+                continue
+            try:
+                await socket.send_str(envelope["t"])
+            except (ConnectionError, RuntimeError):
+                self.part(game_id, socket)
+
+    # --- the lobby -----------------------------------------------------------------------------
+    async def code(self, game_id: str) -> str:
+        key = PREFIX + "game:" + game_id
+        async with self.failures():
+            known = await self.redis.hget(key, "code")
+            if known:
+                return known
+            for _ in range(100):
+                made = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
+                if await self.redis.set(PREFIX + "code:" + made, game_id, nx=True, ex=GAME_TTL_S):
+                    if await self.redis.hsetnx(key, "code", made):
+                        return made
+                    await self.redis.delete(PREFIX + "code:" + made)  # another worker gave it one first
+                    return await self.redis.hget(key, "code") or made
+        raise Refused("no short code is free; try again", status=503, code="too_busy", retry_after_s=5)
+
+    async def game_of(self, code: str) -> str | None:
+        async with self.failures():
+            game_id = await self.redis.get(PREFIX + "code:" + normal_code(code))
+            if game_id is None or not await self.redis.exists(PREFIX + "game:" + game_id):
+                return None
+            return game_id
+
+    async def arrive(self, game_id: str, client: str, kind: str, socket: object) -> None:
+        self.clients[id(socket)] = client
+        async with self.failures():
+            await self._seat(keys=[PREFIX + "seats:" + game_id], args=[client, kind if kind in KINDS else "screen",
+                                                                         GAME_TTL_S * 1000])
+            here = PREFIX + "here:" + game_id
+            await self.redis.hset(here, f"{self.worker}/{id(socket)}", client)
+            await self.redis.pexpire(here, GAME_TTL_S * 1000)
+
+    async def leave(self, game_id: str, socket: object) -> None:
+        if self.clients.pop(id(socket), None) is not None:
+            async with self.failures():
+                await self.redis.hdel(PREFIX + "here:" + game_id, f"{self.worker}/{id(socket)}")
+
+    async def tell_presence(self, game_id: str) -> None:
+        async with self.failures():
+            await self.redis.publish(CHANNEL, json.dumps({"w": self.worker, "g": game_id, "p": 1}))
+
+    async def _tell_here(self, game_id: str) -> None:
+        """Send this worker's screens of the game the list of connected devices."""
+        try:
+            seats, here = await self.redis.hgetall(PREFIX + "seats:" + game_id), await self.redis.hgetall(PREFIX + "here:" + game_id)
+            workers = sorted({name.split("/", 1)[0] for name in here})
+            alive = {w for w, beat in zip(workers, await self.redis.mget([PREFIX + "worker:" + w for w in workers]) if workers else [])
+                     if beat is not None}
+        except Exception:
+            return  # Redis went away: the next hello or change tells them
+        gone = [name for name in here if name.split("/", 1)[0] not in alive]
+        if gone:
+            with contextlib.suppress(Exception):
+                await self.redis.hdel(PREFIX + "here:" + game_id, *gone)
+        connected = {client for name, client in here.items() if name not in gone}
+        game = self.cache.get(game_id)
+        holder = game.holder if game is not None else None
+        for socket in list(self.screens.get(game_id, ())):
+            me = self.clients.get(id(socket))
+            listed = []
+            for client in connected:
+                kind, _, number = seats.get(client, "screen:0").partition(":")
+                listed.append({"kind": kind, "number": int(number or 0), "sound": client == holder, "me": client == me})
+            listed.sort(key=lambda s: (not s["sound"], s["kind"], s["number"]))
+            if socket.closed:
+                continue
+            try:
+                await socket.send_json({"type": "presence", "screens": listed})
+            except (ConnectionError, RuntimeError):
+                self.part(game_id, socket)
+
+    # --- work done once across workers ---------------------------------------------------------
+    async def claim(self, name: str, ttl_s: float) -> str | None:
+        """A lock on `name` for at most `ttl_s` (its token), or None when another worker holds it."""
+        token = secrets.token_hex(8)
+        async with self.failures():
+            got = await self.redis.set(PREFIX + "lock:" + name, token, nx=True, px=int(ttl_s * 1000))
+        return token if got else None
+
+    async def release(self, name: str, token: str) -> None:
+        with contextlib.suppress(Exception):
+            await self._release(keys=[PREFIX + "lock:" + name], args=[token])
+
+    async def held(self, name: str) -> bool:
+        async with self.failures():
+            return bool(await self.redis.exists(PREFIX + "lock:" + name))
+
+    async def note(self, name: str, fields: dict, ttl_s: float) -> None:
+        """Keep `fields` under `name` for every worker to read (a job's progress, a count)."""
+        async with self.failures():
+            await self.redis.set(PREFIX + "note:" + name, json.dumps(fields), ex=int(ttl_s))
+
+    async def read_note(self, name: str) -> dict | None:
+        async with self.failures():
+            text = await self.redis.get(PREFIX + "note:" + name)
+        return json.loads(text) if text else None
+
+    async def tally(self, name: str) -> int:
+        """Count one more of `name` (mixes made, renders run): the benchmarks read these."""
+        async with self.failures():
+            return int(await self.redis.incr(PREFIX + "tally:" + name))
+
