@@ -168,7 +168,7 @@ class RedisStore(Store):
         try:
             yield
         except (RedisError, OSError, asyncio.TimeoutError) as error:
-            raise Refused(f"the game store (Redis) cannot be reached: {type(error).__name__}", status=503,
+            raise Refused(f"the game store (Redis) cannot be reached: {str(error)[:160] or type(error).__name__}", status=503,
                           code="store_unavailable", retry_after_s=5) from error
 
     async def _beat(self) -> None:

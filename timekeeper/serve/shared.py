@@ -21,12 +21,17 @@ RENDER_LOCK_S = 900.0  # ... a soundtrack to encode
 WAIT_STEP_S = 0.05
 NOTE_EVERY_S = 0.5  # a render's progress is written for the other workers this often
 NOTE_TTL_S = 3600
+MADE_TTL_S = 7 * 24 * 3600  # how long made work is taken to be in the shared folders
 
 
 @contextlib.asynccontextmanager
 async def once(store: Store, name: str, ttl_s: float = MIX_LOCK_S) -> AsyncIterator[bool]:
-    """Hold `name`'s lock while the body runs (True), or first wait until the worker that holds
-    it has finished (False: its result is in the shared folders) or its lock expired."""
+    """Run the body as the one worker that makes `name` (True: it holds the lock; made work is
+    marked for MADE_TTL_S), or, when another worker has made it or is making it, once that one has
+    finished or its lock expired (False: the result is in the shared folders)."""
+    if await store.read_note("made:" + name) is not None:
+        yield False
+        return
     token = await store.claim(name, ttl_s)
     if token is None:
         deadline = time.monotonic() + ttl_s
@@ -37,6 +42,7 @@ async def once(store: Store, name: str, ttl_s: float = MIX_LOCK_S) -> AsyncItera
     try:
         await store.tally(name.split(":", 1)[0] + "-made")
         yield True
+        await store.note("made:" + name, {"by": "lock"}, MADE_TTL_S)
     finally:
         await store.release(name, token)
 
