@@ -247,10 +247,10 @@ def base_url(request: web.Request) -> str:
 
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
-    mix = await state.mix(game)
+    timeline = await state.timeline(game)
     if game.playback.status == READY:
-        game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
-    described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
+        game.duration_ms = timeline.duration_ms  # a lobby's game learns its length once its mix is prepared
+    described = game_json(game, timeline, wall_ms(), state.join_url(game, base_url(request)))
     return web.json_response({**described, "code": await state.store.code(game.id)})
 
 
@@ -468,7 +468,7 @@ async def card(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    words = (await state.mix(game)).timeline.phrases  # the voice's printed words (a pack may bring its own)
+    words = (await state.timeline(game)).phrases  # the voice's printed words (a pack may bring its own)
     fragment = html_card(game.scenario, words, game.settings["players"])
     return web.Response(text=fragment, content_type="text/html")
 
@@ -479,7 +479,7 @@ async def card_pdf(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    words = (await state.mix(game)).timeline.phrases
+    words = (await state.timeline(game)).phrases
     printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1))
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 

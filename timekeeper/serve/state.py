@@ -9,15 +9,17 @@ import os
 import re
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
-from timekeeper.mix import PreparedMix
+from timekeeper.mix import PreparedMix, prepare_mix
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
+from timekeeper.script import Timeline
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
@@ -37,6 +39,7 @@ from timekeeper.serve.work import (
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
+KEPT_TIMELINES = 500  # timelines kept (small: the cues and words), so describing a game rarely prepares a mix
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
 MAX_GAMES = 4 * KEPT_GAMES  # games kept when none can be forgotten (all played or watched)
 
@@ -89,6 +92,8 @@ class ServerState:
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
         self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
+        self._preparing: dict[str, asyncio.Future[PreparedMix]] = {}  # mix key -> its preparation under way
+        self.timelines: OrderedDict[str, Timeline] = OrderedDict()  # mix key -> timeline, most recent last
 
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
@@ -187,7 +192,7 @@ class ServerState:
             raise Refused(f"{self.store.max_games} games are kept and in use; end one first", status=503,
                           code="too_busy", retry_after_s=60)
         if mixed:
-            game.duration_ms = (await self.mix(game)).duration_ms
+            game.duration_ms = (await self.timeline(game)).duration_ms
         with self.unsaved_refused():
             return await self.store.add(game)
 
@@ -202,17 +207,44 @@ class ServerState:
     async def mix(self, game: Game) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
         first time) in the mixing queue, off the event loop."""
-        kept = self.mixes.kept(game.mix_key)
-        if kept is not None:
-            return kept
+        key = game.mix_key
+        mix = self.mixes.kept(key)
+        if mix is None:
+            pending = self._preparing.get(key)
+            if pending is None:  # one preparation per key in this process, however many ask
+                pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game))
+                pending.add_done_callback(lambda _done: self._preparing.pop(key, None))
+            mix = await asyncio.shield(pending)
+        self._keep_timeline(key, mix.timeline)
+        return mix
+
+    async def _prepare_once(self, game: Game) -> PreparedMix:
         async with once(self.store, "mix:" + game.mix_key):  # other workers wait, then read the clip cache
             return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
 
-    def _prepare(self, game: Game) -> PreparedMix:
+    async def timeline(self, game: Game) -> Timeline:
+        """The game's timeline (what the page shows): kept for many more games than their mixes."""
+        kept = self.timelines.get(game.mix_key)
+        if kept is not None:
+            self.timelines.move_to_end(game.mix_key)
+            return kept
+        return (await self.mix(game)).timeline
+
+    def _prepare(self, game: Game, *, keep: bool = True) -> PreparedMix:
+        """The game's mix, prepared now unless kept; `keep=False` (a soundtrack render) leaves the
+        kept ones as they are."""
         settings = game.mix_settings
         if settings.music is not None:
             settings = replace(settings, music=Path(settings.music))
-        return self.mixes.get(game.mix_key, game.scenario, settings)
+        if keep:
+            return self.mixes.get(game.mix_key, game.scenario, settings)
+        return self.mixes.kept(game.mix_key) or prepare_mix(game.scenario, settings)
+
+    def _keep_timeline(self, key: str, timeline: Timeline) -> None:
+        self.timelines[key] = timeline
+        self.timelines.move_to_end(key)
+        while len(self.timelines) > KEPT_TIMELINES:
+            self.timelines.popitem(last=False)
 
     async def save(self, game: Game) -> None:
         """Save the whole game (its track or settings changed); Refused (503) when it cannot be."""
@@ -273,7 +305,7 @@ class ServerState:
             return await render_seen(self.store, job_id, job) or job
         source = game.track_id.partition(":")[2] or game.title
         try:
-            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source))
+            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game, keep=False), game.scenario, source))
         except Refused:
             await self.store.release("render:" + job_id, token)
             raise
