@@ -29,7 +29,7 @@ from typing import Any
 from timekeeper.serve.games import _GAME_ID, Game, Playback, wall_ms
 from timekeeper.serve.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, normal_code
 from timekeeper.serve.schemas import Refused
-from timekeeper.serve.store import Change, Store
+from timekeeper.serve.store import Change, Store, Tell
 
 PREFIX = "timekeeper:"
 CHANNEL = PREFIX + "screens"
@@ -42,12 +42,14 @@ CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens foll
 REDIS_TIMEOUT_S = 5.0
 CLOCK_FIELDS = ("playback", "holder", "changes", "before_end", "duration_ms")
 
-# Write a command's clock if nobody wrote the game since it was read (v unchanged).
+# Write a command's clock if nobody wrote the game since it was read (v unchanged), and publish
+# what the screens are told in the same step (so they hear the states in the order they were written).
 _CAS = """
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'clock', ARGV[2], 'v', tonumber(ARGV[1]) + 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[6]) end
 return 1
 """
 # Write the whole game (a new one, or its track and settings changed): both versions move on.
@@ -243,9 +245,13 @@ class RedisStore(Store):
             game = current
         self._keep(game, int(v), int(sv))
 
-    async def update(self, game: Game, change: Change, *, report: bool = False) -> object:
+    async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
+                     skip: object = None) -> object:
+        """(See Store.update.) Carried out first on this worker's copy, which pub/sub keeps current;
+        the write succeeds only if nobody wrote the game since (else: read it, carry out again)."""
+        fresh = game.id not in self.v or self.cache.get(game.id) is None
         for _ in range(UPDATE_TRIES):
-            current = await self.refresh(game.id)
+            current = await self.refresh(game.id) if fresh else self.cache.get(game.id)
             if current is None:
                 raise Refused("no such game (it may have been forgotten); start a new one", status=404,
                               code="not_found")
@@ -253,17 +259,24 @@ class RedisStore(Store):
             before = _clock_of(current)
             result = change(current)
             if result is None:
+                if not fresh:  # perhaps only this worker's copy says nothing changes: ask the store
+                    _apply_clock(current, before)
+                    fresh = True
+                    continue
                 self._same(game, current)
                 return None
-            clock = json.dumps(_clock_of(current))
+            clock = _clock_of(current)
+            envelope = "" if tell is None else self._envelope(game.id, tell(current), skip, version + 1, clock)
             async with self.failures():
                 written = await self._cas(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
-                                          args=[version, clock, wall_ms(), GAME_TTL_S * 1000, game.id])
+                                          args=[version, json.dumps(clock), wall_ms(), GAME_TTL_S * 1000, game.id,
+                                                envelope, CHANNEL])
             if written:
-                self.v[game.id] = version + 1
+                self.v[game.id] = max(self.v.get(game.id, 0), version + 1)
                 self._same(game, current)
                 return result
             _apply_clock(current, before)  # another worker's command came first: again, on its result
+            fresh = True
         raise Refused("the game is changing too fast to follow; try again", status=503, code="too_busy",
                       retry_after_s=1)
 
@@ -277,14 +290,20 @@ class RedisStore(Store):
 
     # --- messages to screens -------------------------------------------------------------------
     async def publish(self, game_id: str, message: dict, skip: object = None, game: Game | None = None) -> None:
+        envelope = self._envelope(game_id, message, skip, self.v.get(game_id, 0) if game is not None else None,
+                                  _clock_of(game) if game is not None else None)
+        async with self.failures():
+            await self.redis.publish(CHANNEL, envelope)
+
+    def _envelope(self, game_id: str, message: dict, skip: object, version: int | None, clock: dict | None) -> str:
+        """A message for every worker: the game, the text for its screens, the socket it skips (on
+        this worker), and with a state the clock's version and the clock (for the workers' copies)."""
         envelope: dict[str, object] = {"w": self.worker, "g": game_id, "t": json.dumps(message)}
         if skip is not None:
             envelope["s"] = id(skip)
-        if game is not None:
-            envelope["v"] = self.v.get(game_id, 0)
-            envelope["c"] = _clock_of(game)
-        async with self.failures():
-            await self.redis.publish(CHANNEL, json.dumps(envelope))
+        if version is not None:
+            envelope["v"], envelope["c"] = version, clock
+        return json.dumps(envelope)
 
     async def _listen(self) -> None:
         """Pass every worker's messages to this worker's screens, reconnecting when Redis goes away."""

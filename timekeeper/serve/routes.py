@@ -285,9 +285,8 @@ async def apply(state: ServerState, game, message: CommandBody, sender=None, cli
     makes its device the one that plays the sound, and only that device's position reports move
     the clock (a report is passed on to every screen but its sender)."""
     report = message.type == "report"
-    if await state.update(game, partial(_carry_out, message=message, client=client), report=report) is None:
-        return
-    await broadcast(state, game, skip=sender if report else None)
+    await state.update(game, partial(_carry_out, message=message, client=client), report=report, tell=state_message,
+                       skip=sender if report else None)
 
 
 def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
@@ -321,8 +320,13 @@ def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
     return True
 
 
+def state_message(game) -> dict:
+    """What every screen is sent when a game's clock or sound device changes."""
+    return {"type": "state", "playback": playback_json(game, wall_ms())}
+
+
 async def broadcast(state: ServerState, game, skip=None) -> None:
-    await state.store.publish(game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip, game)
+    await state.store.publish(game.id, state_message(game), skip, game)
 
 
 async def to_screens(state: ServerState, game_id: str, message: dict, skip=None) -> None:

@@ -251,11 +251,11 @@ class ServerState:
         with self.unsaved_refused():
             await self.store.save(game)
 
-    async def update(self, game: Game, change, *, report: bool = False) -> object:
-        """Carry out `change` on the game as stored now and save it (see Store.update); Refused
-        (503) when it cannot be saved, and then nothing is changed."""
+    async def update(self, game: Game, change, *, report: bool = False, tell=None, skip=None) -> object:
+        """Carry out `change` on the game as stored now, save it and tell every screen (see
+        Store.update); Refused (503) when it cannot be saved, and then nothing is changed."""
         with self.unsaved_refused():
-            return await self.store.update(game, change, report=report)
+            return await self.store.update(game, change, report=report, tell=tell, skip=skip)
 
     @staticmethod
     @contextlib.contextmanager

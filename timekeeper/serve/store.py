@@ -23,6 +23,7 @@ from timekeeper.serve.lobby import Lobby
 
 T = TypeVar("T")
 Change = Callable[[Game], T]  # a command carried out on a game; None: nothing changed (nothing saved or sent)
+Tell = Callable[[Game], dict]  # the message every screen is sent about a changed game
 
 
 class Store:
@@ -55,10 +56,13 @@ class Store:
         """Save the whole game (its track and settings changed); OutputError when it cannot be."""
         raise NotImplementedError
 
-    async def update(self, game: Game, change: Change, *, report: bool = False) -> object:
-        """Carry out `change` on the game as the store has it now and save the result, as one step
-        that no other worker's command interleaves with; `change`'s result (None: nothing saved).
-        `report` marks a position report (one process saves those at most every few seconds)."""
+    async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
+                     skip: object = None) -> object:
+        """Carry out `change` on the game as the store has it now, save the result and send every
+        screen (but `skip`) the message `tell` makes of it, as one step that no other worker's
+        command interleaves with (so screens get the states in the order they were saved).
+        `change`'s result (None: nothing saved or sent). `report` marks a position report (one
+        process saves those at most every few seconds)."""
         raise NotImplementedError
 
     def local_games(self) -> list[Game]:
@@ -175,20 +179,22 @@ class LocalStore(Store):
     async def save(self, game: Game) -> None:
         self.games.save(game)
 
-    async def update(self, game: Game, change: Change, *, report: bool = False) -> object:
+    async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
+                     skip: object = None) -> object:
         from timekeeper.errors import TimekeeperError
 
         before = (game.playback, game.holder, game.changes, game.before_end)
         result = change(game)
         if result is None:
             return None
-        if report and not self._save_due(game):
-            return result
-        try:
-            self.games.save(game)
-        except TimekeeperError:  # not saved, so not made: every screen keeps what it has
-            game.playback, game.holder, game.changes, game.before_end = before
-            raise
+        if not report or self._save_due(game):
+            try:
+                self.games.save(game)
+            except TimekeeperError:  # not saved, so not made: every screen keeps what it has
+                game.playback, game.holder, game.changes, game.before_end = before
+                raise
+        if tell is not None:
+            await self.publish(game.id, tell(game), skip, game)
         return result
 
     def _save_due(self, game: Game) -> bool:
