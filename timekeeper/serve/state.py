@@ -21,7 +21,7 @@ from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.script import Timeline
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
-from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, new_game_id
+from timekeeper.serve.games import ENDED, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.schemas import Refused
@@ -41,7 +41,6 @@ MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
 KEPT_TIMELINES = 500  # timelines kept (small: the cues and words), so describing a game rarely prepares a mix
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
-MAX_GAMES = 4 * KEPT_GAMES  # games kept when none can be forgotten (all played or watched)
 
 
 def default_state_dir() -> Path:

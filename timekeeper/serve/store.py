@@ -18,11 +18,12 @@ import json
 from collections.abc import Callable, Collection
 from typing import TypeVar
 
-from timekeeper.serve.games import Game, GameStore
+from timekeeper.serve.games import KEPT_GAMES, Game, GameStore
 from timekeeper.serve.lobby import Lobby
 
 T = TypeVar("T")
 Change = Callable[[Game], T]  # a command carried out on a game; None: nothing changed (nothing saved or sent)
+MAX_LOCAL_GAMES = 4 * KEPT_GAMES  # games one process keeps when none can be forgotten (all played or watched)
 Tell = Callable[[Game], dict]  # the message every screen is sent about a changed game
 
 
@@ -155,11 +156,9 @@ class LocalStore(Store):
 
     def __init__(self, folder) -> None:
         super().__init__()
-        from timekeeper.serve.state import MAX_GAMES
-
         self.games = GameStore(folder)
         self.lobby = Lobby()
-        self.max_games = MAX_GAMES
+        self.max_games = MAX_LOCAL_GAMES
 
     def get(self, game_id: str) -> Game | None:
         return self.games.get(game_id)
