@@ -57,6 +57,12 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def quantile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -94,8 +100,8 @@ class Screen:
                 await self._listen()
             except (OSError, asyncio.TimeoutError, ConnectionError) as error:
                 self.bench.errors.append(type(error).__name__)
-            except Exception as error:  # aiohttp's own errors
-                self.bench.errors.append(type(error).__name__)
+            except Exception as error:  # aiohttp's own errors (a refused WebSocket: with its HTTP status)
+                self.bench.errors.append(f"{type(error).__name__} {getattr(error, 'status', '')}".strip())
             if self.bench.stop.is_set():
                 return
             self.connected.clear()
@@ -350,6 +356,9 @@ async def run(args, deployment: Deployment) -> dict:
         redis.get("timekeeper:tally:mix-made") or 0)
 
     # --- steady state, with 10 renders asked for and an API prober ---------------------------------
+    processes = {"workers": pids, "nginx": [deployment.nginx.pid], "redis": [deployment.redis.pid], "load": [os.getpid()]}
+    cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in processes.items()}
+    steady_started = time.monotonic()
     bench.sampling = True
     out = Path(args.folder) / "probe.json"
     paths = []
@@ -362,6 +371,9 @@ async def run(args, deployment: Deployment) -> dict:
     await asyncio.to_thread(prober.wait, args.seconds + 60)
     probed = json.loads(out.read_text())
     bench.sampling = False
+    steady_s = time.monotonic() - steady_started
+    figures["CPU use in the steady state, cores (workers, nginx, redis, load)"] = tuple(
+        round((sum(cpu_s(pid) for pid in group) - cpu_before[name]) / steady_s, 2) for name, group in processes.items())
     steady = list(bench.samples)
     figures["screens vs sound device, steady, ms (p50, p99, max)"] = (
         round(quantile(steady, 0.5), 1), round(quantile(steady, 0.99), 1), round(max(steady, default=float("nan")), 1))

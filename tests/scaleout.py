@@ -163,14 +163,14 @@ class Deployment:
 
 def deploy(folder: Path, workers: int = 2, *, nginx: bool = True, extra: tuple[str, ...] = (),
            env: dict | None = None) -> Deployment:
-    """redis-server, `workers` workers sharing it (and one --mixes folder), nginx in front."""
+    """redis-server, `workers` workers sharing it (and one --mixes and --state folder), nginx in front."""
     redis, redis_port = start_redis(folder / "redis")
     deployment = Deployment(folder, redis, redis_port, [], [])
     try:
         for n in range(workers):
             port = free_port()
             deployment.workers.append(start_server(
-                folder / f"state-{n}", "--port", str(port), "--redis", deployment.redis_url, "--behind-proxy",
+                folder / "state", "--port", str(port), "--redis", deployment.redis_url, "--behind-proxy",
                 "--mixes", str(folder / "mixes"), *extra, env=env))
             deployment.worker_ports.append(port)
         if nginx:

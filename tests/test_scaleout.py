@@ -125,6 +125,13 @@ def test_a_game_made_through_the_proxy_is_known_to_every_worker(deployment):
         assert seen.status == 200 and seen.json()["code"] == game["code"]
         found = deployment.request(f"/api/join/{game['code'].lower()}", base=worker_url(deployment, index))
         assert found.json() == {"id": game["id"]}
+    code = "010AL1TW,050ID,120AL2TR,215DT,340PE1,345AL4TB,450DT,530ID,660PE2"
+    pasted = deployment.request("/api/tracks/flashcode", method="POST", json_body={"code": code, "title": "Pasted"},
+                                base=worker_url(deployment, 0))
+    assert pasted.status == 201, pasted.body
+    track = pasted.json()["track"]["id"]
+    played = deployment.request("/api/lobby", method="POST", json_body={"track": track}, base=worker_url(deployment, 1))
+    assert played.status == 201 and played.json()["title"] == "Pasted"  # a track made on one worker, played on another
     assert too_large_status(deployment) == 413  # nginx's body limit (deploy/nginx.conf), before any worker reads it
 
 
