@@ -120,8 +120,7 @@ class Screen:
         await self.socket.send_str(json.dumps({"type": "hello", "client": self.client, "kind": "phone"}))
         if self.device and self.room.claimed:
             await self.socket.send_str(json.dumps({"type": "claim"}))
-        self.best_rtt = float("inf")
-        self.pinging = asyncio.create_task(self._ping(self.socket))
+        self.pinging = asyncio.create_task(self._ping(self.socket))  # (the offset found before is kept, as the page does)
 
     async def _ping(self, socket) -> None:
         """Five pings 150 ms apart, as the page does; the screen counts as joined once they are answered."""
@@ -131,7 +130,7 @@ class Screen:
                 await asyncio.sleep(0.15 if n < 4 else 0.3)
         except (ConnectionError, RuntimeError):
             return
-        if not socket.closed:
+        if not socket.closed and self.lost_at is None:
             self.connected.set()
 
     async def _listen(self) -> None:
@@ -148,6 +147,8 @@ class Screen:
                     self.offset_ms = data["server_ms"] - (data["t"] + rtt / 2)
             elif kind == "state":
                 self.playback = data["playback"]
+                if self.lost_at is not None:
+                    self.connected.set()  # back: the page follows the state at once
                 if self.device and self.playback["status"] == "playing":
                     self.room.device_playing(self)
             if kind in ("pong", "state") and self.lost_at is not None and self.back_in_sync_s is None:

@@ -40,6 +40,7 @@ WORKER_TTL_MS = 6000  # a worker silent this long is taken for dead
 UPDATE_TRIES = 20  # a command is carried out again at most this often when other workers' commands win
 CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens follow
 REDIS_TIMEOUT_S = 5.0
+PRESENCE_DELAY_S = 0.1  # arrivals within this are told in one presence list
 CLOCK_FIELDS = ("playback", "holder", "changes", "before_end", "duration_ms")
 
 # Write a command's clock if nobody wrote the game since it was read (v unchanged), and publish
@@ -128,6 +129,8 @@ class RedisStore(Store):
         self.clients: dict[int, str] = {}  # id of a local socket -> the client it said hello as
         self._redis: Any = None
         self._tasks: list[asyncio.Task] = []
+        self._telling: set[str] = set()  # games whose presence list is about to be told
+        self._pending: set[asyncio.Task] = set()
 
     # --- connection ----------------------------------------------------------------------------
     @property
@@ -152,9 +155,9 @@ class RedisStore(Store):
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beating())]
 
     async def close(self) -> None:
-        for task in self._tasks:
+        for task in [*self._tasks, *self._pending]:
             task.cancel()
-        for task in self._tasks:
+        for task in [*self._tasks, *self._pending]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self._redis is not None:
@@ -381,7 +384,21 @@ class RedisStore(Store):
                 await self.redis.hdel(PREFIX + "here:" + game_id, f"{self.worker}/{id(socket)}")
 
     async def tell_presence(self, game_id: str) -> None:
-        async with self.failures():
+        """(See Store.tell_presence.) Told PRESENCE_DELAY_S later, once for a burst of arrivals
+        (a worker's screens reconnecting to the others all at once)."""
+        if game_id in self._telling:
+            return
+        self._telling.add(game_id)
+        task = asyncio.get_running_loop().create_task(self._tell_soon(game_id))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _tell_soon(self, game_id: str) -> None:
+        try:
+            await asyncio.sleep(PRESENCE_DELAY_S)
+        finally:
+            self._telling.discard(game_id)
+        with contextlib.suppress(Exception):  # Redis went away: the next hello or change tells them
             await self.redis.publish(CHANNEL, json.dumps({"w": self.worker, "g": game_id, "p": 1}))
 
     async def _tell_here(self, game_id: str) -> None:
