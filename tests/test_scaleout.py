@@ -306,3 +306,45 @@ def test_redis_gone_is_a_clear_503(tmp_path):
         assert "Traceback" not in "".join(own.workers[0].output)
     finally:
         own.stop()
+
+
+def _store_game(game_id: str):
+    from timekeeper.scenario.catalog import builtin_paths
+    from timekeeper.serve.games import Game
+
+    text = builtin_paths()["mission-1"].read_text(encoding="utf-8")
+    return Game(game_id, "builtin:mission-1", "Mission 1", text, {"language": "en", "voice": None, "players": 5})
+
+
+def test_two_workers_writing_one_game_lose_no_change(deployment):
+    """Two stores (as two workers) on the real Redis: commands racing on one game are all carried
+    out (the loser of a write carries its command out again on the winner's result), and a setup
+    change made on a stale copy is refused (409), never written over the other's."""
+    from timekeeper.serve.redisstore import RedisStore
+    from timekeeper.serve.schemas import Refused
+
+    async def race() -> None:
+        one, two = RedisStore(deployment.redis_url), RedisStore(deployment.redis_url)
+        await one.start()
+        await two.start()
+        try:
+            game = await one.add(_store_game("0123456789ab"))
+            other = await two.refresh(game.id)
+
+            def bump(g):
+                g.changes += 1
+                return True
+
+            await asyncio.gather(*(store.update(copy, bump) for _ in range(10) for store, copy in ((one, game), (two, other))))
+            assert (await one.refresh(game.id)).changes == 20
+            assert game.changes == 20  # the handler's object follows the store
+            game.title = "changed on a stale copy"
+            await two.update(other, bump)  # meanwhile another worker writes
+            with pytest.raises(Refused) as refused:
+                await one.save(game)
+            assert refused.value.status == 409 and game.title == "Mission 1"
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(race())

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import os
 import secrets
@@ -53,8 +54,10 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
 if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[6]) end
 return 1
 """
-# Write the whole game (a new one, or its track and settings changed): both versions move on.
+# Write the whole game (a new one, or its track and settings changed): both versions move on. A
+# change (ARGV[6], the version it read) is written only if nobody wrote the game since.
 _SAVE = """
+if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'v') ~= ARGV[6] then return false end
 local v = redis.call('HINCRBY', KEYS[1], 'v', 1)
 local sv = redis.call('HINCRBY', KEYS[1], 'sv', 1)
 redis.call('HSET', KEYS[1], 'setup', ARGV[1], 'clock', ARGV[2])
@@ -234,14 +237,25 @@ class RedisStore(Store):
             return int(await self.redis.zcard(PREFIX + "games"))
 
     async def add(self, game: Game) -> Game:
-        await self.save(game)
+        await self._write(game, None)
         return game
 
     async def save(self, game: Game) -> None:
+        """(See Store.save.) Refused (409) when another worker changed the game since it was read."""
+        await self._write(game, self.v.get(game.id))
+
+    async def _write(self, game: Game, read_version: int | None) -> None:
         setup, clock = _split(game.as_record())
         async with self.failures():
-            v, sv = await self._save(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
-                                     args=[setup, clock, wall_ms(), GAME_TTL_S * 1000, game.id])
+            written = await self._save(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
+                                       args=[setup, clock, wall_ms(), GAME_TTL_S * 1000, game.id,
+                                             "" if read_version is None else read_version])
+        if not written:
+            self.sv.pop(game.id, None)  # read it whole again: every handler holding it sees what the other made
+            await self.refresh(game.id)
+            raise Refused("the game changed on another screen meanwhile; look again and repeat the change",
+                          status=409, code="conflict")
+        v, sv = written
         current = self.cache.get(game.id)
         if current is not None and current is not game:
             current.__dict__.update(game.__dict__)
@@ -250,8 +264,10 @@ class RedisStore(Store):
 
     async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
                      skip: object = None) -> object:
-        """(See Store.update.) Carried out first on this worker's copy, which pub/sub keeps current;
-        the write succeeds only if nobody wrote the game since (else: read it, carry out again)."""
+        """(See Store.update.) Carried out first on a copy of this worker's game, which pub/sub
+        keeps current; written only if nobody wrote the game since (else: read it, carry out again).
+        The worker's game takes the result once it is written, so commands running at once in one
+        worker never see each other's unwritten changes."""
         fresh = game.id not in self.v or self.cache.get(game.id) is None
         for _ in range(UPDATE_TRIES):
             current = await self.refresh(game.id) if fresh else self.cache.get(game.id)
@@ -259,27 +275,27 @@ class RedisStore(Store):
                 raise Refused("no such game (it may have been forgotten); start a new one", status=404,
                               code="not_found")
             version = self.v[game.id]
-            before = _clock_of(current)
-            result = change(current)
+            trial = copy.copy(current)  # the commands replace the clock's fields, never change them in place
+            result = change(trial)
             if result is None:
                 if not fresh:  # perhaps only this worker's copy says nothing changes: ask the store
-                    _apply_clock(current, before)
                     fresh = True
                     continue
                 self._same(game, current)
                 return None
-            clock = _clock_of(current)
-            envelope = "" if tell is None else self._envelope(game.id, tell(current), skip, version + 1, clock)
+            clock = _clock_of(trial)
+            envelope = "" if tell is None else self._envelope(game.id, tell(trial), skip, version + 1, clock)
             async with self.failures():
                 written = await self._cas(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
                                           args=[version, json.dumps(clock), wall_ms(), GAME_TTL_S * 1000, game.id,
                                                 envelope, CHANNEL])
             if written:
-                self.v[game.id] = max(self.v.get(game.id, 0), version + 1)
+                if version + 1 > self.v.get(game.id, -1):  # (pub/sub may have brought it, or a newer one, already)
+                    _apply_clock(current, clock)
+                    self.v[game.id] = version + 1
                 self._same(game, current)
                 return result
-            _apply_clock(current, before)  # another worker's command came first: again, on its result
-            fresh = True
+            fresh = True  # another worker's command came first: again, on its result
         raise Refused("the game is changing too fast to follow; try again", status=503, code="too_busy",
                       retry_after_s=1)
 
