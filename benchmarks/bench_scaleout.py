@@ -48,6 +48,15 @@ SAMPLE_EVERY_S = 1.0
 IN_SYNC_MS = 100.0
 CONNECT_AT_ONCE = 64
 RECONNECT_LIMIT_S = 30.0
+WARM_ROOMS = 4  # made first: the workers' one-time memory (the prepared mix) is not counted per room
+
+
+def cpu_pressure() -> str:
+    """How much of the time runnable tasks waited for a CPU (this machine is shared)."""
+    try:
+        return Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return "unknown"
 
 
 def rss_mb(pid: int) -> float:
@@ -213,8 +222,8 @@ class Bench:
             connector = aiohttp.TCPConnector(local_addr=(f"127.0.1.{n + 1}", 0), limit=0, ssl=self.tls)
             self.sessions.append(aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None)))
 
-    async def make_rooms(self) -> list[float]:
-        """POST /api/lobby for every room (16 at once); each answer's time in ms."""
+    async def make_rooms(self, count: int) -> list[float]:
+        """POST /api/lobby for `count` more rooms (16 at once); each answer's time in ms."""
         times: list[float] = []
         body = json.dumps({"track": "builtin:mission-1"})
         gate = asyncio.Semaphore(16)
@@ -231,7 +240,7 @@ class Bench:
                 times.append((time.monotonic() - started) * 1000)
                 self.rooms.append(Room(made["id"], made["code"]))
 
-        await asyncio.gather(*(one(n) for n in range(self.n_rooms)))
+        await asyncio.gather(*(one(len(self.rooms) + n) for n in range(count)))
         return times
 
     async def join_all(self) -> list[asyncio.Task]:
@@ -333,14 +342,19 @@ async def start_renders(deployment: Deployment, rooms: list[Room], count: int) -
 
 
 async def run(args, deployment: Deployment) -> dict:
-    figures: dict[str, object] = {}
+    figures: dict[str, object] = {"CPU pressure at the start (/proc/pressure/cpu)": cpu_pressure()}
     bench = Bench(deployment, args.rooms)
     await bench.sessions_open()
     pids = [worker.process.pid for worker in deployment.workers]
     redis = deployment.redis_client()
+    warm = min(WARM_ROOMS, args.rooms)
+    await bench.make_rooms(warm)  # each worker prepares the rooms' mix (once): not counted per room
+    for room in bench.rooms:
+        for port in deployment.worker_ports:
+            await asyncio.to_thread(deployment.request, f"/api/games/{room.game_id}", base=f"http://127.0.0.1:{port}")
     rss_before = [rss_mb(pid) for pid in pids]
     redis_before = int(redis.info("memory")["used_memory"])
-    create_ms = await bench.make_rooms()
+    create_ms = await bench.make_rooms(args.rooms - warm)
     figures["rooms made (POST /api/lobby through nginx), p99 ms"] = round(quantile(create_ms, 0.99), 1)
     tasks = await bench.join_all()
     figures["WebSockets open"] = sum(1 for room in bench.rooms for s in room.screens if s.connected.is_set())
@@ -349,9 +363,9 @@ async def run(args, deployment: Deployment) -> dict:
     await asyncio.sleep(3)  # every device has reported once or twice
     rss_after = [rss_mb(pid) for pid in pids]
     redis_after = int(redis.info("memory")["used_memory"])
-    figures["worker memory per room (5 screens each), KB"] = round(
-        (sum(rss_after) - sum(rss_before)) * 1024 / args.rooms, 1)
-    figures["Redis memory per room, KB"] = round((redis_after - redis_before) / 1024 / args.rooms, 1)
+    counted = max(1, args.rooms - warm)
+    figures["worker memory per room (5 screens each), KB"] = round((sum(rss_after) - sum(rss_before)) * 1024 / counted, 1)
+    figures["Redis memory per room, KB"] = round((redis_after - redis_before) / 1024 / counted, 1)
     figures["workers' resident memory, MB"] = [round(value) for value in rss_after]
     figures["mixes made for the rooms' mission 1 with one setting (Redis lock's count)"] = int(
         redis.get("timekeeper:tally:mix-made") or 0)
@@ -419,6 +433,7 @@ async def run(args, deployment: Deployment) -> dict:
     await asyncio.gather(*tasks, return_exceptions=True)
     await bench.close()
     figures["client errors (kinds)"] = {kind: bench.errors.count(kind) for kind in set(bench.errors)}
+    figures["CPU pressure at the end (/proc/pressure/cpu)"] = cpu_pressure()
     figures["screens that gave up reconnecting"] = bench.gave_up
     return figures
 
