@@ -167,7 +167,7 @@ def deploy(folder: Path, workers: int = 2, *, nginx: bool = True, extra: tuple[s
     redis, redis_port = start_redis(folder / "redis")
     deployment = Deployment(folder, redis, redis_port, [], [])
     try:
-        for n in range(workers):
+        for _worker in range(workers):
             port = free_port()
             deployment.workers.append(start_server(
                 folder / "state", "--port", str(port), "--redis", deployment.redis_url, "--behind-proxy",
