@@ -176,7 +176,9 @@ def _frame_bytes(rate: int, padded: int = 0) -> int:
 
 
 def _info_frame(handle: BinaryIO, start: int, samples: int) -> bytes:
-    """A LAME "Info" frame for the audio frames from `start` in `handle` (see `info_frame`)."""
+    """A LAME "Info" frame for the audio frames from `start` in `handle`: frame and byte counts,
+    a seek table, and the encoder delay and padding that gapless players (browsers, ffmpeg,
+    mutagen) skip, so the track starts on time and lasts exactly `samples`."""
     handle.seek(start)
     header, frames, position = b"", 0, start
     while len(found := handle.read(4)) == 4 and found[0] == 0xFF and found[1] & 0xE0 == 0xE0:
@@ -185,26 +187,15 @@ def _info_frame(handle: BinaryIO, start: int, samples: int) -> bytes:
         handle.seek(position)
     if not frames:
         return bytes(start)
-    return info_frame(header, frames, position, samples, MP3_KBPS, start, toc=True)
-
-
-def info_frame(header: bytes, frames: int, total_bytes: int, samples: int, kbps: int, length: int,
-               toc: bool = False) -> bytes:
-    """A LAME "Info" frame of `length` bytes (a silent frame to decoders that do not read it) for
-    a constant-bit-rate stream of `frames` audio frames whose MPEG header is `header`: frame and
-    byte counts (`total_bytes`, this frame included), a seek table if `toc`, and the encoder delay
-    and padding that gapless players (browsers, ffmpeg, mutagen) skip, so the track starts on
-    time and lasts exactly `samples` (at the stream's own rate)."""
     side_info = 17 if header[3] >> 6 == 3 else 32  # mono, else stereo
     padding = max(0, frames * MP3_FRAME_SAMPLES - LAME_DELAY - samples)
-    tag = b"Info" + struct.pack(">III", 0x0F if toc else 0x0B, frames, total_bytes)
-    tag += bytes(i * 256 // 100 for i in range(100)) if toc else b""
+    tag = b"Info" + struct.pack(">III", 0x0F, frames, position) + bytes(i * 256 // 100 for i in range(100))
     tag += bytes(4)  # quality: unused at a constant bit rate
-    lame = b"LAME3.100" + bytes([0x01, 0]) + bytes(8) + bytes([0, min(kbps, 255)])
-    lame += (LAME_DELAY << 12 | min(padding, 0xFFF)).to_bytes(3, "big") + bytes(4) + struct.pack(">IH", total_bytes, 0)
+    lame = b"LAME3.100" + bytes([0x01, 0]) + bytes(8) + bytes([0, MP3_KBPS])
+    lame += (LAME_DELAY << 12 | min(padding, 0xFFF)).to_bytes(3, "big") + bytes(4) + struct.pack(">IH", position, 0)
     frame = bytes([header[0], header[1], header[2] & ~0x02, header[3]]) + bytes(side_info) + tag + lame
     frame += struct.pack(">H", _crc16(frame))
-    return frame + bytes(length - len(frame))
+    return frame + bytes(start - len(frame))
 
 
 def _crc16(data: bytes) -> int:
