@@ -107,9 +107,12 @@ class SoundCache:
         try:
             if self._write(sound, mix):
                 self.evict()
-        except (OSError, RenderError) as error:
+        except OSError as error:
             with self._guard:
-                self._failed[sound.key] = str(error)
+                self._failed[sound.key] = f"cannot write the sound file in {self.folder}: {error.strerror or error}"
+        except RenderError as error:
+            with self._guard:
+                self._failed[sound.key] = error.message
         finally:
             with self._guard:
                 self._running.discard(sound.key)
@@ -225,7 +228,7 @@ class SoundCache:
 def _open_either(sound: SoundFile) -> int | None:
     """A read handle on the complete file, else on the one being written; None if neither is there."""
     for path in (sound.path, sound.part):
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # not there (yet), or the folder is not one
             return os.open(path, os.O_RDONLY)
     return None
 
