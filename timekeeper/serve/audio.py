@@ -80,7 +80,7 @@ class MixCache:
                 if key in self._mixes:
                     self._mixes.move_to_end(key)
                     return self._mixes[key]
-            mix = prepare_mix(scenario, settings)
+            mix = prepare_mix(scenario, settings, background=True)
             with self._guard:
                 self._mixes[key] = mix
                 while len(self._mixes) > self.size:
