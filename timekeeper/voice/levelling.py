@@ -13,6 +13,8 @@ preparation makes (the same functions on the same draft), so the audio is the sa
 from __future__ import annotations
 
 import contextlib
+import importlib
+import sys
 import threading
 from collections.abc import Callable, Iterable
 
@@ -22,6 +24,14 @@ WORKERS = 2  # levelling threads (numpy and scipy release the GIL for the long l
 
 # finish(text, draft) -> the phrase's final clip (levelled, stored as 16-bit, written to the cache)
 Finish = Callable[[str, Clip], Clip]
+
+
+def import_ahead() -> None:
+    """Import the levelling's libraries (scipy, pyloudnorm: about a second) in a thread of their
+    own, while the phrases are being drafted, unless they are loaded already."""
+    if "timekeeper.loudness" not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=("timekeeper.loudness",), name="timekeeper-import",
+                         daemon=True).start()
 
 
 class Levelling:

@@ -32,7 +32,7 @@ from pathlib import Path
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
-from timekeeper.voice.levelling import Levelling
+from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
@@ -219,6 +219,8 @@ class NeuralVoice(Voice):
         self._fit(progress)
         texts = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in texts if not self._load(text)]
+        if missing:
+            import_ahead()  # while the phrases are drafted
         levelling = Levelling(self._store)
         for text, draft in zip(missing, self._drafts(missing, progress) if missing else []):
             levelling.add(text, draft)
@@ -250,7 +252,7 @@ class NeuralVoice(Voice):
 
     def _seeded(self, text: str) -> bool:
         """Whether timekeeper ships `text`'s clip for this voice (then kept, and written to the cache)."""
-        from timekeeper.voice.seed import seed_clip
+        from timekeeper.seed import seed_clip
 
         clip = seed_clip(self.cache_path(text), self.base)
         if clip is None:

@@ -24,7 +24,7 @@ from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
 from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
-from timekeeper.voice.levelling import Levelling
+from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.settings import TtsSettings
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
@@ -114,6 +114,8 @@ class TtsVoice(Voice):
         gives the draft until it is levelled): the returned Levelling makes their final clips."""
         items = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in items if not self._load(text)]
+        if missing:
+            import_ahead()  # while the phrases are drafted
         levelling = Levelling(self._store)
         drafts = self._each(self._draft, missing, progress)
         for text, draft in zip(missing, drafts):

@@ -1,14 +1,17 @@
-"""Clips shipped with timekeeper, so the first render with the English default voice synthesizes nothing.
+"""Clips shipped with timekeeper, so a first render makes no effect and, in English, synthesizes no phrase.
 
-Piper speaks slowly (its model loads in a second or two, then each phrase takes a fraction of a
-second) and differently each time (it draws its noise at random), so timekeeper ships the
-phrases of its English default voice, joe (CC0: free to redistribute), as Piper made and the
-levelling finished them once (`tools/seed_clips.py`). Each is stored under the very key of the
-clip cache (the digest of format, model, model fingerprint, pace and text: NeuralVoice.cache_path),
-as lossless FLAC (half the size of the WAV), with the sha256 of its 16-bit samples in `index.json`:
-a shipped clip that does not decode to exactly those samples is ignored (then synthesized).
-A clip that is not shipped (another voice, another pace, a model of another fingerprint, a text
-the voice was not seeded with) is synthesized as before.
+Two kinds of clip are slow to make the first time: the sound effects (alert, beep, jump, static,
+the three alarm beds: computed, then levelled to BS.1770 with scipy, whose import alone takes a
+second) and the phrases of the English default voice, Piper's joe (CC0: free to redistribute),
+which loads its model for a second or two and speaks at a fraction of a second per phrase,
+differently each time (it draws its noise at random). `tools/seed_clips.py` makes both once,
+exactly as a first render makes them, and ships them in voices/seed/ under the very key of the
+clip cache (the path under the cache folder: for a phrase, the digest of format, model, model
+fingerprint, pace and text, NeuralVoice.cache_path; for an effect, its version and name), as
+lossless FLAC (half the size of the WAV), with the sha256 of their 16-bit samples in `index.json`.
+A shipped clip that does not decode to exactly those samples is ignored (then made as before),
+as is every clip that is not shipped (another voice, pace, model, text or effects version). A
+clip taken from the seed is written to the clip cache, as a made one would be.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 from timekeeper.paths import voices_dir
 from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16
 
+USE_SEED = True  # False: every clip is made (tools/seed_clips.py, and tests comparing with made clips)
 INDEX = "index.json"
 INDEX_LIMIT_BYTES = 1_000_000
 
@@ -59,6 +63,8 @@ def seed_file(folder: Path, key: str) -> Path:
 def seed_clip(cache_file: Path, cache_base: Path, folder: Path | None = None) -> Clip | None:
     """The shipped clip that the clip cache would keep as `cache_file`, or None (not shipped, or not
     exactly the samples the index names)."""
+    if not USE_SEED:
+        return None
     folder = folder or seed_dir()
     key = seed_key(cache_file, cache_base)
     expected = seed_index(folder).get(key) if key is not None else None
