@@ -108,6 +108,10 @@ class PreparedMix:
         """Float samples [begin, begin + n) of the mix (of just `layers`, if given)."""
         out = np.zeros(n, dtype=np.float32)
         end = begin + n
+        levelling = self.levelling  # (kept here: another reader may drop it once every clip is final)
+        if levelling is not None and levelling.finished:
+            self.settle()
+            self.levelling = None  # every placement holds its final clip: the drafts can go
         first = bisect.bisect_left(self._starts, begin - self._longest)
         last = bisect.bisect_left(self._starts, end)
         for index in range(first, last):
@@ -115,8 +119,8 @@ class PreparedMix:
             placement = self.placements[index]
             if (SPEECH if placement.speech else EFFECTS) not in layers:
                 continue
-            if self.levelling is not None:
-                placement = self._settled(index)
+            if levelling is not None:
+                placement = self._settled(index, levelling)
             lo, hi = max(begin, start), min(end, start + len(placement.clip))
             if lo < hi:
                 out[lo - begin : hi - begin] += placement.clip[lo - start : hi - start]
@@ -138,19 +142,20 @@ class PreparedMix:
             out += bed * sound.duck_gain(begin, n, speaking)
         return sound.soft_clip(out)
 
-    def _settled(self, index: int) -> Placement:
+    def _settled(self, index: int, levelling: Levelling) -> Placement:
         """Placement `index` with its final clip (waiting for its levelling if need be)."""
         placement = self.placements[index]
-        final = self.levelling.final(placement.clip) if self.levelling is not None else None
+        final = levelling.final(placement.clip)
         if final is not None:
             placement = self.placements[index] = dataclasses.replace(placement, clip=final)
         return placement
 
     def settle(self) -> PreparedMix:
         """Wait until every clip is final (placements then hold the clips the mix plays); self."""
-        if self.levelling is not None:
+        levelling = self.levelling
+        if levelling is not None:
             for index in range(len(self.placements)):
-                self._settled(index)
+                self._settled(index, levelling)
         return self
 
     def _near_speech(self, begin: int, end: int) -> list[tuple[int, int]]:
