@@ -163,7 +163,7 @@ class Deployment:
 
 def deploy(folder: Path, workers: int = 2, *, nginx: bool = True, extra: tuple[str, ...] = (),
            env: dict | None = None) -> Deployment:
-    """redis-server, `workers` workers sharing it (and one --mixes and --state folder), nginx in front."""
+    """redis-server, `workers` workers sharing it (and one --sound-cache, --renders and --state folder), nginx in front."""
     redis, redis_port = start_redis(folder / "redis")
     deployment = Deployment(folder, redis, redis_port, [], [])
     try:
@@ -171,7 +171,7 @@ def deploy(folder: Path, workers: int = 2, *, nginx: bool = True, extra: tuple[s
             port = free_port()
             deployment.workers.append(start_server(
                 folder / "state", "--port", str(port), "--redis", deployment.redis_url, "--behind-proxy",
-                "--mixes", str(folder / "mixes"), *extra, env=env))
+                "--sound-cache", str(folder / "sound"), "--renders", str(folder / "renders"), *extra, env=env))
             deployment.worker_ports.append(port)
         if nginx:
             deployment.cert, key = make_certificate(folder)

@@ -289,7 +289,7 @@ def test_a_download_made_on_one_worker_is_followed_on_the_other(deployment):
     assert progress.get("ready"), progress
     sound = deployment.request(f"/api/games/{game['id']}/soundtrack.ogg", base=worker_url(deployment, 1))
     assert sound.status == 200 and sound.body[:4] == b"OggS"
-    assert (deployment.folder / "mixes").is_dir()
+    assert (deployment.folder / "renders" / f"{job.rsplit('-', 1)[0]}.ogg").is_file()  # in the shared folder
 
 
 def test_redis_gone_is_a_clear_503(tmp_path):

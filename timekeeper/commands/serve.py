@@ -23,13 +23,20 @@ import click
                    "(default: $XDG_STATE_HOME/timekeeper/serve).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="The ship's log the page records missions in (default: the one `timekeeper log` uses).")
+@click.option("--sound-cache", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where the sound files the page plays are kept, one per mix; servers may share one "
+                   "(default: serve-sound in $XDG_CACHE_HOME/timekeeper).")
+@click.option("--sound-cache-mb", type=click.IntRange(10, 1_000_000), default=None, metavar="MB",
+              help="Megabytes of sound files kept there (default 500; a 10-minute mission takes 3.6 MB); "
+                   "the least recently played go first.")
 @click.option("--redis", "redis_url", default=None, metavar="URL",
               help="Keep games, clocks and joined screens in this Redis server and pass commands between "
                    "workers over its pub/sub, so several `serve` processes (on one machine or many) serve the "
                    "same games behind a proxy (docs/hosting.md). Example: --redis redis://127.0.0.1:6379/0")
-@click.option("--mixes", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Where made sound and soundtracks are kept; every worker of a deployment names the same "
-                   "folder (default: the cache folder's serve-renders).")
+@click.option("--renders", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where soundtrack downloads (mp3, ogg) are made and kept; the workers of one deployment name "
+                   "the same folder, as they do with --sound-cache (default: serve-renders in "
+                   "$XDG_CACHE_HOME/timekeeper).")
 @click.option("--behind-proxy", is_flag=True,
               help="Requests come through a reverse proxy on this machine (deploy/nginx.conf): the client is "
                    "the X-Real-IP it sets, and it limits connections per client.")
@@ -37,8 +44,9 @@ import click
               help="WebSockets (joined screens) this process holds at once (default: 200).")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
-                  music: Path | None, state: Path | None, log_file: Path | None, redis_url: str | None,
-                  mixes: Path | None, behind_proxy: bool, max_screens: int | None) -> None:
+                  music: Path | None, state: Path | None, log_file: Path | None, sound_cache: Path | None,
+                  sound_cache_mb: int | None, redis_url: str | None, renders: Path | None, behind_proxy: bool,
+                  max_screens: int | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -52,7 +60,8 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --open
       timekeeper serve --lan --scenarios my-missions/
       timekeeper serve --port 0 --state /tmp/tk-state
-      timekeeper serve --port 8801 --redis redis://127.0.0.1:6379/0 --behind-proxy --mixes /srv/tk/mixes
+      timekeeper serve --sound-cache /srv/timekeeper/sound --sound-cache-mb 2000
+      timekeeper serve --port 8801 --redis redis://127.0.0.1:6379/0 --behind-proxy --sound-cache /srv/tk/sound
     """
     from timekeeper.serve.app import run
     from timekeeper.serve.limits import MAX_SCREENS
@@ -62,11 +71,12 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
 
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
+    cache_mb = {} if sound_cache_mb is None else {"sound_cache_mb": sound_cache_mb}
     config = ServeConfig(host="0.0.0.0" if lan else "127.0.0.1", port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
-                         debug=bool((ctx.find_root().params or {}).get("debug")),
-                         redis=checked_url(redis_url) if redis_url else None, mixes=mixes, behind_proxy=behind_proxy,
-                         max_screens=max_screens or MAX_SCREENS)
+                         debug=bool((ctx.find_root().params or {}).get("debug")), sound_cache=sound_cache,
+                         **cache_mb, redis=checked_url(redis_url) if redis_url else None, renders=renders,
+                         behind_proxy=behind_proxy, max_screens=max_screens or MAX_SCREENS)
 
     def ready(bound_port: int) -> None:
         local = f"http://127.0.0.1:{bound_port}/"

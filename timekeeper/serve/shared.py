@@ -1,6 +1,6 @@
 """Work done once across workers: a mix prepared (its phrases synthesized into the clip cache)
 and a soundtrack rendered once, whichever worker is asked, the others waiting for it and then
-reading the result from the folders every worker shares (the clip cache, `--mixes DIR`).
+reading the result from the folders every worker shares (the clip cache, `--sound-cache`, `--renders`).
 
 One process needs no lock (Store.claim always grants it); with Redis the lock is a key set only
 if absent, with an expiry so a worker that dies while holding it blocks nobody for long.

@@ -26,6 +26,7 @@ from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.schemas import Refused
 from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
+from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
@@ -39,7 +40,7 @@ from timekeeper.serve.work import (
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
-KEPT_TIMELINES = 500  # timelines kept (small: the cues and words), so describing a game rarely prepares a mix
+KEPT_DESCRIBED = 500  # timelines and sound files kept (small: cues and words), so describing a game rarely prepares a mix
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
 
 
@@ -49,6 +50,13 @@ def default_state_dir() -> Path:
         return Path(os.environ["TIMEKEEPER_STATE"])
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "timekeeper" / "serve"
+
+
+def default_sound_cache() -> Path:
+    """The page's sound files: the serve-sound folder of the render cache (timekeeper.wavcache)."""
+    from timekeeper.wavcache import cache_dir
+
+    return cache_dir() / "serve-sound"
 
 
 @dataclass(frozen=True)
@@ -64,8 +72,10 @@ class ServeConfig:
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
     log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
+    sound_cache: Path | None = None  # the page's sound files (None: default_sound_cache()); workers may share one
+    sound_cache_mb: int = DEFAULT_LIMIT_MB  # complete sound files kept there, least recently served deleted first
     redis: str | None = None  # games, clocks and screens in this Redis (several workers); None: this process
-    mixes: Path | None = None  # made sound and soundtracks, shared by every worker (None: the cache folder's)
+    renders: Path | None = None  # soundtrack downloads, shared by every worker (None: the cache folder's)
     behind_proxy: bool = False  # requests come through a reverse proxy on this machine (serve/proxy.py)
     max_screens: int = MAX_SCREENS  # WebSockets this process holds at once
 
@@ -85,6 +95,7 @@ class ServerState:
         self.store = make_store(config)
         self.screens = self.store.screens  # game id -> this process's open WebSockets
         self.mixes = MixCache()
+        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.sockets = ScreenCount(config.max_screens)
@@ -92,7 +103,7 @@ class ServerState:
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
         self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
         self._preparing: dict[str, asyncio.Future[PreparedMix]] = {}  # mix key -> its preparation under way
-        self.timelines: OrderedDict[str, Timeline] = OrderedDict()  # mix key -> timeline, most recent last
+        self.described: OrderedDict[str, tuple[Timeline, SoundFile]] = OrderedDict()  # mix key -> ..., newest last
 
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
@@ -214,20 +225,27 @@ class ServerState:
                 pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game))
                 pending.add_done_callback(lambda _done: self._preparing.pop(key, None))
             mix = await asyncio.shield(pending)
-        self._keep_timeline(key, mix.timeline)
+        self._keep_described(key, mix)
+        if game.mode != "quiet":
+            self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
         return mix
 
     async def _prepare_once(self, game: Game) -> PreparedMix:
         async with once(self.store, "mix:" + game.mix_key):  # other workers wait, then read the clip cache
             return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
 
-    async def timeline(self, game: Game) -> Timeline:
-        """The game's timeline (what the page shows): kept for many more games than their mixes."""
-        kept = self.timelines.get(game.mix_key)
+    async def described_mix(self, game: Game) -> tuple[Timeline, SoundFile]:
+        """The game's timeline (what the page shows) and its sound file: kept for many more games
+        than their mixes, so describing a game rarely prepares one."""
+        kept = self.described.get(game.mix_key)
         if kept is not None:
-            self.timelines.move_to_end(game.mix_key)
+            self.described.move_to_end(game.mix_key)
             return kept
-        return (await self.mix(game)).timeline
+        mix = await self.mix(game)
+        return mix.timeline, self.sounds.file(game.mix_key, mix)
+
+    async def timeline(self, game: Game) -> Timeline:
+        return (await self.described_mix(game))[0]
 
     def _prepare(self, game: Game, *, keep: bool = True) -> PreparedMix:
         """The game's mix, prepared now unless kept; `keep=False` (a soundtrack render) leaves the
@@ -239,11 +257,11 @@ class ServerState:
             return self.mixes.get(game.mix_key, game.scenario, settings)
         return self.mixes.kept(game.mix_key) or prepare_mix(game.scenario, settings)
 
-    def _keep_timeline(self, key: str, timeline: Timeline) -> None:
-        self.timelines[key] = timeline
-        self.timelines.move_to_end(key)
-        while len(self.timelines) > KEPT_TIMELINES:
-            self.timelines.popitem(last=False)
+    def _keep_described(self, key: str, mix: PreparedMix) -> None:
+        self.described[key] = (mix.timeline, self.sounds.file(key, mix))
+        self.described.move_to_end(key)
+        while len(self.described) > KEPT_DESCRIBED:
+            self.described.popitem(last=False)
 
     async def save(self, game: Game) -> None:
         """Save the whole game (its track or settings changed); Refused (503) when it cannot be."""
@@ -280,11 +298,11 @@ class ServerState:
 
     # --- downloads -----------------------------------------------------------------------------
     def renders_dir(self) -> Path:
-        """Where soundtracks (and the sound made for the page) are kept: `--mixes DIR`, which every
-        worker of a deployment shares, else the cache folder's serve-renders."""
+        """Where soundtrack downloads are kept: `--renders DIR`, which every worker of a deployment
+        shares, else the cache folder's serve-renders."""
         from timekeeper.wavcache import cache_dir
 
-        return self.config.mixes or cache_dir() / "serve-renders"
+        return self.config.renders or cache_dir() / "serve-renders"
 
     async def start_render(self, game: Game, fmt: str) -> RenderJob:
         if fmt not in FORMATS:

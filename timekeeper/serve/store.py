@@ -120,7 +120,7 @@ class Store:
         raise NotImplementedError
 
     # --- work done once across workers (serve/shared.py); one process needs no lock -------------
-    shared = False  # True: other workers share this store (and the --mixes folder)
+    shared = False  # True: other workers share this store (and the --renders folder)
 
     async def claim(self, name: str, ttl_s: float) -> str | None:
         """A lock on `name` for at most `ttl_s` (its token), or None when another worker holds it."""
