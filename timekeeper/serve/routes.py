@@ -350,7 +350,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
         return json_error(503, refused, code="too_busy", headers={"Retry-After": "10"})
     store = state.store
     try:
-        socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
+        socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)  # small messages
         await socket.prepare(request)
         joined = store.join(game.id, socket)
         try:
