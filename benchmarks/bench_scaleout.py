@@ -325,19 +325,23 @@ def probe(url: str, cafile: str, paths: list[str], seconds: float, out: str) -> 
     Path(out).write_text(json.dumps({"times": times, "failures": failures}))
 
 
-async def start_renders(deployment: Deployment, rooms: list[Room], count: int) -> list[int]:
+async def start_renders(deployment: Deployment, rooms: list[Room], count: int) -> list[str]:
     """Ask for `count` soundtrack renders (each a different mix: its own pace), as crews would."""
     import aiohttp
 
-    statuses = []
+    statuses: list[str] = []
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=deployment.tls())) as session:
         for n in range(count):
             body = {"track": "builtin:mission-1", "settings": {"pace": round(1.05 + n * 0.05, 2)}}
             async with session.post(f"{deployment.url}/api/lobby", json=body, headers={"X-Timekeeper": "1"}) as reply:
                 game = await reply.json()
+                if reply.status != 201:
+                    statuses.append(f"room refused: {reply.status} {game.get('code')}")
+                    continue
             async with session.post(f"{deployment.url}/api/games/{game['id']}/renders", json={"format": "mp3"},
                                     headers={"X-Timekeeper": "1"}) as reply:
-                statuses.append(reply.status)
+                answer = await reply.json()
+                statuses.append(f"{reply.status} {answer.get('code', '')}".strip())
     return statuses
 
 

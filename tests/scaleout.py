@@ -61,8 +61,7 @@ def start_redis(folder: Path) -> tuple[subprocess.Popen, int]:
     port = free_port()
     folder.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no", "--dir", str(folder), "--logfile", str(folder / "redis.log"),
-                                "--maxclients", "1000"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                "--appendonly", "no", "--dir", str(folder), "--logfile", str(folder / "redis.log")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_listening(port, process, "redis-server")
     return process, port
 

@@ -42,6 +42,7 @@ WORKER_TTL_MS = 6000  # a worker silent this long is taken for dead
 UPDATE_TRIES = 20  # a command is carried out again at most this often when other workers' commands win
 CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens follow
 REDIS_TIMEOUT_S = 5.0
+REDIS_CONNECTIONS = 32  # connections a worker opens to Redis at most (and one for pub/sub)
 REPORT_SAVE_S = 5.0  # a sound device's position reports are written at most this often (each is passed on at once)
 PRESENCE_DELAY_S = 0.1  # arrivals within this are told in one presence list
 CLOCK_FIELDS = ("playback", "holder", "changes", "before_end", "duration_ms")
@@ -148,8 +149,12 @@ class RedisStore(Store):
     async def start(self) -> None:
         import redis.asyncio as aioredis
 
-        client = aioredis.Redis.from_url(self.url, decode_responses=True, socket_timeout=REDIS_TIMEOUT_S,
-                                         socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=30)
+        # a bounded pool: a burst of requests (a dead worker's screens arriving) waits for a connection
+        # instead of opening hundreds
+        pool = aioredis.BlockingConnectionPool.from_url(
+            self.url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_TIMEOUT_S, decode_responses=True,
+            socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S, health_check_interval=30)
+        client = aioredis.Redis(connection_pool=pool)
         self._redis = client
         async with self.failures():
             await client.ping()
@@ -169,7 +174,7 @@ class RedisStore(Store):
         if self._redis is not None:
             with contextlib.suppress(Exception):
                 await self._redis.delete(PREFIX + "worker:" + self.worker)
-            await self._redis.aclose()
+            await self._redis.aclose(close_connection_pool=True)
 
     @contextlib.asynccontextmanager
     async def failures(self) -> AsyncIterator[None]:
