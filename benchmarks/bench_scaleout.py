@@ -278,7 +278,8 @@ class Bench:
                 position = room.sound_ms(time.time() * 1000)
                 if position is not None and room.screens[0].connected.is_set():
                     try:
-                        await room.screens[0].send({"type": "report", "at_ms": position, "playing": True})
+                        await room.screens[0].send({"type": "report", "at_ms": position, "playing": True,
+                                                    "read_ms": time.time() * 1000 + room.screens[0].offset_ms})
                     except (ConnectionError, RuntimeError):
                         pass
                 await asyncio.sleep(REPORT_EVERY_S)

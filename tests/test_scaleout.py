@@ -348,3 +348,35 @@ def test_two_workers_writing_one_game_lose_no_change(deployment):
             await two.close()
 
     asyncio.run(race())
+
+
+def test_a_late_report_places_the_clock_when_it_was_read(deployment):
+    """A report carries when the device read its position (on the server's clock): however long it
+    took to arrive, the shared clock is where the sound was then; a time outside the last 2 s is
+    taken as the arrival."""
+    import aiohttp
+
+    game = new_lobby(deployment)
+
+    async def report() -> tuple[dict, dict]:
+        async with aiohttp.ClientSession() as session:
+            sound = Screen(session, worker_url(deployment, 0), game["id"], "device")
+            screen = Screen(session, worker_url(deployment, 1), game["id"], "follower")
+            for joined in (sound, screen):
+                await joined.open()
+                await joined.next("state")
+            await sound.send({"type": "claim"})
+            await sound.send({"type": "play"})
+            await screen.next("state", lambda m: m["playback"]["status"] == "playing")
+            read = time.time() * 1000 - 700  # read 700 ms ago, on a slow network
+            await sound.send({"type": "report", "at_ms": 4000, "playing": True, "read_ms": read})
+            late = await screen.next("state", lambda m: m["playback"]["position_ms"] == 4000)
+            await sound.send({"type": "report", "at_ms": 5000, "playing": True, "read_ms": read - 60_000})
+            stale = await screen.next("state", lambda m: m["playback"]["position_ms"] == 5000)
+            for joined in (sound, screen):
+                await joined.close()
+            return late | {"read": read}, stale
+
+    late, stale = asyncio.run(report())
+    assert late["playback"]["at_ms"] == late["read"]
+    assert abs(stale["playback"]["at_ms"] - stale["playback"]["server_ms"]) < 1000  # taken as read on arrival

@@ -319,7 +319,7 @@ def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
     elif kind == "report":
         if client is None or client != game.holder or at_ms is None:
             return None
-        return game.report(at_ms, message.playing) or None  # a position report is not a command
+        return game.report(at_ms, message.playing, message.read_ms) or None  # a position report is not a command
     game.changes += 1
     return True
 
