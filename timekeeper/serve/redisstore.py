@@ -68,8 +68,11 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
 return {v, sv}
 """
-# A device's seat in a game's list: its kind and the next number of that kind, kept while the game is.
+# A device arrives: its seat in the game's list (its kind and the next number of that kind, kept
+# while the game is), and its socket among those connected (KEYS[2]: worker/socket -> client).
 _SEAT = """
+redis.call('HSET', KEYS[2], ARGV[4], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 local n = 1
 for _, seat in ipairs(redis.call('HVALS', KEYS[1])) do
@@ -429,11 +432,9 @@ class RedisStore(Store):
     async def arrive(self, game_id: str, client: str, kind: str, socket: object) -> None:
         self.clients[id(socket)] = client
         async with self.failures():
-            await self._seat(keys=[PREFIX + "seats:" + game_id], args=[client, kind if kind in KINDS else "screen",
-                                                                         GAME_TTL_S * 1000])
-            here = PREFIX + "here:" + game_id
-            await self.redis.hset(here, f"{self.worker}/{id(socket)}", client)
-            await self.redis.pexpire(here, GAME_TTL_S * 1000)
+            await self._seat(keys=[PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
+                             args=[client, kind if kind in KINDS else "screen", GAME_TTL_S * 1000,
+                                   f"{self.worker}/{id(socket)}"])
 
     async def leave(self, game_id: str, socket: object) -> None:
         if self.clients.pop(id(socket), None) is not None:
