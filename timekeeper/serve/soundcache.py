@@ -32,10 +32,14 @@ from timekeeper.serve import mp3stream
 ENCODE_THREADS = 2  # sound files encoded at once by one server (about 1 s of CPU per 3 minutes)
 ENCODES_WAITING = 8  # more wait behind them; beyond that a file is started when a player asks again
 READ_BYTES = 64 * 1024  # read and sent at a time
-POLL_S = 0.01  # how often a reader waiting for bytes looks again
+POLL_S = 0.01  # a reader waiting for bytes looks again after this, then twice as long each time ...
+MAX_POLL_S = 0.08  # ... up to this
+FIRST_WRITE = 16 * 1024  # the encoder writes this much at first (2.7 s of sound: play can start) ...
+MAX_WRITE = 256 * 1024  # ... then twice as much each time, up to this: few writes, few thread switches
 RETRY_S = 1.0  # a reader that has waited this long makes sure the file is being made
 STALL_S = 30.0  # a reader that has waited this long for one byte gives up
 TOUCH_EVERY_S = 60.0  # a served file's time of last use is noted at most this often
+MAX_TOUCHED = 10_000  # keys whose last note is remembered (then forgotten all at once)
 STALE_PART_S = 600.0  # an unlocked .part file untouched this long is deleted by the eviction
 DEFAULT_LIMIT_MB = 500  # about 130 ten-minute missions
 
@@ -132,12 +136,15 @@ class SoundCache:
             except FileNotFoundError:
                 return False
             os.ftruncate(fd, 0)
+            pending, batch = bytearray(), FIRST_WRITE
             for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
                 if self._stopping.is_set():
                     return False  # the server stops: the next one that asks starts it again
-                view = memoryview(piece)
-                while view:
-                    view = view[os.write(fd, view):]
+                pending += piece
+                if len(pending) >= batch:
+                    _write_all(fd, pending)
+                    pending, batch = bytearray(), min(batch * 2, MAX_WRITE)
+            _write_all(fd, pending)
             if os.fstat(fd).st_size != sound.size:
                 raise RenderError(f"the sound file has {os.fstat(fd).st_size} bytes, not {sound.size}")
             os.fsync(fd)
@@ -156,6 +163,8 @@ class SoundCache:
         now = time.time()
         if now - self._touched.get(sound.key, 0.0) < TOUCH_EVERY_S:
             return
+        if len(self._touched) > MAX_TOUCHED:
+            self._touched.clear()
         self._touched[sound.key] = now
         with contextlib.suppress(OSError):
             os.utime(sound.path, (now, now))
@@ -188,7 +197,7 @@ class SoundCache:
         nothing new was written for STALL_S."""
         self.touch(sound)
         handle: int | None = None
-        position, waited = first, 0.0
+        position, waited, pause, checked = first, 0.0, POLL_S, -RETRY_S
         try:
             while position <= last:
                 if position >= sound.tail_at:
@@ -201,7 +210,7 @@ class SoundCache:
                     if end > position:
                         data = os.pread(handle, end - position, position)
                         position += len(data)
-                        waited = 0.0
+                        waited, pause, checked = 0.0, POLL_S, -RETRY_S
                         yield data
                         continue
                 failed = self.failure(sound.key)
@@ -209,13 +218,15 @@ class SoundCache:
                     raise SoundUnavailable(failed)
                 if waited >= STALL_S:
                     raise SoundUnavailable(f"no new bytes of the sound for {STALL_S:.0f} s")
-                if waited == 0.0 or int(waited / RETRY_S) != int((waited - POLL_S) / RETRY_S):
+                if waited - checked >= RETRY_S:
                     self._ensure(sound, mix)  # not complete and nobody here is making it: start it
-                    if handle is not None and waited > 0.0:  # the file may have been made anew meanwhile
+                    if handle is not None and checked >= 0.0:  # the file may have been made anew meanwhile
                         os.close(handle)
                         handle = None
-                await asyncio.sleep(POLL_S)
-                waited += POLL_S
+                    checked = waited
+                await asyncio.sleep(pause)
+                waited += pause
+                pause = min(pause * 2, MAX_POLL_S)  # fewer wake-ups while the encoder works
         finally:
             if handle is not None:
                 os.close(handle)
@@ -223,6 +234,12 @@ class SoundCache:
     def shutdown(self) -> None:
         self._stopping.set()
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _write_all(fd: int, data: bytes | bytearray) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _open_either(sound: SoundFile) -> int | None:
