@@ -41,6 +41,7 @@ async function useLanguage(language) {
     words.language = language;
     if (named) {
       renameVoices(named.voices);
+      relabelChoices(named.generate.options);
       info.ui_language = language;
     }
   }
@@ -57,6 +58,7 @@ function translatePage(root = document) {
     }
   }
   translateGenerateForm();
+  wordVoiceOffer();
   if (view.game) follow();
 }
 
@@ -217,6 +219,16 @@ function translateGenerateForm() {
   }
 }
 
+// The generate form's choices the server words ("5 Spieler"), in the page's new language.
+function relabelChoices(specs) {
+  for (const spec of specs) {
+    if (!spec.choice_labels) continue;
+    const select = document.querySelector(`#gen select[name="${spec.key}"]`);
+    if (select) spec.choices.forEach((choice, index) => { if (select.options[index]) select.options[index].textContent = spec.choice_labels[index]; });
+  }
+  if (info) info.generate.options = specs;
+}
+
 function renameVoices(voices) {
   const names = new Map(voices.map((v) => [v.id, v.name]));
   for (const v of info.voices) if (names.has(v.id)) v.name = names.get(v.id);
@@ -230,7 +242,12 @@ function fillVoices() {
   for (const v of info.voices) if (!v.language || v.language === language) voice.append(option(v.id, v.name));
   const offer = (info.install || []).find((o) => o.language === language && !o.installed);
   $("#voice-offer").hidden = !offer;
-  if (offer) $("#install-voice").textContent = t("page.setup.install_voice", { name: offer.name, size: offer.size_mb, licence: offer.licence });
+  wordVoiceOffer();
+}
+
+function wordVoiceOffer() {
+  const offer = info && (info.install || []).find((o) => o.language === $("#language").value && !o.installed);
+  if (offer) $("#install-voice").textContent = t("page.setup.install_voice", { name: offer.name, size: offer.size_mb, licence: offer.licence || t("page.setup.licence_on_card") });
 }
 
 // The recommended natural voice of the language: downloaded by the server, then its default voice.
