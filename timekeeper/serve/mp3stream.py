@@ -19,8 +19,8 @@ the sound would be on time until the first seek and 23 ms late after every one. 
 whole frames: up to 48 ms of silence after the mix.
 
 The file: the Info frame, then exactly `audio_frames(n)` audio frames (the encoder's last frames
-trimmed, or silent frames added), then a 128-byte ID3v1 tag. The first and last bytes are known
-at once: players read both before playing (FFmpeg looks for an ID3v1 tag at the end).
+trimmed, or silent frames added), then a 128-byte ID3v1 tag, the same in every file: a player
+that reads the end first (FFmpeg may, for that tag) is answered at once.
 """
 
 from __future__ import annotations
