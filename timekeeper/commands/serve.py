@@ -23,9 +23,16 @@ import click
                    "(default: $XDG_STATE_HOME/timekeeper/serve).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="The ship's log the page records missions in (default: the one `timekeeper log` uses).")
+@click.option("--sound-cache", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where the sound files the page plays are kept, one per mix; servers may share one "
+                   "(default: serve-sound in $XDG_CACHE_HOME/timekeeper).")
+@click.option("--sound-cache-mb", type=click.IntRange(10, 1_000_000), default=None, metavar="MB",
+              help="Megabytes of sound files kept there (default 500; a 10-minute mission takes 3.6 MB); "
+                   "the least recently played go first.")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
-                  music: Path | None, state: Path | None, log_file: Path | None) -> None:
+                  music: Path | None, state: Path | None, log_file: Path | None, sound_cache: Path | None,
+                  sound_cache_mb: int | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -39,6 +46,7 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --open
       timekeeper serve --lan --scenarios my-missions/
       timekeeper serve --port 0 --state /tmp/tk-state
+      timekeeper serve --sound-cache /srv/timekeeper/sound --sound-cache-mb 2000
     """
     from timekeeper.serve.app import run
     from timekeeper.serve.network import lan_addresses
@@ -46,9 +54,11 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
 
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
+    cache_mb = {} if sound_cache_mb is None else {"sound_cache_mb": sound_cache_mb}
     config = ServeConfig(host="0.0.0.0" if lan else "127.0.0.1", port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
-                         debug=bool((ctx.find_root().params or {}).get("debug")))
+                         debug=bool((ctx.find_root().params or {}).get("debug")), sound_cache=sound_cache,
+                         **cache_mb)
 
     def ready(bound_port: int) -> None:
         local = f"http://127.0.0.1:{bound_port}/"

@@ -22,6 +22,7 @@ from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, 
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import ScreenCount
 from timekeeper.serve.schemas import Refused
+from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
@@ -47,6 +48,13 @@ def default_state_dir() -> Path:
     return Path(base) / "timekeeper" / "serve"
 
 
+def default_sound_cache() -> Path:
+    """The page's sound files: the serve-sound folder of the render cache (timekeeper.wavcache)."""
+    from timekeeper.wavcache import cache_dir
+
+    return cache_dir() / "serve-sound"
+
+
 @dataclass(frozen=True)
 class ServeConfig:
     """How `timekeeper serve` was started. `token` is set in LAN mode: every request must carry it."""
@@ -60,6 +68,8 @@ class ServeConfig:
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
     log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
+    sound_cache: Path | None = None  # the page's sound files (None: default_sound_cache()); workers may share one
+    sound_cache_mb: int = DEFAULT_LIMIT_MB  # complete sound files kept there, least recently served deleted first
 
     @property
     def lan(self) -> bool:
@@ -76,6 +86,7 @@ class ServerState:
         self.library = Library(config.scenarios, config.state)
         self.games = GameStore(config.state)
         self.mixes = MixCache()
+        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.screens: dict[str, set] = {}  # game id -> open WebSockets
@@ -197,10 +208,12 @@ class ServerState:
     async def mix(self, game: Game) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
         first time) in the mixing queue, off the event loop."""
-        kept = self.mixes.kept(game.mix_key)
-        if kept is not None:
-            return kept
-        return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
+        mix = self.mixes.kept(game.mix_key)
+        if mix is None:
+            mix = await self.mixing.run(game.mix_key, lambda: self._prepare(game))
+        if game.mode != "quiet":
+            self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
+        return mix
 
     def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings

@@ -541,11 +541,14 @@ function serverNow() {
   return Date.now() + view.offsetMs;
 }
 
+// The audio element plays the mission's sound: an mp3 made once per mix, at the game's `sound.url`.
+const playsMission = (audio) => Boolean(view.game) && audio.src.endsWith(view.game.sound.url);
+
 function missionMs() {
   const audio = $("#audio");
   const pb = view.playback;
   const duration = view.game ? view.game.timeline.duration_ms : 0;
-  if (view.sound && audio.src.includes("/sound.wav") && audio.readyState > 0 && $("#resume").hidden) {
+  if (view.sound && playsMission(audio) && audio.readyState > 0 && $("#resume").hidden) {
     return Math.min(audio.currentTime * 1000, duration);
   }
   const ms = pb.status === "playing" ? pb.position_ms + (serverNow() - pb.at_ms) : pb.position_ms;
@@ -611,9 +614,8 @@ function setSound(on) {
   const audio = $("#audio");
   if (on) {
     sessionStorage.setItem("tk-sound", view.game.id); // a reload offers to resume the sound here
-    const src = `/api/games/${view.game.id}/sound.wav`;
-    if (!audio.src.endsWith(src)) {
-      audio.src = src;
+    if (!playsMission(audio)) {
+      audio.src = view.game.sound.url;
       audio.currentTime = missionMs() / 1000;
     }
     send({ type: "claim" });
@@ -1081,10 +1083,10 @@ function wireGame() {
   audio.addEventListener("playing", report);
   audio.addEventListener("playing", wake);
   audio.addEventListener("playing", () => {
-    if (window.timekeeper.soundAt === null && audio.src.includes("/sound.wav")) window.timekeeper.soundAt = performance.now();
+    if (window.timekeeper.soundAt === null && playsMission(audio)) window.timekeeper.soundAt = performance.now();
   });
   audio.addEventListener("pause", () => view.sound && report());
-  audio.addEventListener("ended", () => view.sound && audio.src.includes("/sound.wav") && send({ type: "end" }));
+  audio.addEventListener("ended", () => view.sound && playsMission(audio) && send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
   $("#end").addEventListener("click", () => send({ type: "end" }));
   $("#undo button").addEventListener("click", () => send({ type: "undo" }));
