@@ -276,6 +276,9 @@ def make_app(config: ServeConfig) -> web.Application:
     from timekeeper.serve.lobby_routes import add_lobby_routes
 
     add_lobby_routes(app)
+    from timekeeper.serve.offline import add_offline_routes
+
+    add_offline_routes(app)
     return app
 
 

@@ -610,6 +610,28 @@ function setSound(on) {
 
 function send(message) {
   if (view.socket && view.socket.readyState === WebSocket.OPEN) view.socket.send(JSON.stringify(message));
+  else if (view.sound && view.game && ["play", "pause"].includes(message.type)) playOffline(message);
+}
+
+// Without the server (the network is gone) the device that plays the sound goes on alone: its
+// audio is the clock. Play and pause act here, and the server is told once the socket is back.
+function playOffline(message) {
+  const audio = $("#audio");
+  const at = audio.currentTime * 1000;
+  view.playback = { ...view.playback, status: message.type === "pause" ? "paused" : "playing", position_ms: at,
+    at_ms: serverNow() };
+  view.offline = { type: message.type, game: view.game.id };
+  follow();
+}
+
+function sendOffline(socket) {
+  const missed = view.offline;
+  view.offline = null;
+  if (!missed || !view.game || missed.game !== view.game.id) return false;
+  const at = $("#audio").currentTime * 1000;
+  if (missed.type === "pause") socket.send(JSON.stringify({ type: "pause", at_ms: at }));
+  else for (const command of [{ type: "seek", at_ms: at }, { type: "play" }]) socket.send(JSON.stringify(command));
+  return true;
 }
 
 function connect(gameId, start) {
@@ -628,6 +650,7 @@ function connect(gameId, start) {
     const kind = matchMedia("(pointer: coarse)").matches ? "phone" : "screen";
     send({ type: "hello", client: clientId, kind });
     if (view.sound || (!view.game && !$("#quiet").checked)) send({ type: "claim" }); // the set-up device plays the sound
+    view.skipSnapshot = sendOffline(socket); // what was pressed offline wins over the state the server had
     ping();
     if (start) {
       start = false;
@@ -665,6 +688,7 @@ async function receive(message) {
     openGame(game, { sound: view.sound, prompter: view.prompter });
   } else if (message.type === "state") {
     if (!view.game) return lobbyStarted(message.playback);
+    if (view.skipSnapshot && "screens" in message) return (view.skipSnapshot = false); // older than the offline press
     const was = view.playback.status;
     view.playback = message.playback;
     if ("holder" in message.playback) view.holder = message.playback.holder;
