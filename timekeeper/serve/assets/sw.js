@@ -52,7 +52,7 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   const media = ["audio", "video"].includes(request.destination);
-  if (media && url.pathname.startsWith("/api/games/")) event.waitUntil(keepSound(url.href, null)); // also unasked
+  if (media && url.pathname.startsWith("/api/")) event.waitUntil(keepSound(url.href, null)); // also unasked
   event.respondWith(answer(request, url, media));
 });
 
