@@ -254,3 +254,33 @@ def test_forwarded_addresses_count_only_from_a_trusted_proxy(short_lived):
     answers = [short_lived.request("/api/join/AAAAA", headers={"X-Forwarded-For": f"192.0.2.{n}"}).status
                for n in range(PER_MINUTE["joins"] + 1)]
     assert answers[-1] == 429
+
+
+def test_the_proxys_https_makes_secure_cookies_and_https_links(hosted):
+    behind = hosted.request("/api/lobby", method="POST", json_body={"track": "builtin:test-run-1"},
+                            headers={"X-Forwarded-For": "203.0.113.60", "X-Forwarded-Proto": "https",
+                                     "Host": "tk.example.org"})
+    assert behind.status == 201
+    assert behind.json()["join_url"].startswith("https://tk.example.org/g/")
+    cookie = behind.headers["Set-Cookie"]
+    assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_a_forwarded_scheme_from_an_untrusted_peer_is_ignored(short_lived):
+    reply = short_lived.request("/api/lobby", method="POST", json_body={"track": "builtin:test-run-1"},
+                                headers={"X-Forwarded-Proto": "https"})
+    assert reply.status == 201 and reply.json()["join_url"].startswith("http://127.0.0.1:")
+    assert "Secure" not in reply.headers["Set-Cookie"]
+
+
+def test_the_public_url_is_what_links_carry(tmp_path):
+    running = start_server(tmp_path / "state", "--public", "--public-url", "https://crews.example.net/")
+    try:
+        room = running.request("/api/lobby", method="POST", json_body={"track": "builtin:test-run-1"}).json()
+        assert room["join_url"] == f"https://crews.example.net/g/{room['id']}"
+        qr = running.request(f"/api/games/{room['id']}/qr.svg")
+        assert qr.status == 200 and qr.headers["Content-Type"] == "image/svg+xml"
+    finally:
+        assert running.stop() == 130
+    done = timekeeper("serve", "--public", "--public-url", "ftp://x", timeout=30)
+    assert done.returncode == 2 and "--public-url" in done.stderr
