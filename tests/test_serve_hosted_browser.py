@@ -81,3 +81,28 @@ def test_the_crew_link_opens_the_crews_log_and_only_there(hosted, open_browsers,
         assert stranger.find_element("id", "crewlink-url").get_attribute("value") != link
     finally:
         stranger.quit()
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+@pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["phone", "laptop"])
+def test_a_crew_starts_a_room_with_its_link_qr_code_and_short_code(hosted, open_browsers, size, phone, language):
+    words = messages(language)
+    driver = open_browsers(size, phone)
+    driver.get(hosted.url)
+    driver.execute_script("localStorage.setItem('tk-language', arguments[0])", language)
+    driver.refresh()
+    wait_for(driver, f"document.documentElement.lang === '{language}' && !document.getElementById('lobby').hidden"
+                     " && document.getElementById('lobby-code').textContent"
+                     " && document.getElementById('lobby-qr').complete && !document.getElementById('lobby-qr').hidden", 30)
+    lobby = driver.find_element("id", "lobby")
+    assert lobby.find_element("css selector", ".expiry").text == words["page.join.expiry"].format(time="2 h")
+    link = driver.find_element("id", "lobby-link").get_attribute("href")
+    code = driver.find_element("id", "lobby-code").text
+    assert driver.execute_script("return document.getElementById('lobby-qr').naturalWidth") > 100  # the QR code drawn
+    assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+    assert small_targets(driver) == []
+    if axe_available():
+        violations = axe_violations(driver)
+        assert violations == [], describe(violations)
+    room = hosted.request(f"/api/join/{code}").json()["id"]  # the code leads to the room of the link
+    assert link.endswith(f"/g/{room}")

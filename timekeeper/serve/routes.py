@@ -151,6 +151,7 @@ async def info(request: web.Request) -> web.Response:
         "pace": {"normal": NORMAL_PACE, "low": MIN_PACE, "high": MAX_PACE},  # the training pace a game may take
         "lan": state.config.lan or state.config.public,  # other devices can reach the server: show the QR code
         "public": state.config.public,  # hosted mode: crews, the crew link (docs/serve.md#hosted-mode)
+        "room_idle_s": state.config.room_idle_s if state.config.public else None,  # a game nobody uses then goes
     })
 
 

@@ -57,7 +57,18 @@ function translatePage(root = document) {
     }
   }
   translateGenerateForm();
+  drawExpiry();
   if (view.game) follow();
+}
+
+// Hosted mode: a game nobody uses is forgotten after the server's idle time; its link says so.
+function drawExpiry() {
+  const idle = info && info.public ? info.room_idle_s : 0;
+  const time = idle % 3600 === 0 ? `${idle / 3600} h` : idle % 60 === 0 ? `${idle / 60} min` : `${idle} s`;
+  for (const element of document.querySelectorAll(".expiry")) {
+    element.hidden = !idle;
+    element.textContent = idle ? t("page.join.expiry", { time }) : "";
+  }
 }
 
 function errorText(error) {
@@ -362,6 +373,7 @@ async function showLobby(made) {
   $("#lobby-link").href = made.join_url;
   $("#lobby-link").textContent = made.join_url;
   const lan = await serverInfo().then((i) => i.lan, () => false);
+  drawExpiry();
   $("#lobby-qr").hidden = !lan;
   $("#lobby-local").hidden = lan;
   if (lan) $("#lobby-qr").src = `/api/games/${made.id}/qr.svg`;
@@ -583,6 +595,7 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
 // Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
 async function showJoin(game) {
   const lan = await serverInfo().then((i) => i.lan, () => false);
+  drawExpiry();
   $("#qr").hidden = !lan;
   $("#join-local").hidden = lan;
   if (lan) $("#qr").src = `/api/games/${game.id}/qr.svg`;
