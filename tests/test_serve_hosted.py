@@ -284,3 +284,38 @@ def test_the_public_url_is_what_links_carry(tmp_path):
         assert running.stop() == 130
     done = timekeeper("serve", "--public", "--public-url", "ftp://x", timeout=30)
     assert done.returncode == 2 and "--public-url" in done.stderr
+
+
+def test_the_client_is_the_address_the_trusted_proxy_adds():
+    from timekeeper.serve.clients import real_client
+
+    proxies = frozenset({"127.0.0.1", "10.0.0.2"})
+    assert real_client("127.0.0.1", "203.0.113.9", proxies) == "203.0.113.9"
+    assert real_client("127.0.0.1", "1.2.3.4, 203.0.113.9", proxies) == "203.0.113.9"  # what the client wrote is left of it
+    assert real_client("127.0.0.1", "203.0.113.9, 10.0.0.2", proxies) == "203.0.113.9"  # through two proxies
+    assert real_client("127.0.0.1", "[2001:db8::7]", proxies) == "2001:db8::7"
+    assert real_client("127.0.0.1", "not an address", proxies) == "127.0.0.1"
+    assert real_client("192.0.2.5", "203.0.113.9", proxies) == "192.0.2.5"  # not a trusted proxy: ignored
+    assert real_client("127.0.0.1", None, proxies) == "127.0.0.1"
+
+
+def test_the_trusted_proxy_may_hold_more_connections_than_one_client(hosted):
+    import socket
+
+    idle = []
+    try:
+        for _ in range(150):  # one client may hold 100; the proxy carries everyone's
+            idle.append(socket.create_connection(("127.0.0.1", hosted.port), timeout=5))
+        assert hosted.request("/api/info").status == 200
+        time.sleep(0.3)
+        still = 0
+        for connection in idle:
+            connection.setblocking(False)
+            try:
+                still += connection.recv(1) != b""
+            except BlockingIOError:
+                still += 1
+        assert still == 150
+    finally:
+        for connection in idle:
+            connection.close()

@@ -76,3 +76,22 @@ def test_a_mission_plays_on_without_the_server_and_opens_again_offline(tmp_path,
         assert audio(driver, "error") is None
     finally:
         server.stop()
+
+
+def test_chromium_finds_the_page_installable_with_its_worker(tmp_path, open_browsers):
+    from serving import LAPTOP
+
+    server = start_server(tmp_path / "state", "--public")
+    try:
+        driver = open_browsers(LAPTOP)
+        driver.get(server.url)
+        wait_for(driver, "navigator.serviceWorker.controller", 20)
+        assert driver.execute_cdp_cmd("Page.getInstallabilityErrors", {}) == {"installabilityErrors": []}
+        manifest = driver.execute_cdp_cmd("Page.getAppManifest", {})
+        assert manifest["errors"] == [] and manifest["url"].endswith("/assets/manifest.webmanifest")
+        shell = driver.execute_async_script("""const done = arguments[0];
+            caches.keys().then((names) => caches.open(names.find((n) => n.startsWith('tk-shell-'))))
+              .then((cache) => cache.keys()).then((keys) => done(keys.map((k) => new URL(k.url).pathname)));""")
+        assert {"/", "/assets/app.js", "/assets/offline.js", "/assets/style.css", "/assets/icon-192.png"} <= set(shell)
+    finally:
+        assert server.stop() == 130
