@@ -25,9 +25,9 @@ post("/api/lobby", {track: "builtin:mission-2"})
 """
 
 
-@pytest.fixture(scope="module")
-def hosted(tmp_path_factory):
-    running = start_server(tmp_path_factory.mktemp("hosted") / "state", "--public")
+@pytest.fixture
+def hosted(tmp_path):  # a server of its own per test: the browser's requests all count as 127.0.0.1's
+    running = start_server(tmp_path / "state", "--public")
     yield running
     assert running.stop() == 130
     assert "Traceback" not in "".join(running.output)
@@ -106,3 +106,24 @@ def test_a_crew_starts_a_room_with_its_link_qr_code_and_short_code(hosted, open_
         assert violations == [], describe(violations)
     room = hosted.request(f"/api/join/{code}").json()["id"]  # the code leads to the room of the link
     assert link.endswith(f"/g/{room}")
+
+
+def test_too_many_requests_are_refused_in_the_crews_language(hosted, open_browsers):
+    words = messages("de")
+    driver = open_browsers(PHONE, True)
+    driver.get(hosted.url)
+    driver.execute_script("localStorage.setItem('tk-language', 'de')")
+    driver.refresh()
+    wait_for(driver, "document.documentElement.lang === 'de' && !document.getElementById('lobby').hidden", 30)
+    statuses = driver.execute_async_script("""const done = arguments[0];
+        (async () => { const seen = [];
+          for (let n = 0; n < 20; n++) seen.push((await fetch('/api/tracks/flashcode', {method: 'POST',
+            headers: {'X-Timekeeper': '1', 'Content-Type': 'application/json'},
+            body: JSON.stringify({code: '010AL1TW,050ID,120AL2TR,215DT,340PE1,345AL4TB,450DT,530ID,660PE2'})})).status);
+          return seen; })().then(done, (error) => done(String(error)));""")
+    assert statuses == [201] * 20
+    driver.find_element("id", "tab-code").click()
+    driver.find_element("css selector", "#code textarea").send_keys("010AL1TW,050ID,120AL2TR,215DT,340PE1,660PE2")
+    driver.find_element("css selector", "#code button[type=submit]").click()
+    wait_for(driver, "!document.getElementById('problems').hidden")
+    assert words["error.rate_limited"] in driver.find_element("id", "problems").text
