@@ -24,7 +24,7 @@ async def _prepare(state: ServerState, game: Game) -> None:
     """Prepare the game's mix now (phrases synthesized, clips loaded) so Play need not wait."""
     key = game.mix_key
     with contextlib.suppress(TimekeeperError, OSError, ValueError):
-        mix = await state.mix(game)
+        mix = await state.mix(game, ahead=True)
         if game.mix_key == key and game.playback.status == READY:
             game.duration_ms = mix.duration_ms
             state.save(game)

@@ -236,13 +236,15 @@ class ServerState:
                                 missing=True)
         return game
 
-    async def mix(self, game: Game) -> PreparedMix:
+    async def mix(self, game: Game, *, ahead: bool = False) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
-        first time) in the mixing queue, off the event loop."""
+        first time) in the mixing queue, off the event loop. A mix prepared `ahead` (the lobby's,
+        while the crew sets up) takes one of its crew's few places in hosted mode; one a screen
+        waits for does not, so quick set-up changes never refuse a Play."""
         kept = self.mixes.kept(game.mix_key)
         if kept is not None:
             return kept
-        return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owner=self.owner(game))
+        return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owner=self.owner(game) if ahead else None)
 
     def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings
