@@ -32,7 +32,8 @@ class Rooms:
         """The rooms to forget: no screen connected, not used for the idle time."""
         now = wall_ms() if now is None else now
         gone = []
-        for game_id, game in state.games.games.items():
+        for game in state.kept_games():
+            game_id = game.id
             if state.screens.get(game_id):
                 self.seen[game_id] = now  # a connected screen keeps its room
                 continue
@@ -42,13 +43,11 @@ class Rooms:
         return gone
 
     def forget(self, app: web.Application, state: ServerState, game_ids: list[str]) -> None:
-        for game_id in game_ids:
-            state.games.remove(game_id)
-            state.screens.pop(game_id, None)
-            self.seen.pop(game_id, None)
+        state.forget_games(game_ids)
+        kept = {game.id for game in state.kept_games()}
         if game_ids:
-            app[LOBBY].forget(set(state.games.games))
-        for game_id in [g for g in self.seen if g not in state.games.games]:
+            app[LOBBY].forget(kept)
+        for game_id in [g for g in self.seen if g not in kept]:
             del self.seen[game_id]
 
 

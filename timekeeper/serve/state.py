@@ -229,6 +229,17 @@ class ServerState:
         with self.unsaved_refused():
             return self.games.add(game, in_use)
 
+    def kept_games(self) -> list[Game]:
+        """The games this process keeps (hosted mode looks for idle rooms among them)."""
+        return list(self.games.games.values())
+
+    def forget_games(self, game_ids: list[str]) -> None:
+        """Forget games (expired rooms of hosted mode): their saved files and joined screens."""
+        for game_id in game_ids:
+            self.games.remove(game_id)
+            self.screens.pop(game_id, None)
+            self._saved_ms.pop(game_id, None)
+
     def game(self, game_id: str) -> Game:
         game = self.games.get(game_id)
         if game is None:
