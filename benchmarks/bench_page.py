@@ -10,7 +10,8 @@ Measures (targets from issue 21):
   sound): <= 0.5 s once the set-up screen has been open for 5 s (the lobby's game is made and its
   mix prepared meanwhile), <= 1.5 s when Play is pressed as soon as the set-up screen shows it;
   in every language; each measure on a fresh server and browser, a different track for each
-  (no mix prepared by an earlier measure);
+  (no mix prepared by an earlier measure), and an empty folder of sound files (the mp3 of the
+  game's sound is encoded as it is played: serve/soundcache.py);
 - page weight: HTML + JS (the service worker too) + CSS + manifest + icons <= 150 KB (the keep-awake videos, loaded only by
   phones without Wake Lock, are not counted).
 """
@@ -66,7 +67,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for number, language in enumerate(args.languages):
             env = {"TIMEKEEPER_CACHE": str(Path(folder) / f"cache-{language}")} if args.cold else None
-            server = start_server(Path(folder) / f"state-{language}", env=env)
+            server = start_server(Path(folder) / f"state-{language}", "--sound-cache", str(Path(folder) / f"sound-{language}"),
+                                  env=env)
             try:
                 if number == 0:
                     figures["page weight (HTML+JS+CSS+manifest+icons), KB"] = round(page_weight(server) / 1024, 1)

@@ -4,6 +4,7 @@ benchmarks/bench_a11y.py."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,3 +121,55 @@ def open_screen(driver, server, screen: str, language: str = "en") -> None:
     for command in ({"type": "seek", "at_ms": ends[1] + 1000}, {"type": "end"}):
         assert server.request(f"/api/games/{game['id']}/command", method="POST", json_body=command).status == 200
     wait_for(driver, "document.querySelectorAll('#card tr').length > 5 && document.querySelector('#logform [name=survived]')")
+
+
+# Words of the English catalogue a translated page may still show: names and words the languages share.
+NAMES = {"timekeeper", "space", "alert", "ann", "bob", "cid", "dee", "mission", "piper", "espeak", "flashplayercode",
+         "yaml", "qr", "pdf", "mp3", "ogg", "wav", "flac", "lan", "wcag", "joe"}
+VISIBLE_WORDS = """
+const seen = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length) && getComputedStyle(e).visibility !== 'hidden';
+const track = document.getElementById('track');  // the tracks' titles are names
+const titles = track ? [...track.options].map((o) => o.textContent) : [];
+if (track) for (const o of track.options) o.textContent = '';
+const parts = [document.title, document.body.innerText];
+if (track) [...track.options].forEach((o, i) => { o.textContent = titles[i]; });
+for (const e of document.querySelectorAll('[aria-label], [title], [placeholder], [alt], [aria-roledescription]')) {
+  if (!seen(e)) continue;
+  for (const a of ['aria-label', 'title', 'placeholder', 'alt', 'aria-roledescription']) if (e.getAttribute(a)) parts.push(e.getAttribute(a));
+}
+for (const o of document.querySelectorAll('option')) if (!track || !track.contains(o)) parts.push(o.textContent);
+return parts.join('\\n');
+"""
+
+
+def _catalogue_words(language: str) -> set[str]:
+    """The words of `language`'s page catalogue and of its phrase table (the card's and captions' words)."""
+    import yaml
+
+    from timekeeper.i18n import read_catalogue
+
+    def strings(node) -> list[str]:
+        if isinstance(node, dict):
+            return [text for value in node.values() for text in strings(value)]
+        if isinstance(node, list):
+            return [text for value in node for text in strings(value)]
+        return [node] if isinstance(node, str) else []
+
+    table = yaml.safe_load((ROOT / "voices" / f"{language}.yaml").read_text(encoding="utf-8"))
+    words: set[str] = set()
+    for text in [*read_catalogue(language).values(), *strings(table)]:
+        words.update(re.findall(r"[^\W\d_]{3,}", re.sub(r"\{[^}]*\}", " ", text).lower()))
+    return words
+
+
+def english_only_words(language: str) -> set[str]:
+    """The English page's words that `language`'s catalogue and phrase table never use, names aside."""
+    return _catalogue_words("en") - _catalogue_words(language) - NAMES
+
+
+def english_words_left(driver, language: str) -> list[str]:
+    """Words of the English page (its catalogue) shown on this screen of a page in `language` that
+    `language`'s own catalogue never uses: chrome left untranslated. Names are allowed."""
+    english_only = english_only_words(language)
+    shown = set(re.findall(r"[^\W\d_]{3,}", driver.execute_script(VISIBLE_WORDS).lower()))
+    return sorted(shown & english_only)

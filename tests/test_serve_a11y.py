@@ -14,6 +14,8 @@ from accessibility import (
     axe_available,
     axe_violations,
     describe,
+    english_only_words,
+    english_words_left,
     open_screen,
     small_targets,
 )
@@ -62,7 +64,7 @@ def test_axe_finds_no_wcag_violation_on_any_screen(server, open_browsers, size, 
     violations = axe_violations(driver)
     if violations:
         found["log: edit"] = describe(violations)
-    assert not found, found
+    assert not found, repr(found)
 
 
 def test_every_control_is_a_44_px_touch_target_on_a_phone(server, open_browsers):
@@ -81,7 +83,7 @@ def test_every_control_is_a_44_px_touch_target_on_a_phone(server, open_browsers)
     wait_for(driver, "document.getElementById('log-edit').open")
     if small_targets(driver):
         found["log: edit"] = small_targets(driver)
-    assert not found, found
+    assert not found, repr(found)
     # the measure is real: a control made smaller than 44 px is found
     driver.execute_script("document.querySelector('#log-edit button').style.cssText = 'min-height: 0; padding: 0'")
     assert any(s["height"] < MIN_TARGET_PX for s in small_targets(driver))
@@ -136,3 +138,25 @@ def test_the_banner_keeps_its_contrast_through_its_pulse_and_rests_for_reduced_m
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
     assert driver.execute_script("return document.getElementById('banner').getAnimations().length") == 0
     assert driver.execute_script(CONTRAST)["ratios"][0]["ratio"] >= 4.5
+
+
+@pytest.mark.parametrize("language", ("de", "es", "fr", "it", "pl", "cs"))
+def test_no_english_words_are_left_on_any_screen(server, open_browsers, language):
+    """Every screen in every language: no word of the English page that the language's own
+    catalogue never uses (names allowed), in the text, the labels, the titles and the options."""
+    driver = open_browsers(PHONE, True)
+    found = {}
+    for screen in SCREENS:
+        open_screen(driver, server, screen, language)
+        if screen == "setup":
+            for tab in ("tab-gen", "tab-code", "tab-file"):
+                driver.find_element("id", tab).click()
+                found.setdefault("setup", []).extend(english_words_left(driver, language))
+        found.setdefault(screen, []).extend(english_words_left(driver, language))
+    found = {screen: sorted(set(words)) for screen, words in found.items() if words}
+    assert not found, repr(found)
+    # the check is real: an English label put back on the page is found
+    english = sorted(english_only_words(language))[:3]
+    driver.execute_script("const p = document.createElement('p'); p.textContent = arguments[0]; document.body.append(p);",
+                          " ".join(english))
+    assert english_words_left(driver, language) == english

@@ -168,6 +168,10 @@ def test_the_log_page_at_phone_and_laptop_sizes(tmp_path):
                 # the first column (the buttons) is in view without scrolling the table sideways
                 edit = driver.execute_script("return document.querySelector('#log-table .actions button').getBoundingClientRect().right")
                 assert edit <= width
+                # every value of a logged mission (its track and score too) is in view: none hides off the right edge
+                rights = driver.execute_script("return [...document.querySelectorAll('#log-table tbody td')]"
+                                               ".map((td) => td.getBoundingClientRect().right)")
+                assert rights and max(rights) <= width + 1, (max(rights), width)
                 assert driver.find_element("id", "log-home").is_displayed()  # the log alone: a way back to set up
                 whole_page(driver, f"log-{name}", tmp_path, size[0])
                 assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]  # no script error

@@ -131,6 +131,8 @@ def test_ending_is_undone_from_any_screen_then_the_card_comes_into_view_and_fits
     for driver in (sound, phone):  # every screen can take it back
         wait_for(driver, "!document.getElementById('undo').hidden")
     assert "Undo within" in sound.find_element("css selector", "#undo span").text
+    toast = phone.execute_script("const r = document.getElementById('undo').getBoundingClientRect(); return [r.width, r.height];")
+    assert toast[0] >= 280 and toast[1] <= 100, toast  # one readable line across the phone, not a narrow tower
     sound.find_element("css selector", "#undo button").click()
     wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && document.getElementById('after').hidden")
     wait_for(sound, "!document.getElementById('audio').paused")
@@ -206,7 +208,7 @@ def test_quiet_mode_flashes_every_announcement_without_sound(server, open_browse
     wait_for(driver, "!document.getElementById('flash').hidden")
     assert "Enemy activity" in driver.find_element("css selector", "#flash p").text
     assert driver.execute_script("return window.timekeeper.view.game.mode") == "quiet"
-    assert audio(driver)["paused"] and "sound.wav" not in audio(driver)["src"]
+    assert audio(driver)["paused"] and "/sound" not in audio(driver)["src"]
     wait_for(driver, "document.querySelector('.more .presence').textContent.includes('(this one)')")
     assert "♪" not in driver.find_element("css selector", ".more .presence").get_attribute("textContent")  # no device plays
     rect = driver.execute_script("return document.getElementById('flash').getBoundingClientRect()")

@@ -21,6 +21,7 @@ from timekeeper.model import Scenario
 from timekeeper.pcm import SAMPLE_RATE, Clip, pcm16
 from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
 from timekeeper.voice.base import Placement, Voice
+from timekeeper.voice.levelling import Levelling
 from timekeeper.voice.voicing import voice_timeline
 
 CHANNELS = 1
@@ -67,6 +68,9 @@ class PreparedMix:
     sample_width: int = SAMPLE_WIDTH
     static_clip: Clip | None = field(default=None, repr=False)  # a voice pack's own static, looped
     _music: sound.Music | None = field(default=None, repr=False)
+    # phrases still being levelled (prepare_mix(background=True)): their placements hold the draft,
+    # of the same length, until mix_chunk or settle() swaps in the final clip
+    levelling: Levelling | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.placements = sorted(self.placements, key=lambda p: p.at_ms)
@@ -104,6 +108,10 @@ class PreparedMix:
         """Float samples [begin, begin + n) of the mix (of just `layers`, if given)."""
         out = np.zeros(n, dtype=np.float32)
         end = begin + n
+        levelling = self.levelling  # (kept here: another reader may drop it once every clip is final)
+        if levelling is not None and levelling.finished:
+            self.settle()
+            self.levelling = None  # every placement holds its final clip: the drafts can go
         first = bisect.bisect_left(self._starts, begin - self._longest)
         last = bisect.bisect_left(self._starts, end)
         for index in range(first, last):
@@ -111,6 +119,8 @@ class PreparedMix:
             placement = self.placements[index]
             if (SPEECH if placement.speech else EFFECTS) not in layers:
                 continue
+            if levelling is not None:
+                placement = self._settled(index, levelling)
             lo, hi = max(begin, start), min(end, start + len(placement.clip))
             if lo < hi:
                 out[lo - begin : hi - begin] += placement.clip[lo - start : hi - start]
@@ -132,6 +142,22 @@ class PreparedMix:
             out += bed * sound.duck_gain(begin, n, speaking)
         return sound.soft_clip(out)
 
+    def _settled(self, index: int, levelling: Levelling) -> Placement:
+        """Placement `index` with its final clip (waiting for its levelling if need be)."""
+        placement = self.placements[index]
+        final = levelling.final(placement.clip)
+        if final is not None:
+            placement = self.placements[index] = dataclasses.replace(placement, clip=final)
+        return placement
+
+    def settle(self) -> PreparedMix:
+        """Wait until every clip is final (placements then hold the clips the mix plays); self."""
+        levelling = self.levelling
+        if levelling is not None:
+            for index in range(len(self.placements)):
+                self._settled(index, levelling)
+        return self
+
     def _near_speech(self, begin: int, end: int) -> list[tuple[int, int]]:
         reach = _samples(sound.DUCK_RELEASE_MS + sound.DUCK_ATTACK_MS) + self._longest
         first = bisect.bisect_left(self._speech_starts, begin - reach)
@@ -143,18 +169,34 @@ def prepare_mix(
     scenario: Scenario,
     settings: MixSettings,
     progress: Callable[[int, int], None] | None = None,
+    background: bool = False,
 ) -> PreparedMix:
     """Load or synthesize every clip (progress(done, total)) and lay out the timeline with the
-    voice's real phrase lengths."""
+    voice's real phrase lengths.
+
+    background=True returns as soon as the lengths are known: a synthesized voice's new phrases
+    are then levelled in the background, in the order the track speaks them, and the mix waits
+    for a clip only when a chunk needs it (levelling.py), so whoever reads the chunks in order (the
+    encoder, the page's stream) starts at once; the samples are the same."""
     from timekeeper.voice.select import open_voice
 
     voice = open_voice(settings.language, settings.voice)
     book = voice.phrases()
     draft = build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
     phrases = [(part.key, part.text) for cue in draft.cues if not voice.whole(cue) for part in cue.speech]
-    voice.prepare(phrases, progress)
-    timeline, spoken = voice_timeline(build_timeline(scenario, book, voice.measure, settings.script_options), voice)
-    placements = with_voice_effect(spoken, settings.computer_voice)
+    drafting = getattr(voice, "draft", None) if background else None
+    levelling: Levelling | None = drafting(phrases, progress) if drafting is not None else None
+    if levelling is None:
+        voice.prepare(phrases, progress)
+    timeline = build_timeline(scenario, book, voice.measure, settings.script_options)
+    if levelling is not None and len(levelling):
+        levelling.start(part.text for cue in timeline.cues for part in cue.speech)
+        # a squeezed cue's phrases are sped up, and the ship-computer effect processes clips: both from the final clip
+        for part in (part for cue in timeline.cues for part in cue.speech if part.tempo != 1.0 or settings.computer_voice):
+            if levelling.draft(part.text) is not None:
+                levelling.level(part.text)
+    timeline, spoken = voice_timeline(timeline, voice)
+    placements = with_voice_effect([_final(p, levelling) for p in spoken], settings.computer_voice)
     placements += effect_placements(timeline, voice)
     return PreparedMix(
         timeline=timeline,
@@ -163,7 +205,16 @@ def prepare_mix(
         voice_name=voice.name,
         warnings=tuple(getattr(voice, "warnings", ())),
         static_clip=voice.effect(STATIC_KEY),
+        levelling=levelling if levelling is not None and not levelling.finished else None,
     )
+
+
+def _final(placement: Placement, levelling: Levelling | None) -> Placement:
+    """`placement` with its final clip when it is ready already (a cached phrase keeps its clip)."""
+    if levelling is None or not levelling.ready(placement.clip):
+        return placement
+    final = levelling.final(placement.clip)
+    return placement if final is None else dataclasses.replace(placement, clip=final)
 
 
 def with_voice_effect(placements: list[Placement], computer_voice: bool = False) -> list[Placement]:

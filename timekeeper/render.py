@@ -60,7 +60,7 @@ def render(
     """Render `scenario` to `out` (format from its extension); OUT is replaced only on success."""
     fmt = codec.output_format(out)
     check_output_path(out, what="soundtrack")
-    mix = prepare_mix(scenario, settings, prepare_progress)
+    mix = prepare_mix(scenario, settings, prepare_progress, background=True)
     metadata = tags(scenario, source or scenario.title, settings, mix.timeline.phrases)
     encode(mix, out, fmt, metadata, encode_progress)
     return RenderResult(out, mix.duration_ms, len(mix.timeline.cues), mix.voice_name, mix.warnings)

@@ -23,6 +23,12 @@ import click
                    "(default: $XDG_STATE_HOME/timekeeper/serve).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="The ship's log the page records missions in (default: the one `timekeeper log` uses).")
+@click.option("--sound-cache", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where the sound files the page plays are kept, one per mix; servers may share one "
+                   "(default: serve-sound in $XDG_CACHE_HOME/timekeeper).")
+@click.option("--sound-cache-mb", type=click.IntRange(10, 1_000_000), default=None, metavar="MB",
+              help="Megabytes of sound files kept there (default 500; a 10-minute mission takes 3.6 MB); "
+                   "the least recently played go first.")
 @click.option("--public", is_flag=True,
               help="Hosted mode for many crews behind a reverse proxy with TLS: rooms that expire, each crew's "
                    "own tracks and ship's log, per-client limits; nothing of this machine is offered "
@@ -40,8 +46,9 @@ import click
                    "codes (default: the host each browser asked for).")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
-                  music: Path | None, state: Path | None, log_file: Path | None, public: bool, bind: str | None,
-                  trust_proxy: tuple[str, ...], room_idle: float, public_url: str | None) -> None:
+                  music: Path | None, state: Path | None, log_file: Path | None, sound_cache: Path | None,
+                  sound_cache_mb: int | None, public: bool, bind: str | None, trust_proxy: tuple[str, ...],
+                  room_idle: float, public_url: str | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -59,6 +66,7 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --open
       timekeeper serve --lan --scenarios my-missions/
       timekeeper serve --port 0 --state /tmp/tk-state
+      timekeeper serve --sound-cache /srv/timekeeper/sound --sound-cache-mb 2000
       timekeeper serve --public --port 8765 --trust-proxy 127.0.0.1 --public-url https://tk.example.org
     """
     from timekeeper.serve.app import run
@@ -70,10 +78,11 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
                          source=ctx.get_parameter_source)
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
+    cache_mb = {} if sound_cache_mb is None else {"sound_cache_mb": sound_cache_mb}
     config = ServeConfig(host=host or ("0.0.0.0" if lan else "127.0.0.1"), port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
-                         debug=bool((ctx.find_root().params or {}).get("debug")), public=public,
-                         trusted_proxies=tuple(_address(a, "--trust-proxy") for a in trust_proxy),
+                         debug=bool((ctx.find_root().params or {}).get("debug")), sound_cache=sound_cache,
+                         **cache_mb, public=public, trusted_proxies=tuple(_address(a, "--trust-proxy") for a in trust_proxy),
                          room_idle_s=room_idle, public_url=public_url.rstrip("/") if public_url else None)
 
     def ready(bound_port: int) -> None:

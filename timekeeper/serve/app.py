@@ -255,6 +255,7 @@ async def _watch_endings(app: web.Application):
             await socket.close()
     for queue in (state.rendering, state.mixing, state.slow):
         queue.shutdown()
+    state.sounds.shutdown()
 
 
 def make_app(config: ServeConfig) -> web.Application:

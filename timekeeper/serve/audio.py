@@ -61,6 +61,9 @@ class MixCache:
     """Prepared mixes by key, the most recently used kept; preparing one key happens once at a time."""
 
     def __init__(self, size: int = MIX_CACHE_SIZE) -> None:
+        from timekeeper.voice.levelling import import_ahead
+
+        import_ahead()  # the levelling's libraries load while the server starts, not when a first Play waits for a phrase
         self.size = size
         self._mixes: OrderedDict[str, PreparedMix] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}
@@ -80,7 +83,7 @@ class MixCache:
                 if key in self._mixes:
                     self._mixes.move_to_end(key)
                     return self._mixes[key]
-            mix = prepare_mix(scenario, settings)
+            mix = prepare_mix(scenario, settings, background=True)
             with self._guard:
                 self._mixes[key] = mix
                 while len(self._mixes) > self.size:

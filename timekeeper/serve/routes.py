@@ -20,6 +20,7 @@ from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
 from timekeeper.serve.lobby import LOBBY, tell
+from timekeeper.serve.mp3stream import CONTENT_TYPE
 from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
     NO_INPUT,
@@ -41,12 +42,14 @@ from timekeeper.serve.schemas import (
     Refused,
     RenderBody,
     RouteInput,
+    SoundPath,
     SoundtrackPath,
     VoiceInstallBody,
     VoiceInstallPath,
     declares,
     screen_message,
 )
+from timekeeper.serve.soundcache import SoundUnavailable
 from timekeeper.serve.state import ServerState, download_name
 from timekeeper.serve.views import game_json, playback_json
 
@@ -265,7 +268,9 @@ async def describe(request: web.Request, game) -> web.Response:
     if game.playback.status == READY:
         game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
     described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
-    return web.json_response({**described, "code": request.app[LOBBY].code(game.id)})
+    sound = state.sounds.file(game.mix_key, mix)
+    return web.json_response({**described, "code": request.app[LOBBY].code(game.id), "sound": {
+        "url": f"/api/games/{game.id}/sound/{sound.key}.mp3", "type": CONTENT_TYPE, "bytes": sound.size}})
 
 
 @declares(RouteInput(body=NewGameBody, max_body=8 * 1024))
@@ -461,9 +466,59 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     return first, last
 
 
+@declares(RouteInput(path=SoundPath))
+async def sound_file(request: web.Request) -> web.StreamResponse:
+    """The game's sound as the page plays it: an mp3 made once per mix (serve/soundcache.py),
+    served by byte range while it is being made; a range not made yet is sent once it is."""
+    state = state_of(request)
+    game = state.game(request.match_info["game"])
+    mix = await state.mix(game)
+    sound = state.sounds.start(game.mix_key, mix)
+    if checked(request).path.key != sound.key:
+        return json_error(404, "this is no longer the game's sound (its settings changed); load the game again")
+    etag = f'"{sound.key}"'
+    asked = request.headers.get("Range")
+    if request.headers.get("If-Range", etag) != etag:  # a resumed download of another file: send all of this one
+        asked = None
+    try:
+        wanted = parse_range(asked, sound.size)
+    except ValueError:
+        return web.Response(status=416, headers={"Content-Range": f"bytes */{sound.size}"})
+    first, last = wanted or (0, sound.size - 1)
+    headers = {"Content-Type": CONTENT_TYPE, "Accept-Ranges": "bytes", "Content-Length": str(last - first + 1),
+               "ETag": etag, "Cache-Control": "private, max-age=604800, immutable"}  # its address names its content
+    if wanted is not None:
+        headers["Content-Range"] = f"bytes {first}-{last}/{sound.size}"
+    response = web.StreamResponse(status=206 if wanted is not None else 200, headers=headers)
+    if request.method == "HEAD":
+        await response.prepare(request)
+        return response
+    pieces = state.sounds.read(sound, mix, first, last)
+    try:
+        try:
+            data = await anext(pieces)
+        except SoundUnavailable as error:
+            return json_error(503, f"the sound cannot be made now: {error}", code="sound_unavailable",
+                              headers={"Retry-After": "5"})
+        await response.prepare(request)
+        while data:
+            await asyncio.wait_for(response.write(data), SEND_TIMEOUT_S)
+            data = await anext(pieces, b"")
+        await response.write_eof()
+    except ConnectionError:  # the player stopped reading (every seek does): nothing to report
+        pass
+    except (asyncio.TimeoutError, SoundUnavailable):  # the player asks again with a range
+        if request.transport is not None:
+            request.transport.close()
+    finally:
+        await pieces.aclose()
+    return response
+
+
 @declares(GAME)
 async def sound(request: web.Request) -> web.StreamResponse:
-    """The game's soundtrack as WAV, mixed as it is sent; byte ranges let players seek and resume."""
+    """The game's mix as WAV, mixed as it is sent, for any byte range (the same samples the page's
+    mp3 is encoded from; tools and tests compare it with `render`)."""
     state = state_of(request)
     game = state.game(request.match_info["game"])
     mix = await state.mix(game)
@@ -624,6 +679,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/api/games/{game}/command", command)
     app.router.add_get("/api/games/{game}/ws", screen)
     app.router.add_get("/api/games/{game}/sound.wav", sound)
+    app.router.add_get("/api/games/{game}/sound/{key}.mp3", sound_file)
     app.router.add_get("/api/games/{game}/card.html", card)
     app.router.add_get("/api/games/{game}/card.pdf", card_pdf)
     app.router.add_get("/api/games/{game}/track.yaml", track_yaml)

@@ -110,6 +110,11 @@ class GamePath(Model):
     game: GameId
 
 
+class SoundPath(Model):
+    game: GameId
+    key: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{24}$")]
+
+
 class PagePath(Model):
     game: Annotated[str, StringConstraints(max_length=100)] | None = None
 

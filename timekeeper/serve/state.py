@@ -24,6 +24,7 @@ from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.rates import ClientRates
 from timekeeper.serve.schemas import Refused
+from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
@@ -53,6 +54,13 @@ def default_state_dir() -> Path:
     return Path(base) / "timekeeper" / "serve"
 
 
+def default_sound_cache() -> Path:
+    """The page's sound files: the serve-sound folder of the render cache (timekeeper.wavcache)."""
+    from timekeeper.wavcache import cache_dir
+
+    return cache_dir() / "serve-sound"
+
+
 @dataclass(frozen=True)
 class ServeConfig:
     """How `timekeeper serve` was started. `token` is set in LAN mode: every request must carry it."""
@@ -70,6 +78,8 @@ class ServeConfig:
     trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For and -Proto are believed
     room_idle_s: float = 7200.0  # hosted mode: a room nobody uses for this long is forgotten
     public_url: str | None = None  # hosted mode: the address links and QR codes carry (else as asked)
+    sound_cache: Path | None = None  # the page's sound files (None: default_sound_cache()); workers may share one
+    sound_cache_mb: int = DEFAULT_LIMIT_MB  # complete sound files kept there, least recently served deleted first
 
     @property
     def lan(self) -> bool:
@@ -89,6 +99,7 @@ class ServerState:
         self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
         self.rates = ClientRates() if config.public else None  # hosted mode: per-client limits
         self.mixes = MixCache()
+        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.screens: dict[str, set] = {}  # game id -> open WebSockets
@@ -252,10 +263,13 @@ class ServerState:
         first time) in the mixing queue, off the event loop. A mix prepared `ahead` (the lobby's,
         while the crew sets up) takes one of its crew's few places in hosted mode; one a screen
         waits for does not, so quick set-up changes never refuse a Play."""
-        kept = self.mixes.kept(game.mix_key)
-        if kept is not None:
-            return kept
-        return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owner=self.owner(game) if ahead else None)
+        mix = self.mixes.kept(game.mix_key)
+        if mix is None:
+            mix = await self.mixing.run(game.mix_key, lambda: self._prepare(game),
+                                        owner=self.owner(game) if ahead else None)
+        if game.mode != "quiet":
+            self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
+        return mix
 
     def _prepare(self, game: Game) -> PreparedMix:
         settings = game.mix_settings

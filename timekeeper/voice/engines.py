@@ -132,6 +132,8 @@ class EspeakLibrary(Engine):
         self.lib.espeak_Info.restype = ctypes.c_char_p
         self.lib.espeak_ListVoices.restype = ctypes.POINTER(ctypes.POINTER(self.Voice))
         self.lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
+        self.lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]  # (each function is
+        # looked up here, in the parent: a child forked while another thread loads a library must not look one up)
         self.lib.espeak_Synth.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int, ctypes.c_uint,
                                           ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
         self.sample_rate = self.lib.espeak_Initialize(self.SYNCHRONOUS, 0, str(data.parent).encode(), 0)

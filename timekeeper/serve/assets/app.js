@@ -41,6 +41,7 @@ async function useLanguage(language) {
     words.language = language;
     if (named) {
       renameVoices(named.voices);
+      relabelChoices(named.generate.options);
       info.ui_language = language;
     }
   }
@@ -58,6 +59,7 @@ function translatePage(root = document) {
   }
   translateGenerateForm();
   drawExpiry();
+  wordVoiceOffer();
   if (view.game) follow();
 }
 
@@ -228,6 +230,16 @@ function translateGenerateForm() {
   }
 }
 
+// The generate form's choices the server words ("5 Spieler"), in the page's new language.
+function relabelChoices(specs) {
+  for (const spec of specs) {
+    if (!spec.choice_labels) continue;
+    const select = document.querySelector(`#gen select[name="${spec.key}"]`);
+    if (select) spec.choices.forEach((choice, index) => { if (select.options[index]) select.options[index].textContent = spec.choice_labels[index]; });
+  }
+  if (info) info.generate.options = specs;
+}
+
 function renameVoices(voices) {
   const names = new Map(voices.map((v) => [v.id, v.name]));
   for (const v of info.voices) if (names.has(v.id)) v.name = names.get(v.id);
@@ -241,7 +253,12 @@ function fillVoices() {
   for (const v of info.voices) if (!v.language || v.language === language) voice.append(option(v.id, v.name));
   const offer = (info.install || []).find((o) => o.language === language && !o.installed);
   $("#voice-offer").hidden = !offer;
-  if (offer) $("#install-voice").textContent = t("page.setup.install_voice", { name: offer.name, size: offer.size_mb, licence: offer.licence });
+  wordVoiceOffer();
+}
+
+function wordVoiceOffer() {
+  const offer = info && (info.install || []).find((o) => o.language === $("#language").value && !o.installed);
+  if (offer) $("#install-voice").textContent = t("page.setup.install_voice", { name: offer.name, size: offer.size_mb, licence: offer.licence || t("page.setup.licence_on_card") });
 }
 
 // The recommended natural voice of the language: downloaded by the server, then its default voice.
@@ -536,11 +553,14 @@ function serverNow() {
   return Date.now() + view.offsetMs;
 }
 
+// The audio element plays the mission's sound: an mp3 made once per mix, at the game's `sound.url`.
+const playsMission = (audio) => Boolean(view.game) && audio.src.endsWith(view.game.sound.url);
+
 function missionMs() {
   const audio = $("#audio");
   const pb = view.playback;
   const duration = view.game ? view.game.timeline.duration_ms : 0;
-  if (view.sound && audio.src.includes("/sound.wav") && audio.readyState > 0 && $("#resume").hidden) {
+  if (view.sound && playsMission(audio) && audio.readyState > 0 && $("#resume").hidden) {
     return Math.min(audio.currentTime * 1000, duration);
   }
   const ms = pb.status === "playing" ? pb.position_ms + (serverNow() - pb.at_ms) : pb.position_ms;
@@ -607,9 +627,8 @@ function setSound(on) {
   const audio = $("#audio");
   if (on) {
     sessionStorage.setItem("tk-sound", view.game.id); // a reload offers to resume the sound here
-    const src = `/api/games/${view.game.id}/sound.wav`;
-    if (!audio.src.endsWith(src)) {
-      audio.src = src;
+    if (!playsMission(audio)) {
+      audio.src = view.game.sound.url;
       audio.currentTime = missionMs() / 1000;
     }
     send({ type: "claim" });
@@ -1101,10 +1120,10 @@ function wireGame() {
   audio.addEventListener("playing", report);
   audio.addEventListener("playing", wake);
   audio.addEventListener("playing", () => {
-    if (window.timekeeper.soundAt === null && audio.src.includes("/sound.wav")) window.timekeeper.soundAt = performance.now();
+    if (window.timekeeper.soundAt === null && playsMission(audio)) window.timekeeper.soundAt = performance.now();
   });
   audio.addEventListener("pause", () => view.sound && report());
-  audio.addEventListener("ended", () => view.sound && audio.src.includes("/sound.wav") && send({ type: "end" }));
+  audio.addEventListener("ended", () => view.sound && playsMission(audio) && send({ type: "end" }));
   $("#toggle").addEventListener("click", togglePlay);
   $("#end").addEventListener("click", () => send({ type: "end" }));
   $("#undo button").addEventListener("click", () => send({ type: "undo" }));

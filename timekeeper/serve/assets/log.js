@@ -156,26 +156,33 @@ function closeLog() {
 function drawLogTable(log) {
   const table = $("#log-table");
   table.replaceChildren(element("caption", { className: "sr-only", textContent: t("log.table") }));
+  // explicit roles: on a phone the rows are shown as cards (style.css), and stay a table to screen readers
+  table.setAttribute("role", "table");
   const head = table.createTHead().insertRow();
-  head.append(element("th", { scope: "col", textContent: t("log.actions") })); // first: in view on a phone
+  head.setAttribute("role", "row");
+  const labels = [t("log.actions")]; // first: in view on a wide screen, last on a phone's card
   for (const column of log.columns) {
     const key = column.replace(/[^a-z]+/gi, "_").replace(/^_|_$/g, "") || "number";
-    head.append(element("th", { scope: "col", textContent: t(`log.column.${key}`) }));
+    labels.push(t(`log.column.${key}`));
   }
+  for (const label of labels) head.append(element("th", { scope: "col", role: "columnheader", textContent: label }));
   const body = table.createTBody();
   const width = log.columns.length + 1;
   for (const line of log.lines) {
     const row = body.insertRow();
     if (line.campaign) {
       row.className = "campaign";
-      Object.assign(row.insertCell(), { colSpan: width, textContent: campaignText(line) });
+      row.setAttribute("role", "row");
+      Object.assign(row.insertCell(), { colSpan: width, role: "cell", textContent: campaignText(line) });
       continue;
     }
     row.className = line.bracket;
+    row.setAttribute("role", "row");
     const cell = row.insertCell();
     const actions = element("div", { className: "actions" });
     cell.append(actions);
     for (const text of line.cells) row.insertCell().textContent = text;
+    [...row.cells].forEach((td, index) => { td.setAttribute("role", "cell"); td.dataset.label = labels[index]; });
     if (line.destroyed_by) row.lastChild.textContent = t("log.destroyed_by", { threat: line.destroyed_by });
     const [id, date, track] = line.cells;
     actions.append(element("button", { type: "button", className: "button ghost small", textContent: t("log.edit"),
@@ -187,7 +194,12 @@ function drawLogTable(log) {
       actions.lastChild.setAttribute("aria-label", t("log.delete.label", { id }));
     }
   }
-  if (!log.lines.length) Object.assign(body.insertRow().insertCell(), { colSpan: width, textContent: t("log.empty") });
+  if (!log.lines.length) {
+    const row = body.insertRow();
+    row.setAttribute("role", "row");
+    Object.assign(row.insertCell(), { colSpan: width, role: "cell", textContent: t("log.empty") });
+  }
+  for (const group of [table.tHead, body]) group.setAttribute("role", "rowgroup");
 }
 
 // "Campaign 2 (open, 1 mission): threats 26 - damage 3 - ... = 25", in the page's words

@@ -1,0 +1,156 @@
+"""Benchmark of the sound the page plays (serve/mp3stream.py, serve/soundcache.py), with a real
+server on loopback and Debian's headless chromium.
+
+    python benchmarks/bench_stream.py                  # every measure below
+    python benchmarks/bench_stream.py --missions 1 2   # bytes per mission of these only
+
+Measures (targets from issue 25):
+- bytes a sound device downloads per mission (the whole mp3 as served), and per 10 minutes:
+  at most about 5 MB per 10-minute mission (the page streamed a 53 MB WAV before);
+- from an empty folder of sound files: request to the first 10 KB (the encoder has just
+  started), and to the whole file (the encoding of a whole mission);
+- the same file again, from the folder (another game, another worker, after a restart);
+- speech kept: the error of the decoded mp3 against the mix in the speech band (below 8 kHz,
+  where intelligibility lies) over every spoken window of mission 1, at the served 48 kbit/s
+  and, for comparison, at 32 and 64 kbit/s (the same encoder and settings);
+- timing in Chromium: each cue heard after a seek, the mp3 against the WAV of the same mix
+  (median of 8 seeks each; the difference is the mp3's own error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import wave
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import numpy as np
+from heard import lateness_ms
+from serving import LAPTOP, chromium, start_server
+
+TEN_MINUTES_MS = 600_000
+
+
+def new_game(server, track: str, **settings) -> dict:
+    reply = server.request("/api/games", method="POST", json_body={"track": track, "settings": settings})
+    assert reply.status == 200, reply.body
+    return reply.json()
+
+
+def speech_snr_db(mix: np.ndarray, decoded: np.ndarray, spans: list[tuple[int, int]]) -> float:
+    """Signal to error (dB) below 8 kHz over the spoken spans (samples at 44.1 kHz)."""
+    signal = error = 0.0
+    for start, end in spans:
+        a, b = mix[start:end], decoded[start:end]
+        spectrum_a, spectrum_b = np.fft.rfft(a), np.fft.rfft(b)
+        band = np.fft.rfftfreq(len(a), 1 / 44_100) < 8000
+        signal += float(np.sum(np.abs(spectrum_a[band]) ** 2))
+        error += float(np.sum(np.abs(spectrum_a[band] - spectrum_b[band]) ** 2))
+    return 10 * np.log10(signal / error)
+
+
+def lame_at(pcm: bytes, kbps: int) -> np.ndarray:
+    """The mix through LAME at `kbps` as the stream does it (48 kHz mono, fed ahead by its delay),
+    decoded back to 44.1 kHz."""
+    import lameenc
+
+    from timekeeper.codec import LAME_QUALITY
+    from timekeeper.serve.mp3stream import LEAD, RATE
+
+    encoder = lameenc.Encoder()
+    encoder.set_bit_rate(kbps)
+    encoder.set_in_sample_rate(44_100)
+    encoder.set_out_sample_rate(RATE)
+    encoder.set_channels(1)
+    encoder.set_quality(LAME_QUALITY)
+    encoder.silence()
+    data = bytes(encoder.encode(pcm[LEAD * 2 :])) + bytes(encoder.flush())
+    return decoded_mp3(data)
+
+
+def decoded_mp3(data: bytes) -> np.ndarray:
+    import av
+
+    resampler = av.AudioResampler(format="dbl", layout="mono", rate=44_100)
+    parts = []
+    with av.open(io.BytesIO(data), format="mp3") as container:
+        for frame in container.decode(audio=0):
+            parts += [out.to_ndarray().reshape(-1) for out in resampler.resample(frame)]
+    parts += [out.to_ndarray().reshape(-1) for out in resampler.resample(None)]
+    return np.concatenate(parts)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--missions", nargs="+", type=int, default=list(range(1, 9)), help="missions to measure (default 1-8)")
+    args = parser.parse_args()
+    figures: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        sound = Path(folder) / "sound"
+        server = start_server(Path(folder) / "state", "--sound-cache", str(sound))
+        try:
+            sizes = {}
+            first_s, whole_s = [], []
+            for number in args.missions:
+                game = new_game(server, f"builtin:mission-{number}")
+                url = game["sound"]["url"]
+                asked = time.perf_counter()
+                assert server.request(url, headers={"Range": "bytes=0-10239"}).status == 206
+                first_s.append(time.perf_counter() - asked)
+                body = server.request(url).body
+                whole_s.append(time.perf_counter() - asked)
+                sizes[number] = (len(body), game["timeline"]["duration_ms"])
+                print(f"mission {number}: {len(body):,} bytes, {game['timeline']['duration_ms'] / 1000:.0f} s", file=sys.stderr)
+            again = new_game(server, f"builtin:mission-{args.missions[0]}")  # another game, the same mix
+            asked = time.perf_counter()
+            server.request(again["sound"]["url"])
+            kept_s = time.perf_counter() - asked
+            game = new_game(server, "builtin:mission-1", background=False)
+            wav = server.request(f"/api/games/{game['id']}/sound.wav").body
+            mp3 = server.request(game["sound"]["url"]).body
+            cues = [cue["at_ms"] for cue in game["timeline"]["cues"][1:5]]
+            late = {}
+            for name, url in (("wav", f"/api/games/{game['id']}/sound.wav"), ("mp3", game["sound"]["url"])):
+                driver = chromium(LAPTOP)
+                try:
+                    driver.get(server.url)
+                    late[name] = lateness_ms(driver, url, cues + cues)
+                finally:
+                    driver.quit()
+        finally:
+            server.stop()
+    with wave.open(io.BytesIO(wav)) as reading:
+        pcm = reading.readframes(reading.getnframes())
+    mix = np.frombuffer(pcm, dtype="<i2").astype(np.float64) / 32768
+    spans = [(cue["at_ms"] * 441 // 10, (cue["end_ms"]) * 441 // 10) for cue in game["timeline"]["cues"] if cue["speech"]]
+    served = decoded_mp3(mp3)
+    per_ten = [size / (duration / TEN_MINUTES_MS) for size, duration in sizes.values()]
+    figures["bytes per mission, MB (min, max)"] = (round(min(s for s, _ in sizes.values()) / 1e6, 2),
+                                                    round(max(s for s, _ in sizes.values()) / 1e6, 2))
+    figures["bytes per 10 minutes of mission, MB (max)"] = round(max(per_ten) / 1e6, 2)
+    figures["empty sound folder: request -> first 10 KB, s (max)"] = round(max(first_s), 3)
+    figures["empty sound folder: request -> whole file, s (median, max)"] = (round(statistics.median(whole_s), 2),
+                                                                            round(max(whole_s), 2))
+    figures["the same mix again (another game): whole file, s"] = round(kept_s, 3)
+    figures["speech band (< 8 kHz) signal to error, dB: served 48 kbit/s"] = round(speech_snr_db(mix, served, spans), 1)
+    for kbps in (32, 64):
+        figures[f"speech band signal to error, dB: {kbps} kbit/s"] = round(speech_snr_db(mix, lame_at(pcm, kbps), spans), 1)
+    figures["Chromium, cue heard after a seek vs the element's clock, ms (median wav, median mp3)"] = (
+        round(statistics.median(late["wav"]), 1), round(statistics.median(late["mp3"]), 1))
+    figures["Chromium: mp3 later than the wav, ms (median)"] = round(statistics.median(late["mp3"]) - statistics.median(late["wav"]), 1)
+    for name, value in figures.items():
+        print(f"{name:<82} {value}")
+    if os.environ.get("BENCH_JSON"):
+        Path(os.environ["BENCH_JSON"]).write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

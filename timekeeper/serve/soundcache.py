@@ -1,0 +1,251 @@
+"""The page's sound files: each mix encoded once (serve/mp3stream.py) into a folder shared by
+every game, room and worker that asks for the same mix, and served by byte range while it is
+still being written.
+
+A file is named by its sound key (the mix key: track and settings; the voice that speaks; the
+program's version and the stream format). It is written as KEY.mp3.part, in order, by the one
+process that holds an exclusive lock on it (flock: a worker that dies leaves it unlocked, and the
+next one that asks starts it again), then renamed to KEY.mp3 when complete: a reader sees the
+bytes written so far, and a complete file is never half-written. Files are kept across restarts;
+when they hold more than the folder's limit, the least recently served are deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import os
+import threading
+import time
+from collections.abc import AsyncGenerator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from timekeeper import __version__
+from timekeeper.errors import RenderError
+from timekeeper.mix import PreparedMix
+from timekeeper.serve import mp3stream
+
+ENCODE_THREADS = 2  # sound files encoded at once by one server (about 1 s of CPU per 3 minutes)
+ENCODES_WAITING = 8  # more wait behind them; beyond that a file is started when a player asks again
+READ_BYTES = 64 * 1024  # read and sent at a time
+POLL_S = 0.01  # how often a reader waiting for bytes looks again
+RETRY_S = 1.0  # a reader that has waited this long makes sure the file is being made
+STALL_S = 30.0  # a reader that has waited this long for one byte gives up
+TOUCH_EVERY_S = 60.0  # a served file's time of last use is noted at most this often
+STALE_PART_S = 600.0  # an unlocked .part file untouched this long is deleted by the eviction
+DEFAULT_LIMIT_MB = 500  # about 130 ten-minute missions
+
+
+class SoundUnavailable(Exception):
+    """The sound file cannot be made or read (the message says why)."""
+
+
+@dataclass(frozen=True)
+class SoundFile:
+    """One mix's sound file: where it is (or will be), its key and its size once complete."""
+
+    key: str
+    path: Path
+    size: int
+
+    @property
+    def part(self) -> Path:
+        return self.path.with_name(self.path.name + ".part")
+
+    @property
+    def tail_at(self) -> int:
+        """Where the fixed ID3v1 tag starts: bytes from there are known before they are written."""
+        return self.size - len(mp3stream.TRAILER)
+
+
+def sound_key(mix_key: str, mix: PreparedMix) -> str:
+    """The key of a mix's sound file: the same for every game with the same track, settings and
+    voice on the same version of timekeeper."""
+    text = "\n".join((mp3stream.FORMAT, __version__, mix_key, mix.voice_name))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+class SoundCache:
+    """The sound files in `folder` (at most `limit_bytes` of complete files kept)."""
+
+    def __init__(self, folder: Path, limit_bytes: int = DEFAULT_LIMIT_MB * 1_000_000) -> None:
+        self.folder = folder
+        self.limit_bytes = limit_bytes
+        self._executor = ThreadPoolExecutor(ENCODE_THREADS, thread_name_prefix="timekeeper-sound")
+        self._running: set[str] = set()
+        self._failed: dict[str, str] = {}
+        self._touched: dict[str, float] = {}
+        self._guard = threading.Lock()
+        self._stopping = threading.Event()
+
+    def file(self, mix_key: str, mix: PreparedMix) -> SoundFile:
+        key = sound_key(mix_key, mix)
+        return SoundFile(key, self.folder / f"{key}.mp3", mp3stream.stream_size(mix.n_samples))
+
+    def start(self, mix_key: str, mix: PreparedMix) -> SoundFile:
+        """The mix's sound file, its encoding started in the background unless it is complete or
+        being made (here or by another process)."""
+        sound = self.file(mix_key, mix)
+        self._ensure(sound, mix)
+        return sound
+
+    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> None:
+        if sound.path.is_file():
+            return
+        with self._guard:
+            if sound.key in self._running or len(self._running) >= ENCODE_THREADS + ENCODES_WAITING:
+                return
+            self._running.add(sound.key)
+            self._failed.pop(sound.key, None)
+        self._executor.submit(self._make, sound, mix)
+
+    def _make(self, sound: SoundFile, mix: PreparedMix) -> None:
+        try:
+            if self._write(sound, mix):
+                self.evict()
+        except OSError as error:
+            with self._guard:
+                self._failed[sound.key] = f"cannot write the sound file in {self.folder}: {error.strerror or error}"
+        except RenderError as error:
+            with self._guard:
+                self._failed[sound.key] = error.message
+        finally:
+            with self._guard:
+                self._running.discard(sound.key)
+
+    def _write(self, sound: SoundFile, mix: PreparedMix) -> bool:
+        """Encode `sound` unless it exists or another process holds its lock; True when written."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(sound.part, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False  # another worker is making it
+            try:
+                if sound.path.is_file() or os.stat(sound.part).st_ino != os.fstat(fd).st_ino:
+                    return False  # made (and renamed) while this one waited for the lock
+            except FileNotFoundError:
+                return False
+            os.ftruncate(fd, 0)
+            for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
+                if self._stopping.is_set():
+                    return False  # the server stops: the next one that asks starts it again
+                view = memoryview(piece)
+                while view:
+                    view = view[os.write(fd, view):]
+            if os.fstat(fd).st_size != sound.size:
+                raise RenderError(f"the sound file has {os.fstat(fd).st_size} bytes, not {sound.size}")
+            os.fsync(fd)
+            os.replace(sound.part, sound.path)
+            return True
+        finally:
+            os.close(fd)
+
+    def failure(self, key: str) -> str | None:
+        """Why this server could not make the sound file of `key` (None if it did not fail)."""
+        with self._guard:
+            return self._failed.get(key)
+
+    def touch(self, sound: SoundFile) -> None:
+        """Note that `sound` was served now (the least recently served are evicted first)."""
+        now = time.time()
+        if now - self._touched.get(sound.key, 0.0) < TOUCH_EVERY_S:
+            return
+        self._touched[sound.key] = now
+        with contextlib.suppress(OSError):
+            os.utime(sound.path, (now, now))
+
+    def evict(self) -> list[Path]:
+        """Delete the least recently served complete files beyond the limit, and .part files no
+        process is writing that were left long ago; the deleted paths."""
+        deleted: list[Path] = []
+        try:
+            entries = [(entry.stat().st_mtime, entry.stat().st_size, Path(entry.path)) for entry in os.scandir(self.folder)
+                       if entry.is_file()]
+        except OSError:
+            return deleted
+        complete = sorted((e for e in entries if e[2].suffix == ".mp3"), reverse=True)
+        kept = 0
+        for _mtime, size, path in complete:  # the most recently served first
+            kept += size
+            if kept > self.limit_bytes:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    deleted.append(path)
+        for mtime, _size, path in entries:
+            if path.name.endswith(".mp3.part") and time.time() - mtime > STALE_PART_S and _remove_abandoned(path):
+                deleted.append(path)
+        return deleted
+
+    async def read(self, sound: SoundFile, mix: PreparedMix, first: int, last: int) -> AsyncGenerator[bytes, None]:
+        """Bytes `first`..`last` (inclusive) of `sound`, each as soon as it is written (its making
+        started again if no process is making it). SoundUnavailable when it cannot be made, or
+        nothing new was written for STALL_S."""
+        self.touch(sound)
+        handle: int | None = None
+        position, waited = first, 0.0
+        try:
+            while position <= last:
+                if position >= sound.tail_at:
+                    yield mp3stream.TRAILER[position - sound.tail_at : last + 1 - sound.tail_at]
+                    return
+                if handle is None:
+                    handle = _open_either(sound)
+                if handle is not None:
+                    end = min(last + 1, sound.tail_at, position + READ_BYTES, os.fstat(handle).st_size)
+                    if end > position:
+                        data = os.pread(handle, end - position, position)
+                        position += len(data)
+                        waited = 0.0
+                        yield data
+                        continue
+                failed = self.failure(sound.key)
+                if failed is not None:
+                    raise SoundUnavailable(failed)
+                if waited >= STALL_S:
+                    raise SoundUnavailable(f"no new bytes of the sound for {STALL_S:.0f} s")
+                if waited == 0.0 or int(waited / RETRY_S) != int((waited - POLL_S) / RETRY_S):
+                    self._ensure(sound, mix)  # not complete and nobody here is making it: start it
+                    if handle is not None and waited > 0.0:  # the file may have been made anew meanwhile
+                        os.close(handle)
+                        handle = None
+                await asyncio.sleep(POLL_S)
+                waited += POLL_S
+        finally:
+            if handle is not None:
+                os.close(handle)
+
+    def shutdown(self) -> None:
+        self._stopping.set()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _open_either(sound: SoundFile) -> int | None:
+    """A read handle on the complete file, else on the one being written; None if neither is there."""
+    for path in (sound.path, sound.part):
+        with contextlib.suppress(OSError):  # not there (yet), or the folder is not one
+            return os.open(path, os.O_RDONLY)
+    return None
+
+
+def _remove_abandoned(path: Path) -> bool:
+    """Delete a .part file no process is writing (its lock held meanwhile); True if deleted."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if os.stat(path).st_ino != os.fstat(fd).st_ino:
+            return False
+        path.unlink()
+        return True
+    except OSError:  # locked by its maker (BlockingIOError), or gone
+        return False
+    finally:
+        os.close(fd)
