@@ -113,7 +113,7 @@ async function keepSound(url, client) {
     job = (async () => {
       const cache = await caches.open(SOUND);
       if (await cache.match(target.href)) return true;
-      const response = await fetch(target.href, { credentials: "same-origin" });
+      const response = await fetch(target.href, { credentials: "same-origin", cache: "no-store" }); // no HTTP cache lock on the player
       if (response.status !== 200) return false;
       await cache.put(target.href, response);
       await trim(cache, KEPT_SOUNDS);
