@@ -44,10 +44,9 @@ def raise_open_files_limit() -> int:
     return soft
 
 
-def connection_cap(open_files: int, screens: int = MAX_SCREENS) -> int:
-    """Connections allowed in all: MAX_CONNECTIONS (more when `screens` WebSockets are allowed, each
-    holding one), fewer when the open-files limit is low."""
-    return max(16, min(max(MAX_CONNECTIONS, screens + MAX_CLIENT_CONNECTIONS), open_files - FD_RESERVE))
+def connection_cap(open_files: int, most: int = MAX_CONNECTIONS) -> int:
+    """Connections allowed in all: `most`, fewer when the open-files limit is low."""
+    return max(16, min(most, open_files - FD_RESERVE))
 
 
 def accept_backlog(open_files: int, cap: int) -> int:
@@ -107,8 +106,9 @@ class Gate(asyncio.Protocol):
 class ConnectionLimits:
     """The open connections by client address, oldest first."""
 
-    def __init__(self, total: int, per_client: int = MAX_CLIENT_CONNECTIONS) -> None:
+    def __init__(self, total: int, per_client: int = MAX_CLIENT_CONNECTIONS, exempt: frozenset[str] = frozenset()) -> None:
         self.total, self.per_client = total, per_client
+        self.exempt = exempt  # addresses without a per-client limit: the trusted reverse proxy of hosted mode
         self.by_client: dict[str, dict[Gate, None]] = {}
         self.by_transport: dict[object, Gate] = {}
         self.count = 0
@@ -120,7 +120,7 @@ class ConnectionLimits:
 
     def admit(self, gate: Gate) -> bool:
         mine = self.by_client.setdefault(gate.client, {})
-        if len(mine) >= self.per_client and not self._drop_idle(mine):
+        if len(mine) >= self.per_client and gate.client not in self.exempt and not self._drop_idle(mine):
             self.refused += 1
             return False
         if self.count >= self.total:
@@ -161,8 +161,8 @@ class ScreenCount:
     """WebSockets open, by client address and in all (at most `most`)."""
 
     def __init__(self, most: int = MAX_SCREENS) -> None:
-        self.most = most
         self.by_client: dict[str, int] = {}
+        self.most = most
 
     @property
     def total(self) -> int:

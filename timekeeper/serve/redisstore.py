@@ -3,7 +3,8 @@ and seats live in Redis, and messages to screens travel over one Redis pub/sub c
 worker, which passes them to its own WebSockets. A worker may die at any moment: nothing of a
 game lives only in it, so its screens reconnect (through the proxy) to another worker and carry on.
 
-Keys (all under `timekeeper:`, expiring GAME_TTL_S after a game's last change):
+Keys (all under `timekeeper:`, expiring GAME_TTL_S (hosted mode: the rooms' idle time) after a game's last
+change, or while screens follow it):
 - `game:ID`, a hash: `setup` (the record of serve/games.py without the clock fields, JSON),
   `clock` (playback, holder, changes, the playback an `end` replaced, length; JSON), `v` (counts
   every write; a command is written only if `v` is still what it read, else it is carried out
@@ -39,6 +40,7 @@ GAME_TTL_S = 2 * 24 * 3600  # a game nobody changed for two days is forgotten
 MAX_GAMES = 100_000  # games kept at once
 WORKER_BEAT_S = 2.0
 WORKER_TTL_MS = 6000  # a worker silent this long is taken for dead
+KEEP_EVERY_BEATS = 15  # every 30 s the games a worker's screens follow are kept from expiring
 UPDATE_TRIES = 20  # a command is carried out again at most this often when other workers' commands win
 CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens follow
 REDIS_TIMEOUT_S = 5.0
@@ -128,9 +130,12 @@ class RedisStore(Store):
     max_games = MAX_GAMES
     shared = True
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, ttl_s: float = GAME_TTL_S) -> None:
+        """`ttl_s`: a game nobody changes, and no screen follows, for this long is forgotten (hosted
+        mode: the rooms' idle time)."""
         super().__init__()
         self.url = url
+        self.ttl_ms = int(ttl_s * 1000)
         self.worker = f"{os.uname().nodename[:40]}-{os.getpid()}-{secrets.token_hex(3)}"
         self.cache: OrderedDict[str, Game] = OrderedDict()  # games this worker has parsed
         self.v: dict[str, int] = {}  # the version of each cached game's clock
@@ -194,10 +199,27 @@ class RedisStore(Store):
         await self.redis.set(PREFIX + "worker:" + self.worker, "1", px=WORKER_TTL_MS)
 
     async def _beating(self) -> None:
+        beats = 0
         while True:
             await asyncio.sleep(WORKER_BEAT_S)
+            beats += 1
             with contextlib.suppress(Exception):
                 await self._beat()
+                if beats % KEEP_EVERY_BEATS == 0:
+                    await self._keep_followed()
+
+    async def _keep_followed(self) -> None:
+        """The games this worker's screens follow do not expire while they do."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in list(self.screens):
+                for key in ("game:", "seats:", "here:"):
+                    pipe.pexpire(PREFIX + key + game_id, self.ttl_ms)
+                pipe.zadd(PREFIX + "games", {game_id: wall_ms()})
+            await pipe.execute()
+
+    def forget_games(self, game_ids: list[str]) -> None:
+        for game_id in game_ids:
+            self._forget(game_id)
 
     # --- games ---------------------------------------------------------------------------------
     def get(self, game_id: str) -> Game | None:
@@ -245,7 +267,7 @@ class RedisStore(Store):
 
     async def count(self) -> int:
         async with self.failures():
-            await self.redis.zremrangebyscore(PREFIX + "games", "-inf", wall_ms() - GAME_TTL_S * 1000)
+            await self.redis.zremrangebyscore(PREFIX + "games", "-inf", wall_ms() - self.ttl_ms)
             return int(await self.redis.zcard(PREFIX + "games"))
 
     async def add(self, game: Game) -> Game:
@@ -260,7 +282,7 @@ class RedisStore(Store):
         setup, clock = _split(game.as_record())
         async with self.failures():
             written = await self._save(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
-                                       args=[setup, clock, wall_ms(), GAME_TTL_S * 1000, game.id,
+                                       args=[setup, clock, wall_ms(), self.ttl_ms, game.id,
                                              "" if read_version is None else read_version])
         if not written:
             self.sv.pop(game.id, None)  # read it whole again: every handler holding it sees what the other made
@@ -301,7 +323,7 @@ class RedisStore(Store):
             envelope = "" if tell is None else self._envelope(game.id, tell(trial), skip, version + 1, clock)
             async with self.failures():
                 written = await self._cas(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
-                                          args=[version, json.dumps(clock), wall_ms(), GAME_TTL_S * 1000, game.id,
+                                          args=[version, json.dumps(clock), wall_ms(), self.ttl_ms, game.id,
                                                 envelope, CHANNEL])
             if written:
                 if version + 1 > self.v.get(game.id, -1):  # (pub/sub may have brought it, or a newer one, already)
@@ -415,7 +437,7 @@ class RedisStore(Store):
                 return known
             for _ in range(100):
                 made = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LENGTH))
-                if await self.redis.set(PREFIX + "code:" + made, game_id, nx=True, ex=GAME_TTL_S):
+                if await self.redis.set(PREFIX + "code:" + made, game_id, nx=True, px=self.ttl_ms):
                     if await self.redis.hsetnx(key, "code", made):
                         return made
                     await self.redis.delete(PREFIX + "code:" + made)  # another worker gave it one first
@@ -433,7 +455,7 @@ class RedisStore(Store):
         self.clients[id(socket)] = client
         async with self.failures():
             await self._seat(keys=[PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
-                             args=[client, kind if kind in KINDS else "screen", GAME_TTL_S * 1000,
+                             args=[client, kind if kind in KINDS else "screen", self.ttl_ms,
                                    f"{self.worker}/{id(socket)}"])
 
     async def leave(self, game_id: str, socket: object) -> None:

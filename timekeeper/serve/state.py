@@ -21,9 +21,11 @@ from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.script import Timeline
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
+from timekeeper.serve.crews import Crews
 from timekeeper.serve.games import ENDED, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
+from timekeeper.serve.rates import ClientRates
 from timekeeper.serve.schemas import Refused
 from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
 from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
@@ -42,6 +44,10 @@ MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
 KEPT_DESCRIBED = 500  # timelines and sound files kept (small: cues and words), so describing a game rarely prepares a mix
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
+PUBLIC_ROOMS = 5000  # hosted mode: games (rooms) kept at once; idle ones expire (serve/rooms.py)
+PUBLIC_SCREENS = 5000  # hosted mode: WebSockets open at once in one process
+PUBLIC_CONNECTIONS = 8000  # hosted mode: connections open at once (fewer when the open-files limit is low)
+PER_CREW_WORK = 2  # hosted mode: jobs one crew may have in each queue of slow work (fair sharing)
 
 
 def default_state_dir() -> Path:
@@ -72,12 +78,16 @@ class ServeConfig:
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
     log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
+    public: bool = False  # hosted mode (serve/public.py): crews, rooms that expire, per-client limits
+    trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For and -Proto are believed
+    room_idle_s: float = 7200.0  # hosted mode: a room nobody uses for this long is forgotten
+    public_url: str | None = None  # hosted mode: the address links and QR codes carry (else as asked)
     sound_cache: Path | None = None  # the page's sound files (None: default_sound_cache()); workers may share one
     sound_cache_mb: int = DEFAULT_LIMIT_MB  # complete sound files kept there, least recently served deleted first
     redis: str | None = None  # games, clocks and screens in this Redis (several workers); None: this process
     renders: Path | None = None  # soundtrack downloads, shared by every worker (None: the cache folder's)
-    behind_proxy: bool = False  # requests come through a reverse proxy on this machine (serve/proxy.py)
-    max_screens: int = MAX_SCREENS  # WebSockets this process holds at once
+    behind_proxy: bool = False  # requests come through a reverse proxy on this machine (trusted: loopback)
+    max_screens: int | None = None  # WebSockets this process holds at once (None: PUBLIC_SCREENS or MAX_SCREENS)
 
     @property
     def lan(self) -> bool:
@@ -94,14 +104,17 @@ class ServerState:
         self.library = Library(config.scenarios, config.state)
         self.store = make_store(config)
         self.screens = self.store.screens  # game id -> this process's open WebSockets
+        self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
+        self.rates = ClientRates() if config.public else None  # hosted mode: per-client limits
         self.mixes = MixCache()
         self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
-        self.sockets = ScreenCount(config.max_screens)
-        self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
-        self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
-        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
+        self.sockets = ScreenCount(screens_allowed(config))
+        per_owner = PER_CREW_WORK if config.public else None  # one crew cannot fill a queue
+        self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING, per_owner=per_owner)
+        self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING, per_owner=per_owner and 2 * per_owner)
+        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING, per_owner=per_owner)  # generating missions, PDFs
         self._preparing: dict[str, asyncio.Future[PreparedMix]] = {}  # mix key -> its preparation under way
         self.described: OrderedDict[str, tuple[Timeline, SoundFile]] = OrderedDict()  # mix key -> ..., newest last
 
@@ -193,11 +206,39 @@ class ServerState:
             "pace": float(pace),
         }
 
+    # --- crews (hosted mode: serve/crews.py) ------------------------------------------------------
+    def library_for(self, crew: str) -> Library:
+        """The tracks a crew sees: without --public the server's; in hosted mode the built-in ones
+        and the crew's own."""
+        if self.crews is None:
+            return self.library
+        if not crew:
+            raise ScenarioError("no such track; pick one from the list", missing=True)
+        return self.crews.library(crew)
+
+    def claim_crew(self, crew: str) -> None:
+        """A crew is about to store something (a track, a mission in its log): its folder."""
+        if self.crews is not None:
+            self.crews.claim(crew)
+
+    def log_for(self, crew: str) -> Path | None:
+        """The ship's log of a crew: without --public the machine's (--log, else the default one)."""
+        if self.crews is None:
+            return self.config.log
+        if not crew:
+            raise ScenarioError("no such ship's log", missing=True)
+        return self.crews.log_path(crew)
+
+    def owner(self, game: Game) -> str | None:
+        """Whose share of the slow work a game's job uses (hosted mode: its crew's)."""
+        return (game.crew or game.id) if self.config.public else None
+
     # --- games ---------------------------------------------------------------------------------
-    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True) -> Game:
+    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True,
+                       crew: str = "") -> Game:
         """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
-        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
+        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode, crew=crew)
         if await self.store.count() >= self.store.max_games:
             raise Refused(f"{self.store.max_games} games are kept and in use; end one first", status=503,
                           code="too_busy", retry_after_s=60)
@@ -205,6 +246,15 @@ class ServerState:
             game.duration_ms = (await self.timeline(game)).duration_ms
         with self.unsaved_refused():
             return await self.store.add(game)
+
+    def kept_games(self) -> list[Game]:
+        """The games this process keeps and forgets when idle (hosted mode looks for idle rooms
+        among them; with Redis, a room expires there when nobody changed it or joined it)."""
+        return self.store.kept_games()
+
+    def forget_games(self, game_ids: list[str]) -> None:
+        """Forget games (expired rooms of hosted mode): their saved files, codes and joined screens."""
+        self.store.forget_games(game_ids)
 
     def game(self, game_id: str) -> Game:
         """The game as last read from the store (a request's game is read before its handler runs)."""
@@ -214,15 +264,19 @@ class ServerState:
                                 missing=True)
         return game
 
-    async def mix(self, game: Game) -> PreparedMix:
+    async def mix(self, game: Game, *, ahead: bool = False) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
-        first time) in the mixing queue, off the event loop."""
+        first time) in the mixing queue, off the event loop; one preparation per key in this process
+        and, with Redis, one phrase synthesis across workers. A mix prepared `ahead` (the lobby's,
+        while the crew sets up) takes one of its crew's few places in hosted mode; one a screen
+        waits for does not, so quick set-up changes never refuse a Play."""
         key = game.mix_key
         mix = self.mixes.kept(key)
         if mix is None:
             pending = self._preparing.get(key)
             if pending is None:  # one preparation per key in this process, however many ask
-                pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game))
+                owner = self.owner(game) if ahead else None
+                pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game, owner))
                 pending.add_done_callback(lambda _done: self._preparing.pop(key, None))
             mix = await asyncio.shield(pending)
         self._keep_described(key, mix)
@@ -230,9 +284,9 @@ class ServerState:
             self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
         return mix
 
-    async def _prepare_once(self, game: Game) -> PreparedMix:
+    async def _prepare_once(self, game: Game, owner: str | None) -> PreparedMix:
         async with once(self.store, "mix:" + game.mix_key):  # other workers wait, then read the clip cache
-            return await self.mixing.run(game.mix_key, lambda: self._prepare(game))
+            return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owner=owner)
 
     async def described_mix(self, game: Game) -> tuple[Timeline, SoundFile]:
         """The game's timeline (what the page shows) and its sound file: kept for many more games
@@ -322,7 +376,8 @@ class ServerState:
             return await render_seen(self.store, job_id, job) or job
         source = game.track_id.partition(":")[2] or game.title
         try:
-            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game, keep=False), game.scenario, source))
+            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game, keep=False), game.scenario,
+                                                                     source), owner=self.owner(game))
         except Refused:
             await self.store.release("render:" + job_id, token)
             raise
@@ -389,14 +444,20 @@ def _settle(game: Game) -> bool | None:
 
 
 def make_store(config: ServeConfig):
-    """The store `config` asks for: Redis (`--redis URL`) or this process's state folder."""
+    """The store `config` asks for: Redis (`--redis URL`) or this process's state folder. In hosted
+    mode many more games are kept, and (with Redis) a room expires after its idle time."""
     if config.redis:
-        from timekeeper.serve.redisstore import RedisStore
+        from timekeeper.serve.redisstore import GAME_TTL_S, RedisStore
 
-        return RedisStore(config.redis)
+        return RedisStore(config.redis, config.room_idle_s if config.public else GAME_TTL_S)
     from timekeeper.serve.store import LocalStore
 
-    return LocalStore(config.state)
+    return LocalStore(config.state, PUBLIC_ROOMS if config.public else None)
+
+
+def screens_allowed(config: ServeConfig) -> int:
+    """WebSockets one process holds at once: --max-screens, else PUBLIC_SCREENS in hosted mode or MAX_SCREENS."""
+    return config.max_screens or (PUBLIC_SCREENS if config.public else MAX_SCREENS)
 
 
 def new_token() -> str:

@@ -70,6 +70,14 @@ class Store:
         """The games this worker looks after (ends them when their sound runs out)."""
         raise NotImplementedError
 
+    def kept_games(self) -> list[Game]:
+        """The games hosted mode looks for idle rooms among (serve/rooms.py); none with Redis,
+        where a room expires by itself when nobody changes or joins it for its idle time."""
+        return []
+
+    def forget_games(self, game_ids: list[str]) -> None:
+        """Forget games (expired rooms): their records, codes, seats and this worker's screens."""
+
     # --- messages to screens -------------------------------------------------------------------
     async def publish(self, game_id: str, message: dict, skip: object = None, game: Game | None = None) -> None:
         """Send `message` to every screen of the game on every worker (but the socket `skip`).
@@ -154,11 +162,12 @@ class Store:
 class LocalStore(Store):
     """One process: games in the state folder, codes and seats in memory."""
 
-    def __init__(self, folder) -> None:
+    def __init__(self, folder, keep: int | None = None) -> None:
+        """`keep`: games kept at once (hosted mode keeps more: its rooms expire instead)."""
         super().__init__()
-        self.games = GameStore(folder)
+        self.games = GameStore(folder, keep=keep or KEPT_GAMES)
         self.lobby = Lobby()
-        self.max_games = MAX_LOCAL_GAMES
+        self.max_games = keep or MAX_LOCAL_GAMES
 
     def get(self, game_id: str) -> Game | None:
         return self.games.get(game_id)
@@ -209,6 +218,15 @@ class LocalStore(Store):
 
     def local_games(self) -> list[Game]:
         return list(self.games.games.values())
+
+    def kept_games(self) -> list[Game]:
+        return list(self.games.games.values())
+
+    def forget_games(self, game_ids: list[str]) -> None:
+        for game_id in game_ids:
+            self.games.remove(game_id)
+            self.screens.pop(game_id, None)
+        self.lobby.forget(set(self.games.games))
 
     async def publish(self, game_id: str, message: dict, skip: object = None, game: Game | None = None) -> None:
         await self.send_here(game_id, json.dumps(message), skip)
