@@ -380,3 +380,20 @@ def test_a_late_report_places_the_clock_when_it_was_read(deployment):
     late, stale = asyncio.run(report())
     assert late["playback"]["at_ms"] == late["read"]
     assert abs(stale["playback"]["at_ms"] - stale["playback"]["server_ms"]) < 1000  # taken as read on arrival
+
+
+def test_hosted_rooms_on_redis_expire_after_their_idle_time(tmp_path):
+    """`--public --redis`: a crew's room made through nginx is known to both workers, and it lives in
+    Redis for the rooms' idle time (refreshed while it is used), not the default two days."""
+    own = deploy(tmp_path, extra=("--public", "--room-idle", "120"))
+    try:
+        made = own.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1"})
+        assert made.status == 201, made.body
+        game = made.json()
+        assert game["join_url"] == f"{own.url}/g/{game['id']}"
+        for index in range(2):
+            assert own.request(f"/api/join/{game['code']}", base=worker_url(own, index)).json() == {"id": game["id"]}
+        left_ms = own.redis_client().pttl(f"timekeeper:game:{game['id']}")
+        assert 100_000 < left_ms <= 120_000
+    finally:
+        own.stop()
