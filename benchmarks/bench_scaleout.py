@@ -30,6 +30,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import ssl
 import subprocess
 import sys
@@ -346,8 +347,17 @@ async def start_renders(deployment: Deployment, rooms: list[Room], count: int) -
     return statuses
 
 
+class Figures(dict):
+    """The figures, each printed as soon as it is measured (a run stopped early still says what it found)."""
+
+    def __setitem__(self, name: str, value: object) -> None:
+        super().__setitem__(name, value)
+        print(f"{name:<90} {value}", flush=True)
+
+
 async def run(args, deployment: Deployment) -> dict:
-    figures: dict[str, object] = {"CPU pressure at the start (/proc/pressure/cpu)": cpu_pressure()}
+    figures: dict[str, object] = Figures()
+    figures["CPU pressure at the start (/proc/pressure/cpu)"] = cpu_pressure()
     bench = Bench(deployment, args.rooms)
     await bench.sessions_open()
     pids = [worker.process.pid for worker in deployment.workers]
@@ -361,7 +371,9 @@ async def run(args, deployment: Deployment) -> dict:
     redis_before = int(redis.info("memory")["used_memory"])
     create_ms = await bench.make_rooms(args.rooms - warm)
     figures["rooms made (POST /api/lobby through nginx), p99 ms"] = round(quantile(create_ms, 0.99), 1)
+    joining = time.monotonic()
     tasks = await bench.join_all()
+    figures["time to join every screen (5 per room, through nginx), s"] = round(time.monotonic() - joining, 1)
     figures["WebSockets open"] = sum(1 for room in bench.rooms for s in room.screens if s.connected.is_set())
     side = [asyncio.create_task(bench.reporting()), asyncio.create_task(bench.sampling_loop())]
     await bench.play_all()
@@ -453,9 +465,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="steady-state measuring time (default 30)")
     parser.add_argument("--renders", type=int, default=10, help="soundtrack renders asked for meanwhile (default 10)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped (timeout): the deployment is stopped too
     limit = raise_open_files()
     if limit < args.rooms * SCREENS_PER_ROOM + 200:
         sys.exit(f"the open-files limit is {limit}; {args.rooms * SCREENS_PER_ROOM + 200} are needed (ulimit -n)")
+    print(f"{args.rooms} rooms x {SCREENS_PER_ROOM} screens, 2 workers, redis-server, nginx (TLS) on loopback", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         args.folder = folder
         figures: dict = {}
@@ -470,9 +484,7 @@ def main() -> None:
                 said = [line for line in "".join(worker.output).splitlines() if "error" in line.lower()]
                 if said:
                     print(f"worker {n} said: " + " | ".join(said[:5]), file=sys.stderr)
-    print(f"{args.rooms} rooms x {SCREENS_PER_ROOM} screens, 2 workers, redis-server, nginx (TLS) on loopback")
-    for name, value in figures.items():
-        print(f"{name:<90} {value}")
+    print(f"({args.rooms} rooms x {SCREENS_PER_ROOM} screens, 2 workers, redis-server, nginx (TLS) on loopback)")
     if os.environ.get("BENCH_JSON"):
         Path(os.environ["BENCH_JSON"]).write_text(json.dumps(figures, indent=2))
 

@@ -106,10 +106,15 @@ def test_the_example_config_is_the_one_nginx_runs(deployment, tmp_path):
                                workers=[f"127.0.0.1:{port}" for port in deployment.worker_ports],
                                cert=deployment.cert, key=deployment.folder / "key.pem", run_dir=run_dir)
     assert "@@" not in filled
-    plain = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}",
-                            f"http://127.0.0.1:{deployment.http_port}/g/x"], capture_output=True, text=True, timeout=30)
-    if plain.returncode == 0:
-        assert plain.stdout.startswith("301 https://127.0.0.1/g/x")
+    import http.client
+
+    plain = http.client.HTTPConnection("127.0.0.1", deployment.http_port, timeout=WAIT_S)
+    try:
+        plain.request("GET", "/g/x")
+        redirect = plain.getresponse()
+        assert redirect.status == 301 and redirect.getheader("Location") == "https://127.0.0.1/g/x"
+    finally:
+        plain.close()
     bad = subprocess.run([sys.executable, str(ROOT / "tools" / "nginx_conf.py"), "--worker", "127.0.0.1:80; evil",
                           "--cert", "/c.pem", "--key", "/k.pem", "--run-dir", str(tmp_path)], capture_output=True,
                          text=True, timeout=60)
