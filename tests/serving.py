@@ -134,14 +134,14 @@ PHONE = (360, 640)
 LAPTOP = (1280, 800)
 
 
-def chromium(size: tuple[int, int], *, phone: bool = False):
-    """Debian's chromium in headless mode through chromedriver, at `size` CSS pixels."""
+def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ...] = ()):
+    """Debian's chromium in headless mode through chromedriver, at `size` CSS pixels (and `flags`)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for flag in CHROMIUM_FLAGS:
+    for flag in (*CHROMIUM_FLAGS, *flags):
         options.add_argument(flag)
     if phone:
         options.add_experimental_option("mobileEmulation", {

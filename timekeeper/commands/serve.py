@@ -44,11 +44,26 @@ import click
 @click.option("--public-url", "public_url", default=None, metavar="URL",
               help="With --public: the address crews use (https://tk.example.org), carried by links and QR "
                    "codes (default: the host each browser asked for).")
+@click.option("--redis", "redis_url", default=None, metavar="URL",
+              help="Keep games, clocks and joined screens in this Redis server and pass commands between "
+                   "workers over its pub/sub, so several `serve` processes (on one machine or many) serve the "
+                   "same games behind a proxy (docs/hosting.md). Example: --redis redis://127.0.0.1:6379/0")
+@click.option("--renders", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Where soundtrack downloads (mp3, ogg) are made and kept; the workers of one deployment name "
+                   "the same folder, as they do with --sound-cache (default: serve-renders in "
+                   "$XDG_CACHE_HOME/timekeeper).")
+@click.option("--behind-proxy", is_flag=True,
+              help="Requests come through a reverse proxy on this machine (deploy/nginx.conf): its X-Forwarded-For "
+                   "and X-Forwarded-Proto are believed from 127.0.0.1 and ::1 (as --trust-proxy does with "
+                   "--public), host names are its to check, and it limits connections per client.")
+@click.option("--max-screens", type=click.IntRange(1, 100_000), default=None, metavar="N",
+              help="WebSockets (joined screens) this process holds at once (default: 200; 5,000 with --public).")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
                   music: Path | None, state: Path | None, log_file: Path | None, sound_cache: Path | None,
                   sound_cache_mb: int | None, public: bool, bind: str | None, trust_proxy: tuple[str, ...],
-                  room_idle: float, public_url: str | None) -> None:
+                  room_idle: float, public_url: str | None, redis_url: str | None, renders: Path | None,
+                  behind_proxy: bool, max_screens: int | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -68,9 +83,11 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --port 0 --state /tmp/tk-state
       timekeeper serve --sound-cache /srv/timekeeper/sound --sound-cache-mb 2000
       timekeeper serve --public --port 8765 --trust-proxy 127.0.0.1 --public-url https://tk.example.org
+      timekeeper serve --port 8801 --redis redis://127.0.0.1:6379/0 --behind-proxy --sound-cache /srv/tk/sound
     """
     from timekeeper.serve.app import run
     from timekeeper.serve.network import lan_addresses
+    from timekeeper.serve.redisstore import checked_url
     from timekeeper.serve.state import ServeConfig, default_state_dir, new_token
 
     host = _check_public(public, lan=lan, scenarios=scenarios, music=music, log_file=log_file, open_browser=open_browser,
@@ -78,12 +95,15 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
                          source=ctx.get_parameter_source)
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
+    trusted = tuple(_address(a, "--trust-proxy") for a in trust_proxy) + (LOOPBACK if behind_proxy else ())
     cache_mb = {} if sound_cache_mb is None else {"sound_cache_mb": sound_cache_mb}
     config = ServeConfig(host=host or ("0.0.0.0" if lan else "127.0.0.1"), port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
                          debug=bool((ctx.find_root().params or {}).get("debug")), sound_cache=sound_cache,
-                         **cache_mb, public=public, trusted_proxies=tuple(_address(a, "--trust-proxy") for a in trust_proxy),
-                         room_idle_s=room_idle, public_url=public_url.rstrip("/") if public_url else None)
+                         **cache_mb, public=public, trusted_proxies=trusted, room_idle_s=room_idle,
+                         public_url=public_url.rstrip("/") if public_url else None,
+                         redis=checked_url(redis_url) if redis_url else None, renders=renders, behind_proxy=behind_proxy,
+                         max_screens=max_screens)
 
     def ready(bound_port: int) -> None:
         local = f"http://127.0.0.1:{bound_port}/"
@@ -108,6 +128,9 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
             webbrowser.open(local + (f"?token={token}" if token else ""))
 
     run(config, ready)
+
+
+LOOPBACK = ("127.0.0.1", "::1")  # where a proxy on this machine connects from (--behind-proxy)
 
 
 def _address(text: str, option: str) -> str:

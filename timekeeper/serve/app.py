@@ -22,6 +22,7 @@ from timekeeper.serve.library import InvalidTrack
 from timekeeper.serve.limits import (
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
+    MAX_CLIENT_CONNECTIONS,
     MAX_CONNECTIONS,
     ConnectionLimits,
     accept_backlog,
@@ -39,7 +40,7 @@ from timekeeper.serve.routes import (
     json_error,
 )
 from timekeeper.serve.schemas import JSON_BODY_BYTES, Checked, Refused, RouteInput, check_charset, json_object, validate
-from timekeeper.serve.state import PUBLIC_CONNECTIONS, ServeConfig, ServerState
+from timekeeper.serve.state import PUBLIC_CONNECTIONS, ServeConfig, ServerState, screens_allowed
 
 TOKEN_COOKIE = "timekeeper_token"
 REQUEST_HEADER = "X-Timekeeper"  # every POST, PATCH and DELETE carries it, so other web pages cannot send them
@@ -70,14 +71,15 @@ _HOST = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\]
 
 @web.middleware
 async def guard(request: web.Request, handler):
-    """Who may ask: on loopback, only pages of this server (Host check against DNS rebinding);
+    """Who may ask: on loopback, only pages of this server (Host check against DNS rebinding; behind
+    a proxy, the proxy's server names decide);
     in LAN mode, only holders of the access token (from the link, then a cookie). A Host that is
     not a plain name or address with a port (`127.0.0.1:80@evil.example`) is refused."""
     config: ServeConfig = request.app[STATE].config
     host = _HOST.match(request.host)
     if host is None or int(host.group("port") or 0) > 65535:
         return json_error(400, "the Host header is not a host name or address with a port", code="invalid_host")
-    if not config.lan and not config.public and not _is_loopback(_host_name(request.host)):
+    if not config.lan and not config.public and not config.behind_proxy and not _is_loopback(_host_name(request.host)):
         return json_error(403, "timekeeper serves this machine only; start it with --lan for other devices")
     set_cookie = False
     if config.token is not None:
@@ -167,6 +169,16 @@ async def _read_bounded(request: web.Request, limit: int) -> bytes:
 
 
 @web.middleware
+async def current_game(request: web.Request, handler):
+    """The game a request names is read from the store before its handler runs (with several
+    workers another one may have changed it); handlers then take it with `state.game(id)`."""
+    game_id = request.match_info.get("game")
+    if game_id is not None:
+        await request.app[STATE].store.refresh(game_id)
+    return await handler(request)
+
+
+@web.middleware
 async def errors(request: web.Request, handler):
     """Every failure as one clear JSON message (or a short page); never a traceback."""
     try:
@@ -242,9 +254,11 @@ async def _watch_endings(app: web.Application):
     async def loop() -> None:
         while True:
             await asyncio.sleep(REPORT_EVERY_S)
-            for game in state.settle_all():
-                await broadcast(state, game)
+            with contextlib.suppress(TimekeeperError):  # the store is unreachable: tried again shortly
+                for game in await state.settle_all():
+                    await broadcast(state, game)
 
+    await state.store.start()
     task = asyncio.create_task(loop())
     yield
     task.cancel()
@@ -253,6 +267,7 @@ async def _watch_endings(app: web.Application):
     for sockets in list(state.screens.values()):
         for socket in list(sockets):
             await socket.close()
+    await state.store.close()
     for queue in (state.rendering, state.mixing, state.slow):
         queue.shutdown()
     state.sounds.shutdown()
@@ -261,10 +276,12 @@ async def _watch_endings(app: web.Application):
 def make_app(config: ServeConfig) -> web.Application:
     from timekeeper.serve.public import add_public, hosted
 
-    app = web.Application(middlewares=[errors, guard, hosted, busy, check_input],
+    app = web.Application(middlewares=[errors, guard, hosted, busy, check_input, current_game],
                           client_max_size=MAX_FILE_BYTES + 64 * 1024)
     app[STATE] = ServerState(config)
-    most = PUBLIC_CONNECTIONS if config.public else MAX_CONNECTIONS
+    # every WebSocket holds a connection; behind a proxy every connection comes from it (exempt from
+    # the per-client limit: the proxy limits each client, deploy/nginx.conf)
+    most = PUBLIC_CONNECTIONS if config.public else max(MAX_CONNECTIONS, screens_allowed(config) + MAX_CLIENT_CONNECTIONS)
     app[LIMITS] = ConnectionLimits(connection_cap(raise_open_files_limit(), most),
                                    exempt=frozenset(config.trusted_proxies))
     app.cleanup_ctx.append(_watch_endings)

@@ -28,6 +28,7 @@ from timekeeper.scenario.load import load_text
 READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
 KEPT_GAMES = 50  # older saved games are forgotten
 UNDO_MS = 5000  # an ended action round can be taken back this long
+REPORT_LATE_MS = 2000  # a position report read longer ago than this is taken as read on arrival
 MODES = ("sound", "quiet")  # quiet: no sound anywhere; the server's clock runs and every screen alerts
 _GAME_ID = re.compile(r"^[0-9a-f]{12}$")
 
@@ -148,17 +149,21 @@ class Game:
         status = self.playback.status if self.playback.status != READY else PAUSED
         self.playback = Playback(status, self._clamp(at_ms), wall_ms())
 
-    def report(self, at_ms: float, playing: bool) -> bool:
-        """The sound device's audio position. True when the playback changed for everyone."""
+    def report(self, at_ms: float, playing: bool, read_ms: float | None = None) -> bool:
+        """The sound device's audio position `at_ms`, read at `read_ms` on the server's clock as the
+        device knows it (taken when it lies within the last REPORT_LATE_MS, so the time the report
+        took to arrive does not move the clock; else: now). True when the playback changed for everyone."""
         self._settle()
         status = self.playback.status
+        now = wall_ms()
+        when = read_ms if read_ms is not None and now - REPORT_LATE_MS <= read_ms <= now else now
         if status == ENDED:
             return False
         if status == PLAYING and playing:
-            self.playback = Playback(PLAYING, self._clamp(at_ms), wall_ms())
+            self.playback = Playback(PLAYING, self._clamp(at_ms), when)
             return True
         if status == PAUSED and not playing:
-            self.playback = Playback(PAUSED, self._clamp(at_ms), wall_ms())
+            self.playback = Playback(PAUSED, self._clamp(at_ms), now)
             return True
         return False
 
@@ -179,14 +184,15 @@ class Game:
         return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
                 "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
                 "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode,
-                "crew": self.crew}
+                "before_end": None if self.before_end is None else asdict(self.before_end), "crew": self.crew}
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
+        before_end = record.get("before_end")
         return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
                    Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
                    int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound",
-                   crew=str(record.get("crew") or ""))
+                   Playback(**before_end) if isinstance(before_end, dict) else None, crew=str(record.get("crew") or ""))
 
 
 def new_game_id() -> str:

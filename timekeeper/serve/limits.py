@@ -158,7 +158,7 @@ class ConnectionLimits:
 
 
 class ScreenCount:
-    """WebSockets open, by client address and in all."""
+    """WebSockets open, by client address and in all (at most `most`)."""
 
     def __init__(self, most: int = MAX_SCREENS) -> None:
         self.by_client: dict[str, int] = {}

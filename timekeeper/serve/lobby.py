@@ -10,8 +10,6 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from aiohttp import web
-
 CODE_LETTERS = "ACDEFHJKMNPRTUVWXY34679"  # no 0/O, 1/I/L, 2/Z, 5/S, 8/B: easy to read aloud and type
 CODE_LENGTH = 5
 KINDS = ("phone", "screen")  # how a screen is named in the list: "Phone 2", "Screen 1"
@@ -81,17 +79,3 @@ class Lobby:
                 listed.append({"kind": seat.kind, "number": seat.number, "sound": client == holder,
                                "me": socket in seat.sockets})
         return sorted(listed, key=lambda s: (not s["sound"], s["kind"], s["number"]))
-
-
-async def tell(lobby: Lobby, game_id: str, holder: str | None, sockets: set) -> None:
-    """Send every screen of a game the list of connected devices (each marked where it is "me")."""
-    for socket in list(sockets):
-        if socket.closed:
-            continue
-        try:
-            await socket.send_json({"type": "presence", "screens": lobby.present(game_id, holder, socket)})
-        except (ConnectionError, RuntimeError):
-            sockets.discard(socket)
-
-
-LOBBY = web.AppKey("lobby", Lobby)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 
 from aiohttp import web
 
@@ -12,8 +13,8 @@ from timekeeper.errors import TimekeeperError
 from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, Game, GameError
 from timekeeper.serve.library import LoadedTrack
-from timekeeper.serve.lobby import LOBBY, Lobby, normal_code
-from timekeeper.serve.routes import base_url, checked, state_of
+from timekeeper.serve.lobby import normal_code
+from timekeeper.serve.routes import base_url, checked, state_of, to_screens
 from timekeeper.serve.schemas import CodePath, GamePath, LobbyBody, Refused, RouteInput, declares
 from timekeeper.serve.state import ServerState
 
@@ -25,9 +26,16 @@ async def _prepare(state: ServerState, game: Game) -> None:
     key = game.mix_key
     with contextlib.suppress(TimekeeperError, OSError, ValueError):
         mix = await state.mix(game, ahead=True)
-        if game.mix_key == key and game.playback.status == READY:
-            game.duration_ms = mix.duration_ms
-            state.save(game)
+        if game.mix_key == key and game.playback.status == READY and game.duration_ms != mix.duration_ms:
+            await state.update(game, partial(_learn_length, key=key, duration_ms=mix.duration_ms))
+
+
+def _learn_length(game: Game, key: str, duration_ms: int) -> bool | None:
+    """A change: a ready game learns its length once its mix is prepared (unless its setup changed)."""
+    if game.mix_key != key or game.playback.status != READY or game.duration_ms == duration_ms:
+        return None
+    game.duration_ms = duration_ms
+    return True
 
 
 def prepare_soon(state: ServerState, game: Game) -> None:
@@ -36,9 +44,9 @@ def prepare_soon(state: ServerState, game: Game) -> None:
     task.add_done_callback(_PREPARING.discard)
 
 
-def lobby_json(request: web.Request, game: Game) -> dict:
+async def lobby_json(request: web.Request, game: Game) -> dict:
     state = state_of(request)
-    return {"id": game.id, "code": request.app[LOBBY].code(game.id), "title": game.title, "track_id": game.track_id,
+    return {"id": game.id, "code": await state.store.code(game.id), "title": game.title, "track_id": game.track_id,
             "mode": game.mode, "status": game.playback.status, "join_url": state.join_url(game, base_url(request))}
 
 
@@ -55,17 +63,10 @@ async def open_lobby(request: web.Request) -> web.Response:
     state = state_of(request)
     loaded, data = await _chosen(request, crew_of(request))
     game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False, crew=crew_of(request))
-    request.app[LOBBY].forget(set(state.games.games))
     prepare_soon(state, game)
     if data.after is not None:  # Replay or a new mission: the last game's screens come along
-        await _tell_all(state, data.after, {"type": "next", "id": game.id})
-    return web.json_response(lobby_json(request, game), status=201)
-
-
-async def _tell_all(state: ServerState, game_id: str, message: dict) -> None:
-    for socket in list(state.screens.get(game_id, ())):
-        with contextlib.suppress(ConnectionError, RuntimeError):
-            await socket.send_json(message)
+        await to_screens(state, data.after, {"type": "next", "id": game.id})
+    return web.json_response(await lobby_json(request, game), status=201)
 
 
 @declares(RouteInput(path=GamePath, body=LobbyBody, max_body=8 * 1024))
@@ -84,17 +85,17 @@ async def change_setup(request: web.Request) -> web.Response:
     game.duration_ms = 0
     game.__post_init__()  # the scenario and length of the new track
     game.changes += 1
-    state.save(game)
+    await state.save(game)
     prepare_soon(state, game)
     await broadcast(state, game)
-    await _tell_all(state, game.id, {"type": "setup"})
-    return web.json_response(lobby_json(request, game))
+    await to_screens(state, game.id, {"type": "setup"})
+    return web.json_response(await lobby_json(request, game))
 
 
-def _game_of_code(request: web.Request) -> str:
+async def _game_of_code(request: web.Request) -> str:
     code = request.match_info["code"]
-    game_id = request.app[LOBBY].game_of(code)
-    if game_id is None or state_of(request).games.get(game_id) is None:
+    game_id = await state_of(request).store.game_of(code)
+    if game_id is None:
         raise Refused(f"no game has the code {normal_code(code)!r}; check the code on the set-up screen",
                       status=404, code="unknown_code", field="code")
     return game_id
@@ -105,20 +106,19 @@ CODE = RouteInput(path=CodePath)
 
 @declares(CODE)
 async def join_code(request: web.Request) -> web.Response:
-    return web.json_response({"id": _game_of_code(request)})
+    return web.json_response({"id": await _game_of_code(request)})
 
 
 @declares(CODE)
 async def join_page(request: web.Request) -> web.Response:
     """/j/CODE, the short link to type: the game's page (an unknown code: the start page says why)."""
-    game_id = request.app[LOBBY].game_of(request.match_info["code"])
-    if game_id is None or state_of(request).games.get(game_id) is None:
+    game_id = await state_of(request).store.game_of(request.match_info["code"])
+    if game_id is None:
         raise web.HTTPFound(f"/?join={normal_code(request.match_info['code'])}")
     raise web.HTTPFound(f"/g/{game_id}")
 
 
 def add_lobby_routes(app: web.Application) -> None:
-    app[LOBBY] = Lobby()
     app.router.add_post("/api/lobby", open_lobby)
     app.router.add_post("/api/games/{game}/setup", change_setup)
     app.router.add_get("/api/join/{code}", join_code)

@@ -12,7 +12,6 @@ import contextlib
 from aiohttp import web
 
 from timekeeper.serve.games import wall_ms
-from timekeeper.serve.lobby import LOBBY
 from timekeeper.serve.state import ServerState
 
 SWEEP_EVERY_S = 30.0  # how often idle rooms are looked for (more often when the idle time is short)
@@ -43,10 +42,8 @@ class Rooms:
         return gone
 
     def forget(self, app: web.Application, state: ServerState, game_ids: list[str]) -> None:
-        state.forget_games(game_ids)
+        state.forget_games(game_ids)  # (their short codes and seats with them)
         kept = {game.id for game in state.kept_games()}
-        if game_ids:
-            app[LOBBY].forget(kept)
         for game_id in [g for g in self.seen if g not in kept]:
             del self.seen[game_id]
 

@@ -4,6 +4,7 @@ API. Every handler names tracks and games by id; none takes a path from the requ
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 from functools import partial
@@ -19,7 +20,6 @@ from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
-from timekeeper.serve.lobby import LOBBY, tell
 from timekeeper.serve.mp3stream import CONTENT_TYPE
 from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
@@ -251,7 +251,7 @@ def base_url(request: web.Request) -> str:
     """Where other devices reach this server: in LAN mode its network address and the port this
     connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
-    if state.config.public:
+    if state.config.public or state.config.behind_proxy:  # as the browser asked the proxy (https, its host)
         from timekeeper.serve.public import public_base
 
         return public_base(request)
@@ -264,12 +264,11 @@ def base_url(request: web.Request) -> str:
 
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
-    mix = await state.mix(game)
+    timeline, sound = await state.described_mix(game)
     if game.playback.status == READY:
-        game.duration_ms = mix.duration_ms  # a lobby's game learns its length once its mix is prepared
-    described = game_json(game, mix.timeline, wall_ms(), state.join_url(game, base_url(request)))
-    sound = state.sounds.file(game.mix_key, mix)
-    return web.json_response({**described, "code": request.app[LOBBY].code(game.id), "sound": {
+        game.duration_ms = timeline.duration_ms  # a lobby's game learns its length once its mix is prepared
+    described = game_json(game, timeline, wall_ms(), state.join_url(game, base_url(request)))
+    return web.json_response({**described, "code": await state.store.code(game.id), "sound": {
         "url": f"/api/games/{game.id}/sound/{sound.key}.mp3", "type": CONTENT_TYPE, "bytes": sound.size}})
 
 
@@ -300,19 +299,17 @@ async def command(request: web.Request) -> web.Response:
 
 
 async def apply(state: ServerState, game, message: CommandBody, sender=None, client: str | None = None) -> None:
-    """Carry out one command (play, pause, end, seek, claim, report) and tell every screen.
-    `client` is the screen's id: `claim` makes its device the one that plays the sound, and only
-    that device's position reports move the clock."""
-    before = (game.playback, game.holder, game.changes)
-    try:
-        await _carry_out(state, game, message, sender, client)
-    except Refused as error:
-        if error.code == "state_unwritable":  # not saved, so not made: every screen keeps what it has
-            game.playback, game.holder, game.changes = before
-        raise
+    """Carry out one command (play, pause, end, seek, claim, report) on the game as the store has
+    it now, save it and tell every screen (on every worker). `client` is the screen's id: `claim`
+    makes its device the one that plays the sound, and only that device's position reports move
+    the clock (a report is passed on to every screen but its sender)."""
+    report = message.type == "report"
+    await state.update(game, partial(_carry_out, message=message, client=client), report=report, tell=state_message,
+                       skip=sender if report else None)
 
 
-async def _carry_out(state: ServerState, game, message: CommandBody, sender, client: str | None) -> None:
+def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
+    """The command's change to `game`; None when it changes nothing (nothing saved, nobody told)."""
     kind, at_ms = message.type, message.at_ms
     if kind == "play":
         game.play()
@@ -332,35 +329,28 @@ async def _carry_out(state: ServerState, game, message: CommandBody, sender, cli
         game.holder = client
     elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
         if client is None or client != game.holder:
-            return
+            return None
         game.holder = None
     elif kind == "report":
-        if client is None or client != game.holder:
-            return
-        if at_ms is None or not game.report(at_ms, message.playing):
-            return
-        state.save(game, soon=True)
-        await broadcast(state, game, skip=sender)
-        return
+        if client is None or client != game.holder or at_ms is None:
+            return None
+        return game.report(at_ms, message.playing, message.read_ms) or None  # a position report is not a command
     game.changes += 1
-    state.save(game)
-    await broadcast(state, game)
+    return True
+
+
+def state_message(game) -> dict:
+    """What every screen is sent when a game's clock or sound device changes."""
+    return {"type": "state", "playback": playback_json(game, wall_ms())}
 
 
 async def broadcast(state: ServerState, game, skip=None) -> None:
-    await to_screens(state, game.id, {"type": "state", "playback": playback_json(game, wall_ms())}, skip)
+    await state.store.publish(game.id, state_message(game), skip, game)
 
 
 async def to_screens(state: ServerState, game_id: str, message: dict, skip=None) -> None:
-    """Send `message` to every screen joined to game `game_id` (but `skip`)."""
-    text = json.dumps(message)
-    for socket in list(state.screens.get(game_id, ())):
-        if socket is skip or socket.closed:
-            continue
-        try:
-            await socket.send_str(text)
-        except (ConnectionError, RuntimeError):
-            state.screens[game_id].discard(socket)
+    """Send `message` to every screen joined to game `game_id` (but `skip`), on every worker."""
+    await state.store.publish(game_id, message, skip)
 
 
 @declares(GAME)
@@ -373,29 +363,30 @@ async def screen(request: web.Request) -> web.StreamResponse:
     refused = state.sockets.join(device)
     if refused is not None:
         return json_error(503, refused, code="too_busy", headers={"Retry-After": "10"})
+    store = state.store
     try:
-        socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES)
+        socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)  # small messages
         await socket.prepare(request)
-        joined = state.screens.setdefault(game.id, set())
-        joined.add(socket)
+        joined = store.join(game.id, socket)
         try:
-            await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
-            await _follow(state, game, socket, request.app[LOBBY], request)
+            await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": joined})
+            await _follow(state, game, socket, request)
         except ConnectionError:
             pass  # the screen went away
         except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
             say(f"internal error on a screen of game {game.id}: {type(error).__name__}")
             await socket.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
-            joined.discard(socket)
-            request.app[LOBBY].leave(game.id, socket)
-            await tell(request.app[LOBBY], game.id, game.holder, joined)
+            store.part(game.id, socket)
+            with contextlib.suppress(TimekeeperError):  # the store is gone: the others learn it when it is back
+                await store.leave(game.id, socket)
+                await store.tell_presence(game.id)
     finally:
         state.sockets.leave(device)
     return socket
 
 
-async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby, request: web.Request) -> None:
+async def _follow(state: ServerState, game, socket: web.WebSocketResponse, request: web.Request) -> None:
     """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long;
     every screen is told who is connected when a screen says hello or the sound moves."""
     rate = MessageRate()
@@ -429,13 +420,13 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby
             elif isinstance(data, Hello):
                 client = data.client or None
                 if client is not None:
-                    lobby.arrive(game.id, client, data.kind, socket)
-                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
+                    await state.store.arrive(game.id, client, data.kind, socket)
+                    await state.store.tell_presence(game.id)
             else:
                 holder = game.holder
                 await apply(state, game, data, sender=socket, client=client)
                 if game.holder != holder:
-                    await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
+                    await state.store.tell_presence(game.id)
         except TimekeeperError as error:
             await socket.send_json({"type": "error", **error_body(error)})
 
@@ -560,7 +551,7 @@ async def card(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    words = (await state.mix(game)).timeline.phrases  # the voice's printed words (a pack may bring its own)
+    words = (await state.timeline(game)).phrases  # the voice's printed words (a pack may bring its own)
     fragment = html_card(game.scenario, words, game.settings["players"])
     return web.Response(text=fragment, content_type="text/html")
 
@@ -571,7 +562,7 @@ async def card_pdf(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    words = (await state.mix(game)).timeline.phrases
+    words = (await state.timeline(game)).phrases
     printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1))
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
@@ -615,7 +606,7 @@ async def start_render(request: web.Request) -> web.Response:
 @declares(RouteInput(path=JobPath))
 async def render_progress(request: web.Request) -> web.Response:
     state = state_of(request)
-    job = state.jobs.get(request.match_info["job"])
+    job = await state.find_job(request.match_info["job"])
     if job is None:
         return json_error(404, "no such download; start it again")
     return web.json_response(state.job_json(job))
@@ -639,10 +630,11 @@ async def voice_install_progress(request: web.Request) -> web.Response:
 
 
 def _from_this_machine(request: web.Request) -> bool:
+    """The request comes from this machine (behind a trusted proxy: the client the proxy names)."""
     import ipaddress
 
     try:
-        return ipaddress.ip_address(request.remote or "").is_loopback
+        return ipaddress.ip_address(client_address(request)).is_loopback
     except ValueError:
         return False
 
@@ -652,7 +644,7 @@ async def soundtrack(request: web.Request) -> web.StreamResponse:
     state = state_of(request)
     game = state.game(request.match_info["game"])
     fmt = request.match_info["format"]
-    job = state.jobs.get(f"{game.mix_key}-{fmt}")
+    job = await state.find_job(f"{game.mix_key}-{fmt}")
     if fmt not in FORMATS or job is None or not job.finished or job.error or not job.path.is_file():
         return json_error(409, "the soundtrack is not rendered yet; start the download first")
     return web.FileResponse(job.path, headers={

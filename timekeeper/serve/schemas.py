@@ -77,6 +77,7 @@ Text40 = Annotated[str, StringConstraints(max_length=40), BeforeValidator(_text)
 Text200 = Annotated[str, StringConstraints(max_length=200), BeforeValidator(_text)]
 Id = Annotated[str, StringConstraints(max_length=300)]
 AtMs = Annotated[float, Field(ge=0, le=MAX_AT_MS, allow_inf_nan=False)]
+WallMs = Annotated[float, Field(ge=0, le=1e14, allow_inf_nan=False)]  # milliseconds since the epoch
 
 
 class Model(BaseModel):
@@ -195,6 +196,7 @@ class CommandBody(Model):
     type: Literal["play", "pause", "end", "undo", "seek", "claim", "release", "report"]
     at_ms: AtMs | None = None
     playing: bool = False
+    read_ms: WallMs | None = None  # a report: when at_ms was read, on the server's clock as the device knows it
 
 
 class RenderBody(Model):

@@ -3,28 +3,32 @@ screens joined to each game. Handlers (serve/routes.py) only translate HTTP to c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from timekeeper.errors import ScenarioError, TimekeeperError
-from timekeeper.mix import PreparedMix
+from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
+from timekeeper.mix import PreparedMix, prepare_mix
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
+from timekeeper.script import Timeline
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
 from timekeeper.serve.crews import Crews
-from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, new_game_id, wall_ms
+from timekeeper.serve.games import ENDED, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.rates import ClientRates
 from timekeeper.serve.schemas import Refused
-from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache
+from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
+from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
@@ -38,8 +42,8 @@ from timekeeper.serve.work import (
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
+KEPT_DESCRIBED = 500  # timelines and sound files kept (small: cues and words), so describing a game rarely prepares a mix
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
-MAX_GAMES = 4 * KEPT_GAMES  # games kept when none can be forgotten (all played or watched)
 PUBLIC_ROOMS = 5000  # hosted mode: games (rooms) kept at once; idle ones expire (serve/rooms.py)
 PUBLIC_SCREENS = 5000  # hosted mode: WebSockets open at once in one process
 PUBLIC_CONNECTIONS = 8000  # hosted mode: connections open at once (fewer when the open-files limit is low)
@@ -80,6 +84,10 @@ class ServeConfig:
     public_url: str | None = None  # hosted mode: the address links and QR codes carry (else as asked)
     sound_cache: Path | None = None  # the page's sound files (None: default_sound_cache()); workers may share one
     sound_cache_mb: int = DEFAULT_LIMIT_MB  # complete sound files kept there, least recently served deleted first
+    redis: str | None = None  # games, clocks and screens in this Redis (several workers); None: this process
+    renders: Path | None = None  # soundtrack downloads, shared by every worker (None: the cache folder's)
+    behind_proxy: bool = False  # requests come through a reverse proxy on this machine (trusted: loopback)
+    max_screens: int | None = None  # WebSockets this process holds at once (None: PUBLIC_SCREENS or MAX_SCREENS)
 
     @property
     def lan(self) -> bool:
@@ -94,21 +102,21 @@ class ServerState:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self.library = Library(config.scenarios, config.state)
-        self.max_games = PUBLIC_ROOMS if config.public else MAX_GAMES
-        self.games = GameStore(config.state, keep=PUBLIC_ROOMS if config.public else KEPT_GAMES)
+        self.store = make_store(config)
+        self.screens = self.store.screens  # game id -> this process's open WebSockets
         self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
         self.rates = ClientRates() if config.public else None  # hosted mode: per-client limits
         self.mixes = MixCache()
         self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
-        self.screens: dict[str, set] = {}  # game id -> open WebSockets
-        self.sockets = ScreenCount(PUBLIC_SCREENS if config.public else MAX_SCREENS)
+        self.sockets = ScreenCount(screens_allowed(config))
         per_owner = PER_CREW_WORK if config.public else None  # one crew cannot fill a queue
         self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING, per_owner=per_owner)
         self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING, per_owner=per_owner and 2 * per_owner)
         self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING, per_owner=per_owner)  # generating missions, PDFs
-        self._saved_ms: dict[str, float] = {}
+        self._preparing: dict[str, asyncio.Future[PreparedMix]] = {}  # mix key -> its preparation under way
+        self.described: OrderedDict[str, tuple[Timeline, SoundFile]] = OrderedDict()  # mix key -> ..., newest last
 
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
@@ -231,28 +239,26 @@ class ServerState:
         """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
         game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode, crew=crew)
-        if len(self.games.games) >= self.max_games:
-            raise Refused(f"{self.max_games} games are kept and in use; end one first", status=503, code="too_busy",
-                          retry_after_s=60)
+        if await self.store.count() >= self.store.max_games:
+            raise Refused(f"{self.store.max_games} games are kept and in use; end one first", status=503,
+                          code="too_busy", retry_after_s=60)
         if mixed:
-            game.duration_ms = (await self.mix(game)).duration_ms
-        in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
+            game.duration_ms = (await self.timeline(game)).duration_ms
         with self.unsaved_refused():
-            return self.games.add(game, in_use)
+            return await self.store.add(game)
 
     def kept_games(self) -> list[Game]:
-        """The games this process keeps (hosted mode looks for idle rooms among them)."""
-        return list(self.games.games.values())
+        """The games this process keeps and forgets when idle (hosted mode looks for idle rooms
+        among them; with Redis, a room expires there when nobody changed it or joined it)."""
+        return self.store.kept_games()
 
     def forget_games(self, game_ids: list[str]) -> None:
-        """Forget games (expired rooms of hosted mode): their saved files and joined screens."""
-        for game_id in game_ids:
-            self.games.remove(game_id)
-            self.screens.pop(game_id, None)
-            self._saved_ms.pop(game_id, None)
+        """Forget games (expired rooms of hosted mode): their saved files, codes and joined screens."""
+        self.store.forget_games(game_ids)
 
     def game(self, game_id: str) -> Game:
-        game = self.games.get(game_id)
+        """The game as last read from the store (a request's game is read before its handler runs)."""
+        game = self.store.get(game_id)
         if game is None:
             raise ScenarioError("no such game (it may have been forgotten); start a new one", path=f"game {game_id}",
                                 missing=True)
@@ -260,58 +266,97 @@ class ServerState:
 
     async def mix(self, game: Game, *, ahead: bool = False) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
-        first time) in the mixing queue, off the event loop. A mix prepared `ahead` (the lobby's,
+        first time) in the mixing queue, off the event loop; one preparation per key in this process
+        and, with Redis, one phrase synthesis across workers. A mix prepared `ahead` (the lobby's,
         while the crew sets up) takes one of its crew's few places in hosted mode; one a screen
         waits for does not, so quick set-up changes never refuse a Play."""
-        mix = self.mixes.kept(game.mix_key)
+        key = game.mix_key
+        mix = self.mixes.kept(key)
         if mix is None:
-            mix = await self.mixing.run(game.mix_key, lambda: self._prepare(game),
-                                        owner=self.owner(game) if ahead else None)
+            pending = self._preparing.get(key)
+            if pending is None:  # one preparation per key in this process, however many ask
+                owner = self.owner(game) if ahead else None
+                pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game, owner))
+                pending.add_done_callback(lambda _done: self._preparing.pop(key, None))
+            mix = await asyncio.shield(pending)
+        self._keep_described(key, mix)
         if game.mode != "quiet":
             self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
         return mix
 
-    def _prepare(self, game: Game) -> PreparedMix:
+    async def _prepare_once(self, game: Game, owner: str | None) -> PreparedMix:
+        async with once(self.store, "mix:" + game.mix_key):  # other workers wait, then read the clip cache
+            return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owner=owner)
+
+    async def described_mix(self, game: Game) -> tuple[Timeline, SoundFile]:
+        """The game's timeline (what the page shows) and its sound file: kept for many more games
+        than their mixes, so describing a game rarely prepares one."""
+        kept = self.described.get(game.mix_key)
+        if kept is not None:
+            self.described.move_to_end(game.mix_key)
+            return kept
+        mix = await self.mix(game)
+        return mix.timeline, self.sounds.file(game.mix_key, mix)
+
+    async def timeline(self, game: Game) -> Timeline:
+        return (await self.described_mix(game))[0]
+
+    def _prepare(self, game: Game, *, keep: bool = True) -> PreparedMix:
+        """The game's mix, prepared now unless kept; `keep=False` (a soundtrack render) leaves the
+        kept ones as they are."""
         settings = game.mix_settings
         if settings.music is not None:
             settings = replace(settings, music=Path(settings.music))
-        return self.mixes.get(game.mix_key, game.scenario, settings)
+        if keep:
+            return self.mixes.get(game.mix_key, game.scenario, settings)
+        return self.mixes.kept(game.mix_key) or prepare_mix(game.scenario, settings)
 
-    def save(self, game: Game, *, soon: bool = False) -> None:
-        """Save `game` now, or (soon=True, for position reports) at most every few seconds;
-        Refused (503) when the state folder cannot be written."""
-        now = wall_ms()
-        if soon and now - self._saved_ms.get(game.id, 0.0) < 5000:
-            return
+    def _keep_described(self, key: str, mix: PreparedMix) -> None:
+        self.described[key] = (mix.timeline, self.sounds.file(key, mix))
+        self.described.move_to_end(key)
+        while len(self.described) > KEPT_DESCRIBED:
+            self.described.popitem(last=False)
+
+    async def save(self, game: Game) -> None:
+        """Save the whole game (its track or settings changed); Refused (503) when it cannot be."""
         with self.unsaved_refused():
-            self.games.save(game)
-        self._saved_ms[game.id] = now
+            await self.store.save(game)
+
+    async def update(self, game: Game, change, *, report: bool = False, tell=None, skip=None) -> object:
+        """Carry out `change` on the game as stored now, save it and tell every screen (see
+        Store.update); Refused (503) when it cannot be saved, and then nothing is changed."""
+        with self.unsaved_refused():
+            return await self.store.update(game, change, report=report, tell=tell, skip=skip)
 
     @staticmethod
     @contextlib.contextmanager
     def unsaved_refused():
         try:
             yield
-        except TimekeeperError as error:
+        except OutputError as error:  # the state folder cannot be written
             raise Refused(f"the change cannot be saved, so it is not made: {error.message}", status=503,
                           code="state_unwritable") from error
 
-    def settle_all(self) -> list[Game]:
+    async def settle_all(self) -> list[Game]:
         """Games that have just run past their end (now ended), to announce to their screens."""
         ended = []
-        for game in self.games.games.values():
-            before = game.playback.status
-            if before == PLAYING and game.settled().status == ENDED:
-                with contextlib.suppress(TimekeeperError):  # the end is told all the same; saved at the next change
-                    self.save(game)
+        for game in self.store.local_games():
+            if game.playback.status != PLAYING or game.playback.now_ms() < game.duration_ms:
+                continue
+            with contextlib.suppress(TimekeeperError):  # the end is told all the same; saved at the next change
+                if await self.store.update(game, _settle) is None:
+                    continue  # another worker ended it (and told everyone)
+            if game.playback.status == ENDED:
                 ended.append(game)
         return ended
 
     # --- downloads -----------------------------------------------------------------------------
     def renders_dir(self) -> Path:
+        """Where soundtrack downloads are kept: `--renders DIR`, which every worker of a deployment
+        shares, else the cache folder's serve-renders."""
         from timekeeper.wavcache import cache_dir
 
-        return cache_dir() / "serve-renders"
+        return self.config.renders or cache_dir() / "serve-renders"
 
     async def start_render(self, game: Game, fmt: str) -> RenderJob:
         if fmt not in FORMATS:
@@ -326,12 +371,29 @@ class ServerState:
             self.jobs[job_id] = job
             self._forget_old_renders()
             return job
+        token = await claim_render(self.store, job_id)
+        if token is None:  # another worker renders it into the shared folder: its progress
+            return await render_seen(self.store, job_id, job) or job
         source = game.track_id.partition(":")[2] or game.title
-        self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source),
-                             owner=self.owner(game))
+        try:
+            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game, keep=False), game.scenario,
+                                                                     source), owner=self.owner(game))
+        except Refused:
+            await self.store.release("render:" + job_id, token)
+            raise
         self.jobs[job_id] = job  # only once queued: a refused download leaves nothing behind
+        if self.store.shared:
+            _keep_task(asyncio.get_running_loop().create_task(mirror_render(self.store, job, future, token)))
         self._forget_old_renders()
         return job
+
+    async def find_job(self, job_id: str) -> RenderJob | None:
+        """A download's job: this worker's, else one another worker runs (with --redis)."""
+        job = self.jobs.get(job_id)
+        if job is not None or not self.store.shared:
+            return job
+        key, _, fmt = job_id.rpartition("-")
+        return await render_seen(self.store, job_id, RenderJob(job_id, self.renders_dir() / f"{key}.{fmt}"))
 
     def _forget_old_renders(self) -> None:
         """Keep the KEPT_RENDERS most recent soundtracks (files and jobs); unfinished ones stay."""
@@ -365,6 +427,37 @@ class ServerState:
     def join_url(self, game: Game, base: str) -> str:
         url = f"{base.rstrip('/')}/g/{game.id}"
         return f"{url}?token={self.config.token}" if self.config.token else url
+
+
+_TASKS: set[asyncio.Task] = set()  # background tasks (kept so they are not collected)
+
+
+def _keep_task(task: asyncio.Task) -> None:
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+def _settle(game: Game) -> bool | None:
+    """A change: a playing mission that has run past its end has ended (None: it had not)."""
+    before = game.playback.status
+    return True if before == PLAYING and game.settled().status == ENDED else None
+
+
+def make_store(config: ServeConfig):
+    """The store `config` asks for: Redis (`--redis URL`) or this process's state folder. In hosted
+    mode many more games are kept, and (with Redis) a room expires after its idle time."""
+    if config.redis:
+        from timekeeper.serve.redisstore import GAME_TTL_S, RedisStore
+
+        return RedisStore(config.redis, config.room_idle_s if config.public else GAME_TTL_S)
+    from timekeeper.serve.store import LocalStore
+
+    return LocalStore(config.state, PUBLIC_ROOMS if config.public else None)
+
+
+def screens_allowed(config: ServeConfig) -> int:
+    """WebSockets one process holds at once: --max-screens, else PUBLIC_SCREENS in hosted mode or MAX_SCREENS."""
+    return config.max_screens or (PUBLIC_SCREENS if config.public else MAX_SCREENS)
 
 
 def new_token() -> str:

@@ -804,7 +804,8 @@ function resumeHere() {
 function report() {
   const audio = $("#audio");
   view.lastReport = performance.now();
-  send({ type: "report", at_ms: audio.currentTime * 1000, playing: !audio.paused });
+  // read_ms: when the position was read, on the server's clock (its travel time does not move the clock)
+  send({ type: "report", at_ms: audio.currentTime * 1000, playing: !audio.paused, read_ms: serverNow() });
 }
 
 function togglePlay() {

@@ -1,0 +1,399 @@
+"""Beyond one process: real `redis-server`, two `timekeeper serve --redis` workers and real `nginx`
+running the repository's deploy/nginx.conf with TLS, all on loopback (tests/scaleout.py).
+
+The whole path: a game made through the proxy is known to every worker; screens joined to different
+workers see each other and follow one clock; a pause pressed on one worker reaches the other's
+screens; a worker killed mid-mission loses nothing (its screens reconnect through nginx to the other
+and carry on at the right moment); a mix is made once across workers; Redis gone is a clear 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scaleout import ROOT, Deployment, deploy
+
+pytestmark = pytest.mark.skipif(not (shutil.which("redis-server") and shutil.which("nginx") and shutil.which("openssl")),
+                                reason="needs redis-server, nginx and openssl (.ci/run installs them)")
+
+WAIT_S = 10.0  # the longest any message is waited for
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory) -> Deployment:
+    made = deploy(tmp_path_factory.mktemp("scaleout"))
+    yield made
+    made.stop()
+
+
+def worker_url(deployment: Deployment, index: int) -> str:
+    return f"http://127.0.0.1:{deployment.worker_ports[index]}"
+
+
+def new_lobby(deployment: Deployment, **settings) -> dict:
+    reply = deployment.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1", "settings": settings})
+    assert reply.status == 201, reply.body
+    return reply.json()
+
+
+class Screen:
+    """A joined screen speaking the page's protocol over a WebSocket (through nginx or to a worker)."""
+
+    def __init__(self, session, url: str, game_id: str, client: str, ssl_context=None) -> None:
+        self.session, self.url, self.game_id, self.client, self.ssl = session, url, game_id, client, ssl_context
+        self.socket = None
+        self.messages: list[dict] = []
+        self.closed_at: float | None = None
+
+    async def open(self) -> None:
+        scheme = "wss" if self.url.startswith("https") else "ws"
+        address = self.url.split("://", 1)[1]
+        self.socket = await asyncio.wait_for(self.session.ws_connect(
+            f"{scheme}://{address}/api/games/{self.game_id}/ws", ssl=self.ssl or True), WAIT_S)
+        await self.send({"type": "hello", "client": self.client, "kind": "phone"})
+
+    async def send(self, message: dict) -> None:
+        await self.socket.send_str(json.dumps(message))
+
+    async def next(self, kind: str, check=lambda m: True, timeout_s: float = WAIT_S) -> dict:
+        """The next message of `kind` passing `check` (earlier ones are dropped)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                raw = await self.socket.receive(timeout=max(0.01, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                break
+            if raw.type.name in ("CLOSE", "CLOSING", "CLOSED", "ERROR"):
+                self.closed_at = time.monotonic()
+                raise ConnectionError("closed")
+            message = json.loads(raw.data)
+            self.messages.append(message)
+            if message.get("type") == kind and check(message):
+                return message
+        raise AssertionError(f"no {kind} message within {timeout_s} s on {self.client}")
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            await self.socket.close()
+
+
+def expected_position(playback: dict, now_ms: float) -> float:
+    if playback["status"] != "playing":
+        return playback["position_ms"]
+    return playback["position_ms"] + (now_ms - playback["at_ms"])
+
+
+def test_the_example_config_is_the_one_nginx_runs(deployment, tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("nginx_conf", ROOT / "tools" / "nginx_conf.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    run_dir = deployment.folder / "nginx"
+    filled = (run_dir / "nginx.conf").read_text()
+    assert filled == tool.fill((ROOT / "deploy" / "nginx.conf").read_text(), listen=f"127.0.0.1:{deployment.https_port}",
+                               http_listen=f"127.0.0.1:{deployment.http_port}",
+                               workers=[f"127.0.0.1:{port}" for port in deployment.worker_ports],
+                               cert=deployment.cert, key=deployment.folder / "key.pem", run_dir=run_dir)
+    assert "@@" not in filled
+    plain = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}",
+                            f"http://127.0.0.1:{deployment.http_port}/g/x"], capture_output=True, text=True, timeout=30)
+    if plain.returncode == 0:
+        assert plain.stdout.startswith("301 https://127.0.0.1/g/x")
+    bad = subprocess.run([sys.executable, str(ROOT / "tools" / "nginx_conf.py"), "--worker", "127.0.0.1:80; evil",
+                          "--cert", "/c.pem", "--key", "/k.pem", "--run-dir", str(tmp_path)], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("nginx_conf: --worker") and "Traceback" not in bad.stderr
+    assert not (tmp_path / "nginx.conf").exists()
+
+
+def test_a_game_made_through_the_proxy_is_known_to_every_worker(deployment):
+    game = new_lobby(deployment)
+    assert game["join_url"] == f"{deployment.url}/g/{game['id']}"  # the proxy's scheme and host
+    for index in range(2):
+        seen = deployment.request(f"/api/games/{game['id']}", base=worker_url(deployment, index))
+        assert seen.status == 200 and seen.json()["code"] == game["code"]
+        found = deployment.request(f"/api/join/{game['code'].lower()}", base=worker_url(deployment, index))
+        assert found.json() == {"id": game["id"]}
+    code = "010AL1TW,050ID,120AL2TR,215DT,340PE1,345AL4TB,450DT,530ID,660PE2"
+    pasted = deployment.request("/api/tracks/flashcode", method="POST", json_body={"code": code, "title": "Pasted"},
+                                base=worker_url(deployment, 0))
+    assert pasted.status == 201, pasted.body
+    track = pasted.json()["track"]["id"]
+    played = deployment.request("/api/lobby", method="POST", json_body={"track": track}, base=worker_url(deployment, 1))
+    assert played.status == 201 and played.json()["title"] == "Pasted"  # a track made on one worker, played on another
+    assert too_large_status(deployment) == 413  # nginx's body limit (deploy/nginx.conf), before any worker reads it
+
+
+def too_large_status(deployment: Deployment) -> int:
+    """The answer to an upload that announces 1.2 MB (only its headers are sent)."""
+    import http.client
+
+    connection = http.client.HTTPSConnection("127.0.0.1", deployment.https_port, context=deployment.tls(), timeout=WAIT_S)
+    try:
+        connection.putrequest("POST", "/api/tracks/upload?name=x.yaml")
+        for name, value in (("X-Timekeeper", "1"), ("Content-Type", "application/yaml"), ("Content-Length", "1200000")):
+            connection.putheader(name, value)
+        connection.endheaders()
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+async def _pause_across_workers(deployment: Deployment, game_id: str) -> tuple[float, list[dict]]:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        on_a = Screen(session, worker_url(deployment, 0), game_id, "client-a")
+        on_b = Screen(session, worker_url(deployment, 1), game_id, "client-b")
+        proxied = Screen(session, deployment.url, game_id, "client-c", deployment.tls())
+        screens = [on_a, on_b, proxied]
+        for screen in screens:
+            await screen.open()
+            await screen.next("state")
+        # every screen lists the devices connected to either worker
+        listed = await on_b.next("presence", lambda m: len(m["screens"]) == 3)
+        assert sorted(s["number"] for s in listed["screens"]) == [1, 2, 3]
+        await on_a.send({"type": "claim"})
+        await on_a.send({"type": "play"})
+        for screen in screens:
+            await screen.next("state", lambda m: m["playback"]["status"] == "playing")
+        await asyncio.sleep(0.3)
+        await on_a.send({"type": "report", "at_ms": 1300, "playing": True})  # the sound device's position
+        await on_b.next("state", lambda m: m["playback"]["position_ms"] == 1300)
+        pressed = time.monotonic()
+        await on_b.send({"type": "pause"})
+        paused = [await screen.next("state", lambda m: m["playback"]["status"] == "paused") for screen in screens]
+        latency = time.monotonic() - pressed
+        for screen in screens:
+            await screen.close()
+        return latency, paused
+
+
+def test_a_pause_on_one_worker_reaches_screens_on_the_other(deployment):
+    game = new_lobby(deployment)
+    latency, paused = asyncio.run(_pause_across_workers(deployment, game["id"]))
+    assert latency < 1.0
+    positions = {message["playback"]["position_ms"] for message in paused}
+    assert len(positions) == 1 and 1300 <= positions.pop() < 3000  # one clock, where the sound was
+    stored = deployment.redis_client().hget(f"timekeeper:game:{game['id']}", "clock")
+    assert json.loads(stored)["playback"]["status"] == "paused"
+
+
+async def _kill_a_worker(deployment: Deployment, game_id: str) -> dict:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        screens = [Screen(session, deployment.url, game_id, f"phone-{n}", deployment.tls()) for n in range(6)]
+        for screen in screens:
+            await screen.open()
+            await screen.next("state")
+        await screens[0].send({"type": "play"})
+        for screen in screens:
+            await screen.next("state", lambda m: m["playback"]["status"] == "playing")
+        await asyncio.sleep(0.5)
+        deployment.kill_worker(0)
+        killed_at = time.monotonic()
+        reconnected, back_in_sync = 0, []
+        for screen in screens:
+            try:
+                await screen.send({"type": "ping", "t": 0})
+                await screen.next("pong", timeout_s=2.0)
+                continue  # on the worker that lives
+            except (ConnectionError, ConnectionResetError, AssertionError, aiohttp.ClientError):
+                pass
+            for _attempt in range(20):  # as the page does: try again shortly, through the proxy
+                try:
+                    await screen.open()
+                    break
+                except (aiohttp.ClientError, asyncio.TimeoutError, OSError):
+                    await asyncio.sleep(0.25)
+            state = await screen.next("state")
+            now_ms = time.time() * 1000
+            back_in_sync.append((time.monotonic() - killed_at, expected_position(state["playback"], now_ms)))
+            reconnected += 1
+        await screens[-1].send({"type": "pause"})
+        paused = [await screen.next("state", lambda m: m["playback"]["status"] == "paused") for screen in screens]
+        for screen in screens:
+            await screen.close()
+        return {"reconnected": reconnected, "back": back_in_sync, "paused": paused, "killed_at": killed_at}
+
+
+def test_a_worker_killed_mid_mission_loses_nothing(tmp_path):
+    own = deploy(tmp_path)  # its own deployment: a worker dies here
+    try:
+        game = new_lobby(own)
+        started = time.time() * 1000
+        seen = asyncio.run(_kill_a_worker(own, game["id"]))
+        assert seen["reconnected"] >= 1  # nginx had sent some screens to the worker that died
+        for seconds, position_ms in seen["back"]:
+            assert seconds < 5.0
+            elapsed = time.time() * 1000 - started
+            assert 400 <= position_ms <= elapsed + 100  # the mission went on while the worker was dead
+        assert len({m["playback"]["position_ms"] for m in seen["paused"]}) == 1
+        for index in (1,):
+            assert own.request(f"/api/games/{game['id']}", base=worker_url(own, index)).status == 200
+        assert own.request(f"/api/join/{game['code']}").json() == {"id": game["id"]}
+        own.workers[1].stop()
+        output = "".join(own.workers[1].output)
+        assert "Traceback" not in output and "internal error" not in output
+    finally:
+        own.stop()
+
+
+def test_a_mix_is_made_once_across_workers(deployment):
+    async def ask_all() -> list[int]:
+        import aiohttp
+
+        body = {"track": "builtin:mission-2", "settings": {"pace": 1.25}}  # a mix no other test made
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120)) as session:
+            async def ask(index: int) -> int:
+                async with session.post(worker_url(deployment, index % 2) + "/api/games", json=body,
+                                        headers={"X-Timekeeper": "1"}) as reply:
+                    return reply.status
+
+            return await asyncio.gather(*(ask(n) for n in range(12)))
+
+    redis = deployment.redis_client()
+    before = int(redis.get("timekeeper:tally:mix-made") or 0)
+    assert asyncio.run(ask_all()) == [200] * 12
+    assert int(redis.get("timekeeper:tally:mix-made") or 0) - before == 1
+
+
+def test_a_download_made_on_one_worker_is_followed_on_the_other(deployment):
+    game = new_lobby(deployment)
+    started = deployment.request(f"/api/games/{game['id']}/renders", method="POST", json_body={"format": "ogg"},
+                                 base=worker_url(deployment, 0))
+    assert started.status == 202
+    job = started.json()["id"]
+    again = deployment.request(f"/api/games/{game['id']}/renders", method="POST", json_body={"format": "ogg"},
+                               base=worker_url(deployment, 1))
+    assert again.status == 202 and again.json()["id"] == job  # the same render, not a second one
+    deadline = time.monotonic() + 120
+    progress = {}
+    while time.monotonic() < deadline:
+        progress = deployment.request(f"/api/renders/{job}", base=worker_url(deployment, 1)).json()
+        if progress.get("finished"):
+            break
+        time.sleep(0.5)
+    assert progress.get("ready"), progress
+    sound = deployment.request(f"/api/games/{game['id']}/soundtrack.ogg", base=worker_url(deployment, 1))
+    assert sound.status == 200 and sound.body[:4] == b"OggS"
+    assert (deployment.folder / "renders" / f"{job.rsplit('-', 1)[0]}.ogg").is_file()  # in the shared folder
+
+
+def test_redis_gone_is_a_clear_503(tmp_path):
+    own = deploy(tmp_path, workers=1, nginx=False)
+    try:
+        made = own.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1"}, base=worker_url(own, 0))
+        game = made.json()
+        own.redis.terminate()
+        own.redis.wait(timeout=10)
+        reply = own.request(f"/api/games/{game['id']}", base=worker_url(own, 0))
+        assert reply.status == 503 and reply.json()["code"] == "store_unavailable"
+        assert "Redis" in reply.json()["error"]
+        own.workers[0].stop()
+        assert "Traceback" not in "".join(own.workers[0].output)
+    finally:
+        own.stop()
+
+
+def _store_game(game_id: str):
+    from timekeeper.scenario.catalog import builtin_paths
+    from timekeeper.serve.games import Game
+
+    text = builtin_paths()["mission-1"].read_text(encoding="utf-8")
+    return Game(game_id, "builtin:mission-1", "Mission 1", text, {"language": "en", "voice": None, "players": 5})
+
+
+def test_two_workers_writing_one_game_lose_no_change(deployment):
+    """Two stores (as two workers) on the real Redis: commands racing on one game are all carried
+    out (the loser of a write carries its command out again on the winner's result), and a setup
+    change made on a stale copy is refused (409), never written over the other's."""
+    from timekeeper.serve.redisstore import RedisStore
+    from timekeeper.serve.schemas import Refused
+
+    async def race() -> None:
+        one, two = RedisStore(deployment.redis_url), RedisStore(deployment.redis_url)
+        await one.start()
+        await two.start()
+        try:
+            game = await one.add(_store_game("0123456789ab"))
+            other = await two.refresh(game.id)
+
+            def bump(g):
+                g.changes += 1
+                return True
+
+            await asyncio.gather(*(store.update(copy, bump) for _ in range(10) for store, copy in ((one, game), (two, other))))
+            assert (await one.refresh(game.id)).changes == 20
+            assert game.changes == 20  # the handler's object follows the store
+            game.title = "changed on a stale copy"
+            await two.update(other, bump)  # meanwhile another worker writes
+            with pytest.raises(Refused) as refused:
+                await one.save(game)
+            assert refused.value.status == 409 and game.title == "Mission 1"
+        finally:
+            await one.close()
+            await two.close()
+
+    asyncio.run(race())
+
+
+def test_a_late_report_places_the_clock_when_it_was_read(deployment):
+    """A report carries when the device read its position (on the server's clock): however long it
+    took to arrive, the shared clock is where the sound was then; a time outside the last 2 s is
+    taken as the arrival."""
+    import aiohttp
+
+    game = new_lobby(deployment)
+
+    async def report() -> tuple[dict, dict]:
+        async with aiohttp.ClientSession() as session:
+            sound = Screen(session, worker_url(deployment, 0), game["id"], "device")
+            screen = Screen(session, worker_url(deployment, 1), game["id"], "follower")
+            for joined in (sound, screen):
+                await joined.open()
+                await joined.next("state")
+            await sound.send({"type": "claim"})
+            await sound.send({"type": "play"})
+            await screen.next("state", lambda m: m["playback"]["status"] == "playing")
+            read = time.time() * 1000 - 700  # read 700 ms ago, on a slow network
+            await sound.send({"type": "report", "at_ms": 4000, "playing": True, "read_ms": read})
+            late = await screen.next("state", lambda m: m["playback"]["position_ms"] == 4000)
+            await sound.send({"type": "report", "at_ms": 5000, "playing": True, "read_ms": read - 60_000})
+            stale = await screen.next("state", lambda m: m["playback"]["position_ms"] == 5000)
+            for joined in (sound, screen):
+                await joined.close()
+            return late | {"read": read}, stale
+
+    late, stale = asyncio.run(report())
+    assert late["playback"]["at_ms"] == late["read"]
+    assert abs(stale["playback"]["at_ms"] - stale["playback"]["server_ms"]) < 1000  # taken as read on arrival
+
+
+def test_hosted_rooms_on_redis_expire_after_their_idle_time(tmp_path):
+    """`--public --redis`: a crew's room made through nginx is known to both workers, and it lives in
+    Redis for the rooms' idle time (refreshed while it is used), not the default two days."""
+    own = deploy(tmp_path, extra=("--public", "--room-idle", "120"))
+    try:
+        made = own.request("/api/lobby", method="POST", json_body={"track": "builtin:mission-1"})
+        assert made.status == 201, made.body
+        game = made.json()
+        assert game["join_url"] == f"{own.url}/g/{game['id']}"
+        for index in range(2):
+            assert own.request(f"/api/join/{game['code']}", base=worker_url(own, index)).json() == {"id": game["id"]}
+        left_ms = own.redis_client().pttl(f"timekeeper:game:{game['id']}")
+        assert 100_000 < left_ms <= 120_000
+    finally:
+        own.stop()

@@ -1,0 +1,72 @@
+"""The page itself through the scaled-out deployment: two Chromium browsers on nginx's TLS
+address, their WebSockets on whichever workers nginx chose; the worker that holds the sound
+device's WebSocket is killed mid-mission, and the page reconnects to the other worker and plays
+on at the right moment, the joined phone still following it and pausing it."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scaleout import deploy
+from serving import LAPTOP, PHONE, chromium, wait_for
+
+pytestmark = pytest.mark.skipif(not (shutil.which("redis-server") and shutil.which("nginx") and shutil.which("chromium")),
+                                reason="needs redis-server, nginx and chromium (.ci/run installs them)")
+TRUST_TEST_CERTIFICATE = ("--ignore-certificate-errors",)  # the test's own self-signed certificate
+
+
+def clocks_apart_ms(a, b) -> float:
+    first = a.execute_script("return [Date.now(), window.timekeeper.clockMs()]")
+    second = b.execute_script("return [Date.now(), window.timekeeper.clockMs()]")
+    return abs((second[1] - first[1]) - (second[0] - first[0]))
+
+
+def test_the_sound_device_survives_its_worker_dying(tmp_path):
+    deployment = deploy(tmp_path)
+    drivers = []
+    try:
+        sound = chromium(LAPTOP, flags=TRUST_TEST_CERTIFICATE)
+        drivers.append(sound)
+        sound.get(deployment.url + "/")
+        wait_for(sound, "document.querySelector('#track option[value=\"builtin:mission-1\"]')", 30)
+        sound.execute_script("document.getElementById('track').value = 'builtin:mission-1';")
+        sound.find_element("id", "play-here").click()
+        wait_for(sound, "window.timekeeper.view.game && window.timekeeper.clockMs() > 300", 30)
+        game = sound.execute_script("return window.timekeeper.view.game;")
+        assert game["join_url"].startswith(deployment.url + "/g/")
+        phone = chromium(PHONE, phone=True, flags=TRUST_TEST_CERTIFICATE)
+        drivers.append(phone)
+        phone.get(game["join_url"])
+        wait_for(phone, "window.timekeeper.view.game && window.timekeeper.clockMs() > 500", 30)
+        phone.find_element("css selector", "#join-tap button").click()
+        time.sleep(1.5)  # a position report and the clock-offset pings have arrived
+        assert clocks_apart_ms(sound, phone) <= 100
+
+        # the worker that holds the sound device's WebSocket dies
+        holder = sound.execute_script("return sessionStorage.getItem('tk-client')")
+        connected = deployment.redis_client().hgetall(f"timekeeper:here:{game['id']}")
+        worker = next(name.split("/")[0] for name, client in connected.items() if client == holder)
+        index = next(n for n, server in enumerate(deployment.workers) if f"-{server.process.pid}-" in worker)
+        deployment.kill_worker(index)
+        wait_for(sound, "document.getElementById('conn').className === 'conn off'", 10)
+        wait_for(sound, "document.getElementById('conn').className === 'conn on'", 10)  # through nginx, to the other
+        before = sound.execute_script("return window.timekeeper.clockMs()")
+        time.sleep(1.0)
+        assert 700 < sound.execute_script("return window.timekeeper.clockMs()") - before < 1300  # sound and clock go on
+        assert sound.execute_script("return document.getElementById('audio').paused") is False
+        time.sleep(1.0)
+        assert clocks_apart_ms(sound, phone) <= 100
+        phone.find_element("id", "toggle").click()  # a pause on the phone still reaches the sound device
+        wait_for(sound, "document.getElementById('audio').paused", 10)
+        assert wait_for(phone, "window.timekeeper.view.playback.status === 'paused'")
+    finally:
+        for driver in drivers:
+            driver.quit()
+        deployment.stop()
