@@ -63,16 +63,16 @@ def lame_at(pcm: bytes, kbps: int) -> np.ndarray:
     import lameenc
 
     from timekeeper.codec import LAME_QUALITY
-    from timekeeper.serve.mp3stream import LEAD, RATE
+    from timekeeper.serve.mp3stream import LEAD, RATE, at_rate
 
     encoder = lameenc.Encoder()
     encoder.set_bit_rate(kbps)
-    encoder.set_in_sample_rate(44_100)
+    encoder.set_in_sample_rate(RATE)
     encoder.set_out_sample_rate(RATE)
     encoder.set_channels(1)
     encoder.set_quality(LAME_QUALITY)
     encoder.silence()
-    data = bytes(encoder.encode(pcm[LEAD * 2 :])) + bytes(encoder.flush())
+    data = bytes(encoder.encode(b"".join(at_rate([pcm]))[LEAD * 2 :])) + bytes(encoder.flush())
     return decoded_mp3(data)
 
 

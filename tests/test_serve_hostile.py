@@ -252,9 +252,13 @@ def test_game_routes_check_their_input(server, game):
 
 
 def test_byte_ranges_that_cannot_be_served_get_416(server, game):
-    for asked in ("bytes=-0", "bytes=99999999999-", "bytes=\u00b2-", "bytes=5-2", "lines=1-2"):
-        reply = server.request(f"/api/games/{game['id']}/sound.wav", headers={"Range": asked.encode().decode("latin-1")})
-        assert reply.status == 416 and reply.headers["Content-Range"].startswith("bytes */"), asked
+    for path in (f"/api/games/{game['id']}/sound.wav", game["sound"]["url"]):
+        for asked in ("bytes=-0", "bytes=99999999999-", "bytes=\u00b2-", "bytes=5-2", "lines=1-2", "bytes=0-1,5-6"):
+            reply = server.request(path, headers={"Range": asked.encode().decode("latin-1")})
+            assert reply.status == 416 and reply.headers["Content-Range"].startswith("bytes */"), asked
+    for key in ("0" * 23, "0" * 25, "Z" * 24, "..%2F..%2Fetc%2Fpasswd"):
+        reply = server.request(f"/api/games/{game['id']}/sound/{key}.mp3")
+        assert reply.status in (400, 404) and "Traceback" not in reply.text, key
 
 
 def test_uploads_are_bounded_and_checked(server):
@@ -284,8 +288,10 @@ def test_links_in_the_named_folders_and_a_too_large_file(server):
     assert server.request("/api/info").json()["music"] == []
 
 
-def test_a_sound_player_that_stops_reading_is_no_error(server, game):
-    data = head(server, f"GET /api/games/{game['id']}/sound.wav HTTP/1.1", Cookie=f"timekeeper_token={server.token}")
+@pytest.mark.parametrize("kind", ["wav", "mp3"])
+def test_a_sound_player_that_stops_reading_is_no_error(server, game, kind):
+    path = f"/api/games/{game['id']}/sound.wav" if kind == "wav" else game["sound"]["url"]
+    data = head(server, f"GET {path} HTTP/1.1", Cookie=f"timekeeper_token={server.token}")
     for _ in range(3):
         with socket.create_connection(("127.0.0.1", server.port), timeout=5) as player:
             player.sendall(data)

@@ -119,11 +119,9 @@ def test_the_sound_is_served_while_it_is_made_and_shared_and_kept(tmp_path):
     try:
         game = new_game(running)
         url = game["sound"]["url"]
-        asked = time.monotonic()
-        first = running.request(url, headers={"Range": "bytes=0-9999"})
-        first_s = time.monotonic() - asked
+        first = running.request(url, headers={"Range": "bytes=0-9999"})  # (its time: benchmarks/bench_stream.py)
         parts = sorted(path.name for path in cache.iterdir())
-        assert first.status == 206 and len(first.body) == 10_000 and first_s < 1.0
+        assert first.status == 206 and len(first.body) == 10_000
         assert parts == [url.rsplit("/", 1)[1] + ".part"]  # answered from the file still being made
         late = running.request(url, headers={"Range": f"bytes={game['sound']['bytes'] - 150_000}-"})  # near the end
         assert late.status == 206 and len(late.body) == 150_000
@@ -139,9 +137,8 @@ def test_the_sound_is_served_while_it_is_made_and_shared_and_kept(tmp_path):
     stamp = made.stat().st_ino, made.stat().st_size
     running = start_server(tmp_path / "state", "--sound-cache", str(cache))  # restarted: the file is reused
     try:
-        asked = time.monotonic()
-        assert running.request(url).body == whole and time.monotonic() - asked < 2.0
-        assert (made.stat().st_ino, made.stat().st_size) == stamp
+        assert running.request(url).body == whole
+        assert (made.stat().st_ino, made.stat().st_size) == stamp  # not made again
     finally:
         assert running.stop() == 130
 

@@ -19,8 +19,8 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import AsyncGenerator
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import AsyncGenerator, Generator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,13 +29,17 @@ from timekeeper.errors import RenderError
 from timekeeper.mix import PreparedMix
 from timekeeper.serve import mp3stream
 
-ENCODE_THREADS = 2  # sound files encoded at once by one server (about 1 s of CPU per 3 minutes)
-ENCODES_WAITING = 8  # more wait behind them; beyond that a file is started when a player asks again
+ENCODE_THREADS = 2  # threads that encode sound files (2.6 s of CPU per 10-minute mission), taking turns
+MAX_ENCODES = 16  # sound files being made at once by one server; beyond that one starts when a player asks again
 READ_BYTES = 64 * 1024  # read and sent at a time
-POLL_S = 0.01  # how often a reader waiting for bytes looks again
+POLL_S = 0.01  # a reader waiting for bytes looks again after this, then twice as long each time ...
+MAX_POLL_S = 0.08  # ... up to this
+FIRST_WRITE = 4 * 1024  # the encoder writes this much at first (0.7 s of sound: play can start) ...
+MAX_WRITE = 256 * 1024  # ... then twice as much each time, up to this: few writes, few thread switches
 RETRY_S = 1.0  # a reader that has waited this long makes sure the file is being made
 STALL_S = 30.0  # a reader that has waited this long for one byte gives up
 TOUCH_EVERY_S = 60.0  # a served file's time of last use is noted at most this often
+MAX_TOUCHED = 10_000  # keys whose last note is remembered (then forgotten all at once)
 STALE_PART_S = 600.0  # an unlocked .part file untouched this long is deleted by the eviction
 DEFAULT_LIMIT_MB = 500  # about 130 ten-minute missions
 
@@ -75,11 +79,13 @@ class SoundCache:
     def __init__(self, folder: Path, limit_bytes: int = DEFAULT_LIMIT_MB * 1_000_000) -> None:
         self.folder = folder
         self.limit_bytes = limit_bytes
-        self._executor = ThreadPoolExecutor(ENCODE_THREADS, thread_name_prefix="timekeeper-sound")
+        self._jobs: deque[tuple[SoundFile, Generator[None, None, bool]]] = deque()  # being made, in turn
         self._running: set[str] = set()
         self._failed: dict[str, str] = {}
         self._touched: dict[str, float] = {}
         self._guard = threading.Lock()
+        self._wake = threading.Condition(self._guard)
+        self._workers: list[threading.Thread] = []
         self._stopping = threading.Event()
 
     def file(self, mix_key: str, mix: PreparedMix) -> SoundFile:
@@ -96,29 +102,72 @@ class SoundCache:
     def _ensure(self, sound: SoundFile, mix: PreparedMix) -> None:
         if sound.path.is_file():
             return
-        with self._guard:
-            if sound.key in self._running or len(self._running) >= ENCODE_THREADS + ENCODES_WAITING:
+        with self._wake:
+            if sound.key in self._running or len(self._running) >= MAX_ENCODES or self._stopping.is_set():
                 return
             self._running.add(sound.key)
             self._failed.pop(sound.key, None)
-        self._executor.submit(self._make, sound, mix)
+            self._jobs.append((sound, self._writing(sound, mix)))
+            while len(self._workers) < ENCODE_THREADS:
+                worker = threading.Thread(target=self._work, name="timekeeper-sound", daemon=True)
+                worker.start()
+                self._workers.append(worker)
+            self._wake.notify()
 
-    def _make(self, sound: SoundFile, mix: PreparedMix) -> None:
+    def _work(self) -> None:
+        """A worker: one step (a second of sound) of the oldest job at a time, then the job goes
+        to the back of the line, so every sound being made moves on and a new one's first bytes
+        come at once, however many others are being made."""
+        while True:
+            with self._wake:
+                while not self._jobs and not self._stopping.is_set():
+                    self._wake.wait()
+                if self._stopping.is_set():
+                    return
+                sound, steps = self._jobs.popleft()
+            finished = self._step(sound, steps)
+            with self._wake:
+                if finished:
+                    self._running.discard(sound.key)
+                else:
+                    self._jobs.append((sound, steps))
+                    self._wake.notify()
+
+    def _step(self, sound: SoundFile, steps: Generator[None, None, bool]) -> bool:
+        """One step of a job; True when it is over (made, left to another process, or failed)."""
+        failed = None
         try:
-            if self._write(sound, mix):
+            next(steps)
+            return False
+        except StopIteration as done:
+            if done.value:
                 self.evict()
+            return True
         except OSError as error:
-            with self._guard:
-                self._failed[sound.key] = f"cannot write the sound file in {self.folder}: {error.strerror or error}"
+            failed = f"cannot write the sound file in {self.folder}: {error.strerror or error}"
         except RenderError as error:
-            with self._guard:
-                self._failed[sound.key] = error.message
-        finally:
-            with self._guard:
-                self._running.discard(sound.key)
+            failed = error.message
+        except Exception as error:  # a bug: named on the terminal in one line, the job ends
+            from timekeeper.serve.quiet import say
+
+            say(f"the sound file {sound.key} could not be made ({type(error).__name__}: {error})")
+            failed = "internal error; the server's terminal names it"
+        with self._guard:
+            self._failed[sound.key] = failed
+        return True
 
     def _write(self, sound: SoundFile, mix: PreparedMix) -> bool:
-        """Encode `sound` unless it exists or another process holds its lock; True when written."""
+        """Encode `sound` here and now (see `_writing`); True when written."""
+        steps = self._writing(sound, mix)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return bool(done.value)
+
+    def _writing(self, sound: SoundFile, mix: PreparedMix) -> Generator[None, None, bool]:
+        """Encode `sound` unless it exists or another process holds its lock, a step (a second of
+        sound) at each next(); returns True when written."""
         self.folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(sound.part, os.O_CREAT | os.O_RDWR, 0o644)
         try:
@@ -132,12 +181,14 @@ class SoundCache:
             except FileNotFoundError:
                 return False
             os.ftruncate(fd, 0)
+            pending, batch = bytearray(), FIRST_WRITE
             for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
-                if self._stopping.is_set():
-                    return False  # the server stops: the next one that asks starts it again
-                view = memoryview(piece)
-                while view:
-                    view = view[os.write(fd, view):]
+                pending += piece
+                if len(pending) >= batch:
+                    _write_all(fd, pending)
+                    pending, batch = bytearray(), min(batch * 2, MAX_WRITE)
+                yield
+            _write_all(fd, pending)
             if os.fstat(fd).st_size != sound.size:
                 raise RenderError(f"the sound file has {os.fstat(fd).st_size} bytes, not {sound.size}")
             os.fsync(fd)
@@ -156,6 +207,8 @@ class SoundCache:
         now = time.time()
         if now - self._touched.get(sound.key, 0.0) < TOUCH_EVERY_S:
             return
+        if len(self._touched) > MAX_TOUCHED:
+            self._touched.clear()
         self._touched[sound.key] = now
         with contextlib.suppress(OSError):
             os.utime(sound.path, (now, now))
@@ -188,7 +241,7 @@ class SoundCache:
         nothing new was written for STALL_S."""
         self.touch(sound)
         handle: int | None = None
-        position, waited = first, 0.0
+        position, waited, pause, checked = first, 0.0, POLL_S, -RETRY_S
         try:
             while position <= last:
                 if position >= sound.tail_at:
@@ -201,7 +254,7 @@ class SoundCache:
                     if end > position:
                         data = os.pread(handle, end - position, position)
                         position += len(data)
-                        waited = 0.0
+                        waited, pause, checked = 0.0, POLL_S, -RETRY_S
                         yield data
                         continue
                 failed = self.failure(sound.key)
@@ -209,20 +262,30 @@ class SoundCache:
                     raise SoundUnavailable(failed)
                 if waited >= STALL_S:
                     raise SoundUnavailable(f"no new bytes of the sound for {STALL_S:.0f} s")
-                if waited == 0.0 or int(waited / RETRY_S) != int((waited - POLL_S) / RETRY_S):
+                if waited - checked >= RETRY_S:
                     self._ensure(sound, mix)  # not complete and nobody here is making it: start it
-                    if handle is not None and waited > 0.0:  # the file may have been made anew meanwhile
+                    if handle is not None and checked >= 0.0:  # the file may have been made anew meanwhile
                         os.close(handle)
                         handle = None
-                await asyncio.sleep(POLL_S)
-                waited += POLL_S
+                    checked = waited
+                await asyncio.sleep(pause)
+                waited += pause
+                pause = min(pause * 2, MAX_POLL_S)  # fewer wake-ups while the encoder works
         finally:
             if handle is not None:
                 os.close(handle)
 
     def shutdown(self) -> None:
-        self._stopping.set()
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers after their current step (a file left unfinished is made again when asked)."""
+        with self._wake:
+            self._stopping.set()
+            self._wake.notify_all()
+
+
+def _write_all(fd: int, data: bytes | bytearray) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _open_either(sound: SoundFile) -> int | None:
