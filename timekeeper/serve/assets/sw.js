@@ -51,9 +51,7 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  const media = ["audio", "video"].includes(request.destination);
-  if (media && url.pathname.startsWith("/api/")) event.waitUntil(keepSound(url.href, null)); // also unasked
-  event.respondWith(answer(request, url, media));
+  event.respondWith(answer(request, url, ["audio", "video"].includes(request.destination)));
 });
 
 async function answer(request, url, media) {
