@@ -223,3 +223,38 @@ def test_joe_as_synthesized_here_matches_the_shipped_clips(joe: str, empty_cache
         assert shipped is not None
         assert abs(len(made) - len(shipped)) <= 0.04 * len(shipped), text
         assert abs(integrated_lufs(made) - integrated_lufs(shipped)) < 0.5 and abs(integrated_lufs(made) - SPEECH_LUFS) < 0.5
+
+
+def test_silence_is_found_where_pydub_finds_it(tmp_path: Path) -> None:
+    """audio.leading_silence_ms (running sums) against pydub's own detect_leading_silence (an
+    AudioSegment per millisecond), which trimmed() used before: silent, tiny, noisy clips, sound
+    at random places and levels, steps just around the -40 dBFS threshold, real speech."""
+    from pydub.silence import detect_leading_silence
+
+    from timekeeper.audio import SILENCE_DBFS, leading_silence_ms, to_segment
+    from timekeeper.pcm import from_pcm16
+
+    rng = np.random.default_rng(5)
+    cases = [np.zeros(n, np.int16) for n in (0, 1, 44, 45, 46, 89, 4410)]
+    cases += [rng.integers(-20_000, 20_000, n).astype(np.int16) for n in (1, 44, 45, 441)]
+    for _ in range(150):
+        n = int(rng.integers(1, 20_000))
+        first = int(rng.integers(0, n))
+        last = int(rng.integers(first, n + 1))
+        samples = np.zeros(n, np.int16)
+        samples[first:last] = np.clip(rng.normal(0, 10 ** rng.uniform(0, 4.5), last - first), -32768, 32767)
+        cases.append(samples)
+    for value in range(320, 336):  # -40 dBFS is an RMS of 327.68
+        cases.append(np.concatenate([np.zeros(1000, np.int16), np.full(2000, value, np.int16)]))
+    from timekeeper.voice.engines import get_engine
+    from timekeeper.voice.tts import TtsVoice
+
+    voice, engine = TtsVoice("en", folder=tmp_path), get_engine()
+    voice._voice_id = engine.resolve(voice.settings.voice)
+    for sentence in ("Alert.", "Enemy activity detected.", "Time T plus three."):  # as espeak-ng says them, untrimmed
+        cases.append(np.frombuffer(pcm16(voice._speak(engine, sentence, tmp_path)), "<i2"))
+    for samples in cases:
+        segment = to_segment(from_pcm16(samples.astype("<i2").tobytes()))
+        for part in (segment, segment.reverse()):
+            expected = detect_leading_silence(part, silence_threshold=SILENCE_DBFS, chunk_size=1)
+            assert leading_silence_ms(np.frombuffer(part.raw_data, dtype="<i2")) == expected

@@ -29,10 +29,26 @@ import click
 @click.option("--sound-cache-mb", type=click.IntRange(10, 1_000_000), default=None, metavar="MB",
               help="Megabytes of sound files kept there (default 500; a 10-minute mission takes 3.6 MB); "
                    "the least recently played go first.")
+@click.option("--public", is_flag=True,
+              help="Hosted mode for many crews behind a reverse proxy with TLS: rooms that expire, each crew's "
+                   "own tracks and ship's log, per-client limits; nothing of this machine is offered "
+                   "(docs/serve.md#hosted-mode, docs/hosting.md).")
+@click.option("--bind", "bind", default=None, metavar="ADDRESS",
+              help="With --public: the address to listen on (default 127.0.0.1: the proxy is on this machine).")
+@click.option("--trust-proxy", "trust_proxy", multiple=True, metavar="ADDRESS",
+              help="With --public: the reverse proxy's address (repeatable); only its X-Forwarded-For and "
+                   "X-Forwarded-Proto are believed, so per-client limits count real clients.")
+@click.option("--room-idle", "room_idle", type=click.FloatRange(0.5, 30 * 24 * 3600), default=7200.0,
+              show_default=True, metavar="SECONDS",
+              help="With --public: a room with no screen connected and no request for this long is forgotten.")
+@click.option("--public-url", "public_url", default=None, metavar="URL",
+              help="With --public: the address crews use (https://tk.example.org), carried by links and QR "
+                   "codes (default: the host each browser asked for).")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
                   music: Path | None, state: Path | None, log_file: Path | None, sound_cache: Path | None,
-                  sound_cache_mb: int | None) -> None:
+                  sound_cache_mb: int | None, public: bool, bind: str | None, trust_proxy: tuple[str, ...],
+                  room_idle: float, public_url: str | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
@@ -41,24 +57,33 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
     network scan the QR code printed here. Ctrl-C stops the server (the mission state
     is kept: start it again and the page picks up where it was).
 
+    With --public it hosts many crews (a club, a game cafe, a fan site) behind a
+    reverse proxy such as nginx that adds TLS: every crew opens the page, starts a
+    room and shares its link, QR code or short code.
+
     \b
     Examples:
       timekeeper serve --open
       timekeeper serve --lan --scenarios my-missions/
       timekeeper serve --port 0 --state /tmp/tk-state
       timekeeper serve --sound-cache /srv/timekeeper/sound --sound-cache-mb 2000
+      timekeeper serve --public --port 8765 --trust-proxy 127.0.0.1 --public-url https://tk.example.org
     """
     from timekeeper.serve.app import run
     from timekeeper.serve.network import lan_addresses
     from timekeeper.serve.state import ServeConfig, default_state_dir, new_token
 
+    host = _check_public(public, lan=lan, scenarios=scenarios, music=music, log_file=log_file, open_browser=open_browser,
+                         bind=bind, trust_proxy=trust_proxy, room_idle=room_idle, public_url=public_url,
+                         source=ctx.get_parameter_source)
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
     cache_mb = {} if sound_cache_mb is None else {"sound_cache_mb": sound_cache_mb}
-    config = ServeConfig(host="0.0.0.0" if lan else "127.0.0.1", port=port, scenarios=scenarios, music=music,
+    config = ServeConfig(host=host or ("0.0.0.0" if lan else "127.0.0.1"), port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
                          debug=bool((ctx.find_root().params or {}).get("debug")), sound_cache=sound_cache,
-                         **cache_mb)
+                         **cache_mb, public=public, trusted_proxies=tuple(_address(a, "--trust-proxy") for a in trust_proxy),
+                         room_idle_s=room_idle, public_url=public_url.rstrip("/") if public_url else None)
 
     def ready(bound_port: int) -> None:
         local = f"http://127.0.0.1:{bound_port}/"
@@ -73,6 +98,9 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
                 segno.make(urls[0], error="m").terminal(compact=True)
             else:
                 click.echo("No network address found; phones cannot reach this machine.", err=True)
+        if public:
+            click.echo(f"Hosted mode (--public): put a reverse proxy with TLS in front of {host}:{bound_port} "
+                       "(docs/hosting.md); rooms idle for " + f"{room_idle:g} s are forgotten.")
         click.echo("Ctrl-C stops it.")
         if open_browser:
             import webbrowser
@@ -80,3 +108,38 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
             webbrowser.open(local + (f"?token={token}" if token else ""))
 
     run(config, ready)
+
+
+def _address(text: str, option: str) -> str:
+    import ipaddress
+
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        raise click.UsageError(f"{option} {text!r}: expected an IP address such as 127.0.0.1") from None
+
+
+def _check_public(public: bool, *, lan: bool, scenarios, music, log_file, open_browser: bool, bind: str | None,
+                  trust_proxy: tuple[str, ...], room_idle: float, public_url: str | None, source) -> str | None:
+    """The address hosted mode listens on; a UsageError for options that do not go with --public
+    (the machine's folders and log) or that need it."""
+    import re
+
+    from click.core import ParameterSource
+
+    if public:
+        clashing = [name for name, given in (("--lan", lan), ("--scenarios", scenarios), ("--music", music),
+                                             ("--log", log_file), ("--open", open_browser)) if given]
+        if clashing:
+            raise click.UsageError(f"--public serves many crews and offers nothing of this machine: it does not "
+                                   f"take {', '.join(clashing)} (crews upload or generate their own tracks, and "
+                                   "each keeps its own ship's log)")
+        if public_url is not None and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?", public_url):
+            raise click.UsageError(f"--public-url {public_url!r}: expected an address such as https://tk.example.org")
+        return _address(bind, "--bind") if bind else "127.0.0.1"
+    needing = [name for name, given in (("--bind", bind is not None), ("--trust-proxy", bool(trust_proxy)),
+                                        ("--room-idle", source("room_idle") == ParameterSource.COMMANDLINE),
+                                        ("--public-url", public_url is not None)) if given]
+    if needing:
+        raise click.UsageError(f"{', '.join(needing)} {'goes' if len(needing) == 1 else 'go'} only with --public (hosted mode)")
+    return None

@@ -22,6 +22,7 @@ from timekeeper.serve.library import InvalidTrack
 from timekeeper.serve.limits import (
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
+    MAX_CONNECTIONS,
     ConnectionLimits,
     accept_backlog,
     connection_cap,
@@ -38,7 +39,7 @@ from timekeeper.serve.routes import (
     json_error,
 )
 from timekeeper.serve.schemas import JSON_BODY_BYTES, Checked, Refused, RouteInput, check_charset, json_object, validate
-from timekeeper.serve.state import ServeConfig, ServerState
+from timekeeper.serve.state import PUBLIC_CONNECTIONS, ServeConfig, ServerState
 
 TOKEN_COOKIE = "timekeeper_token"
 REQUEST_HEADER = "X-Timekeeper"  # every POST, PATCH and DELETE carries it, so other web pages cannot send them
@@ -76,7 +77,7 @@ async def guard(request: web.Request, handler):
     host = _HOST.match(request.host)
     if host is None or int(host.group("port") or 0) > 65535:
         return json_error(400, "the Host header is not a host name or address with a port", code="invalid_host")
-    if not config.lan and not _is_loopback(_host_name(request.host)):
+    if not config.lan and not config.public and not _is_loopback(_host_name(request.host)):
         return json_error(403, "timekeeper serves this machine only; start it with --lan for other devices")
     set_cookie = False
     if config.token is not None:
@@ -258,10 +259,17 @@ async def _watch_endings(app: web.Application):
 
 
 def make_app(config: ServeConfig) -> web.Application:
-    app = web.Application(middlewares=[errors, guard, busy, check_input], client_max_size=MAX_FILE_BYTES + 64 * 1024)
+    from timekeeper.serve.public import add_public, hosted
+
+    app = web.Application(middlewares=[errors, guard, hosted, busy, check_input],
+                          client_max_size=MAX_FILE_BYTES + 64 * 1024)
     app[STATE] = ServerState(config)
-    app[LIMITS] = ConnectionLimits(connection_cap(raise_open_files_limit()))
+    most = PUBLIC_CONNECTIONS if config.public else MAX_CONNECTIONS
+    app[LIMITS] = ConnectionLimits(connection_cap(raise_open_files_limit(), most),
+                                   exempt=frozenset(config.trusted_proxies))
     app.cleanup_ctx.append(_watch_endings)
+    if config.public:
+        add_public(app, config)
     add_routes(app)
     from timekeeper.serve.shiplog import add_log_routes
 
@@ -269,6 +277,9 @@ def make_app(config: ServeConfig) -> web.Application:
     from timekeeper.serve.lobby_routes import add_lobby_routes
 
     add_lobby_routes(app)
+    from timekeeper.serve.offline import add_offline_routes
+
+    add_offline_routes(app)
     return app
 
 

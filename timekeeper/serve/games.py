@@ -74,6 +74,7 @@ class Game:
     changes: int = 0  # counts commands (not position reports): a sound device seeks when it grows
     mode: str = "sound"
     before_end: Playback | None = None  # the playback an `end` replaced, while it can be undone
+    crew: str = ""  # hosted mode: the crew that made the game (serve/crews.py); "" for the machine's
 
     def __post_init__(self) -> None:
         result = load_text(self.yaml_text, f"{self.title}.yaml")
@@ -177,13 +178,15 @@ class Game:
     def as_record(self) -> dict:
         return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
                 "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
-                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode}
+                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode,
+                "crew": self.crew}
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
         return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
                    Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
-                   int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound")
+                   int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound",
+                   crew=str(record.get("crew") or ""))
 
 
 def new_game_id() -> str:
@@ -191,10 +194,12 @@ def new_game_id() -> str:
 
 
 class GameStore:
-    """The games of one server, saved as JSON files in `folder`/games."""
+    """The games of one server, saved as JSON files in `folder`/games; `keep` of them (hosted mode
+    keeps more: its rooms expire instead, serve/rooms.py)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, keep: int = KEPT_GAMES) -> None:
         self.folder = folder / "games"
+        self.keep = keep
         self.games: dict[str, Game] = {}
         self._load()
 
@@ -202,7 +207,7 @@ class GameStore:
         if not self.folder.is_dir():
             return
         files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for path in files[:KEPT_GAMES]:
+        for path in files[: self.keep]:
             try:
                 game = Game.from_record(json.loads(path.read_text(encoding="utf-8")))
             except (OSError, ValueError, KeyError, TypeError, TimekeeperError):
@@ -218,7 +223,7 @@ class GameStore:
         oldest not playing, never one in `in_use` (screens joined) or playing."""
         self.save(game)
         self.games[game.id] = game
-        while len(self.games) > KEPT_GAMES:
+        while len(self.games) > self.keep:
             spare = [g for g in self.games.values() if g.id not in in_use and g.id != game.id and g.settled().status != PLAYING]
             if not spare:
                 break
@@ -227,6 +232,13 @@ class GameStore:
             with contextlib.suppress(OSError):
                 (self.folder / f"{old.id}.json").unlink(missing_ok=True)
         return game
+
+    def remove(self, game_id: str) -> None:
+        """Forget a game and its file (an expired room of hosted mode)."""
+        self.games.pop(game_id, None)
+        if _GAME_ID.match(game_id):
+            with contextlib.suppress(OSError):
+                (self.folder / f"{game_id}.json").unlink(missing_ok=True)
 
     def save(self, game: Game) -> None:
         """Write `game` to its file; OutputError when the state folder cannot be written."""

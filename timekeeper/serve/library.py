@@ -82,6 +82,8 @@ class Library:
     """Every track one server offers. `folder` is --scenarios DIR (or None); added tracks are
     written to `store` as YAML files named by their content."""
 
+    kept: int | None = None  # added tracks kept (None: MAX_ADDED_TRACKS; a crew's library of hosted mode keeps fewer)
+
     def __init__(self, folder: Path | None, store: Path) -> None:
         self.folder = folder.resolve() if folder is not None else None
         self.store = store
@@ -213,9 +215,9 @@ class Library:
         return LoadedTrack(_track(f"added:{digest}", "added", scenario, origin), scenario, text)
 
     def _forget_oldest_added(self) -> None:
-        """Keep the MAX_ADDED_TRACKS most recent added tracks (their files); older ones go."""
+        """Keep the `kept` most recent added tracks (their files); older ones go."""
         files = sorted(self._added_files().values(), key=_mtime, reverse=True)
-        for path in files[MAX_ADDED_TRACKS:]:
+        for path in files[self.kept if self.kept is not None else MAX_ADDED_TRACKS:]:
             with contextlib.suppress(OSError):
                 path.unlink()
             self._read.pop(path, None)

@@ -44,9 +44,9 @@ def raise_open_files_limit() -> int:
     return soft
 
 
-def connection_cap(open_files: int) -> int:
-    """Connections allowed in all: MAX_CONNECTIONS, fewer when the open-files limit is low."""
-    return max(16, min(MAX_CONNECTIONS, open_files - FD_RESERVE))
+def connection_cap(open_files: int, most: int = MAX_CONNECTIONS) -> int:
+    """Connections allowed in all: `most`, fewer when the open-files limit is low."""
+    return max(16, min(most, open_files - FD_RESERVE))
 
 
 def accept_backlog(open_files: int, cap: int) -> int:
@@ -106,8 +106,9 @@ class Gate(asyncio.Protocol):
 class ConnectionLimits:
     """The open connections by client address, oldest first."""
 
-    def __init__(self, total: int, per_client: int = MAX_CLIENT_CONNECTIONS) -> None:
+    def __init__(self, total: int, per_client: int = MAX_CLIENT_CONNECTIONS, exempt: frozenset[str] = frozenset()) -> None:
         self.total, self.per_client = total, per_client
+        self.exempt = exempt  # addresses without a per-client limit: the trusted reverse proxy of hosted mode
         self.by_client: dict[str, dict[Gate, None]] = {}
         self.by_transport: dict[object, Gate] = {}
         self.count = 0
@@ -119,7 +120,7 @@ class ConnectionLimits:
 
     def admit(self, gate: Gate) -> bool:
         mine = self.by_client.setdefault(gate.client, {})
-        if len(mine) >= self.per_client and not self._drop_idle(mine):
+        if len(mine) >= self.per_client and gate.client not in self.exempt and not self._drop_idle(mine):
             self.refused += 1
             return False
         if self.count >= self.total:
@@ -159,8 +160,9 @@ class ConnectionLimits:
 class ScreenCount:
     """WebSockets open, by client address and in all."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = MAX_SCREENS) -> None:
         self.by_client: dict[str, int] = {}
+        self.most = most
 
     @property
     def total(self) -> int:
@@ -168,8 +170,8 @@ class ScreenCount:
 
     def join(self, client: str) -> str | None:
         """None when `client` may open one more; else why not."""
-        if self.total >= MAX_SCREENS:
-            return f"too many screens joined (at most {MAX_SCREENS})"
+        if self.total >= self.most:
+            return f"too many screens joined (at most {self.most})"
         if self.by_client.get(client, 0) >= MAX_CLIENT_SCREENS:
             return f"too many screens joined from this device (at most {MAX_CLIENT_SCREENS})"
         self.by_client[client] = self.by_client.get(client, 0) + 1

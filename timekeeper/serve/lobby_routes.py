@@ -9,6 +9,7 @@ import contextlib
 from aiohttp import web
 
 from timekeeper.errors import TimekeeperError
+from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, Game, GameError
 from timekeeper.serve.library import LoadedTrack
 from timekeeper.serve.lobby import LOBBY, Lobby, normal_code
@@ -23,7 +24,7 @@ async def _prepare(state: ServerState, game: Game) -> None:
     """Prepare the game's mix now (phrases synthesized, clips loaded) so Play need not wait."""
     key = game.mix_key
     with contextlib.suppress(TimekeeperError, OSError, ValueError):
-        mix = await state.mix(game)
+        mix = await state.mix(game, ahead=True)
         if game.mix_key == key and game.playback.status == READY:
             game.duration_ms = mix.duration_ms
             state.save(game)
@@ -41,9 +42,10 @@ def lobby_json(request: web.Request, game: Game) -> dict:
             "mode": game.mode, "status": game.playback.status, "join_url": state.join_url(game, base_url(request))}
 
 
-async def _chosen(request: web.Request) -> tuple[LoadedTrack, LobbyBody]:
+async def _chosen(request: web.Request, crew: str) -> tuple[LoadedTrack, LobbyBody]:
+    """The track and settings sent, the track from `crew`'s tracks (hosted mode; the server's otherwise)."""
     data: LobbyBody = checked(request).body
-    loaded = await asyncio.to_thread(state_of(request).library.load, data.track)
+    loaded = await asyncio.to_thread(state_of(request).library_for(crew).load, data.track)
     return loaded, data
 
 
@@ -51,8 +53,8 @@ async def _chosen(request: web.Request) -> tuple[LoadedTrack, LobbyBody]:
 async def open_lobby(request: web.Request) -> web.Response:
     """A new game in the ready state for the track and settings the set-up screen shows."""
     state = state_of(request)
-    loaded, data = await _chosen(request)
-    game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False)
+    loaded, data = await _chosen(request, crew_of(request))
+    game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False, crew=crew_of(request))
     request.app[LOBBY].forget(set(state.games.games))
     prepare_soon(state, game)
     if data.after is not None:  # Replay or a new mission: the last game's screens come along
@@ -73,7 +75,7 @@ async def change_setup(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    loaded, data = await _chosen(request)
+    loaded, data = await _chosen(request, game.crew)  # the room's crew's tracks, whoever sends the change
     settings, mode = state.mix_settings(data.settings.model_dump(), loaded.scenario.language), data.mode
     if game.settled().status != READY:
         raise GameError("the mission has started; its track and settings stay as they are")

@@ -14,6 +14,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
+from timekeeper.serve.clients import client_address
+from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
@@ -52,7 +54,7 @@ from timekeeper.serve.state import ServerState, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSETS = {"app.js": "text/javascript", "log.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+ASSETS = {"app.js": "text/javascript", "log.js": "text/javascript", "offline.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
           "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
@@ -146,11 +148,13 @@ async def info(request: web.Request) -> web.Response:
         "languages": [{"code": code, "name": phrase_book(code).name if code in LANGUAGES else pack_language_name(code, ui)}
                       for code in state.languages],
         "voices": voices,
-        "install": await asyncio.to_thread(install_offers),  # natural voices one step away
+        "install": [] if state.config.public else await asyncio.to_thread(install_offers),  # natural voices one step away
         "music": sorted(state.music_files()),
         "generate": generator_form(ui),
         "pace": {"normal": NORMAL_PACE, "low": MIN_PACE, "high": MAX_PACE},  # the training pace a game may take
-        "lan": state.config.lan,
+        "lan": state.config.lan or state.config.public,  # other devices can reach the server: show the QR code
+        "public": state.config.public,  # hosted mode: crews, the crew link (docs/serve.md#hosted-mode)
+        "room_idle_s": state.config.room_idle_s if state.config.public else None,  # a game nobody uses then goes
     })
 
 
@@ -180,8 +184,16 @@ async def ui_messages(request: web.Request) -> web.Response:
 @declares(NO_INPUT)
 async def tracks(request: web.Request) -> web.Response:
     state = state_of(request)
-    found = await asyncio.to_thread(state.library.tracks)
+    found = await asyncio.to_thread(state.library_for(crew_of(request)).tracks)
     return web.json_response({"tracks": [track.as_json() for track in found]})
+
+
+def crew_library(request: web.Request):
+    """The library the asking crew adds tracks to (its folder made first in hosted mode)."""
+    state = state_of(request)
+    crew = crew_of(request)
+    state.claim_crew(crew)
+    return state.library_for(crew)
 
 
 def added(loaded: LoadedTrack) -> web.Response:
@@ -196,7 +208,7 @@ async def upload(request: web.Request) -> web.Response:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise Refused(f"{name}: not UTF-8 text; a scenario file is YAML", code="invalid_encoding") from None
-    loaded = await asyncio.to_thread(state_of(request).library.add_yaml, text, name)
+    loaded = await asyncio.to_thread(crew_library(request).add_yaml, text, name)
     return added(loaded)
 
 
@@ -210,7 +222,7 @@ async def flashcode(request: web.Request) -> web.Response:
         raise Refused("paste a FlashPlayerCode such as 010AL1TW,050ID,120AL2TR,...", field="code")
     title = data.title or DEFAULT_TITLE
     scenario = parse_flashcode(code, title)
-    loaded = await asyncio.to_thread(state_of(request).library.add_scenario, scenario, "FlashPlayerCode")
+    loaded = await asyncio.to_thread(crew_library(request).add_scenario, scenario, "FlashPlayerCode")
     return added(loaded)
 
 
@@ -223,9 +235,11 @@ async def generate(request: web.Request) -> web.Response:
     data = checked(request).body
     voice = await asyncio.to_thread(state.voice_spec, data.voice)
     ui = page_language(request)
+    library = crew_library(request)
     try:
         made = await state.slow.run(f"generate-{id(request)}",
-                                    lambda: generate_tracks(state.library, data.model_dump(), voice, ui))
+                                    lambda: generate_tracks(library, data.model_dump(), voice, ui),
+                                    owner=crew_of(request) or None)
     except SettingProblem as problem:  # said with the form's labels, in the page's language
         raise Refused(problem.text(ui), field=problem.option) from None
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
@@ -237,6 +251,10 @@ def base_url(request: web.Request) -> str:
     """Where other devices reach this server: in LAN mode its network address and the port this
     connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
+    if state.config.public:
+        from timekeeper.serve.public import public_base
+
+        return public_base(request)
     if state.config.lan_addresses:
         sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
         port = sockname[1] if sockname else state.config.port
@@ -259,8 +277,9 @@ async def describe(request: web.Request, game) -> web.Response:
 async def new_game(request: web.Request) -> web.Response:
     state = state_of(request)
     data: NewGameBody = checked(request).body
-    loaded = await asyncio.to_thread(state.library.load, data.track)
-    game = await state.new_game(loaded, data.settings.model_dump())
+    crew = crew_of(request)
+    loaded = await asyncio.to_thread(state.library_for(crew).load, data.track)
+    game = await state.new_game(loaded, data.settings.model_dump(), crew=crew)
     return await describe(request, game)
 
 
@@ -350,7 +369,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
     Each message is checked (serve/schemas.py) and counted (serve/limits.py)."""
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    device = request.remote or ""
+    device = client_address(request)
     refused = state.sockets.join(device)
     if refused is not None:
         return json_error(503, refused, code="too_busy", headers={"Retry-After": "10"})
@@ -361,7 +380,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
         joined.add(socket)
         try:
             await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": len(joined)})
-            await _follow(state, game, socket, request.app[LOBBY])
+            await _follow(state, game, socket, request.app[LOBBY], request)
         except ConnectionError:
             pass  # the screen went away
         except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
@@ -376,7 +395,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
     return socket
 
 
-async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby) -> None:
+async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby, request: web.Request) -> None:
     """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long;
     every screen is told who is connected when a screen says hello or the sound moves."""
     rate = MessageRate()
@@ -398,6 +417,11 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby
             continue
         if message.type != WSMsgType.TEXT:
             continue
+        wait = _message_allowed(request)
+        if wait:  # hosted mode: this client's messages a minute (serve/rates.py)
+            await socket.send_json({"type": "error", "error": f"too many messages from this address; try again in "
+                                    f"{wait} s", "code": "rate_limited", "retry_after_s": wait})
+            continue
         try:
             data = screen_message(message.data)
             if isinstance(data, Ping):
@@ -414,6 +438,11 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse, lobby
                     await tell(lobby, game.id, game.holder, state.screens.get(game.id, set()))
         except TimekeeperError as error:
             await socket.send_json({"type": "error", **error_body(error)})
+
+
+def _message_allowed(request: web.Request) -> int:
+    rates = state_of(request).rates
+    return 0 if rates is None else rates.take(client_address(request), "messages")
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
@@ -595,7 +624,7 @@ async def render_progress(request: web.Request) -> web.Response:
 @declares(RouteInput(body=VoiceInstallBody, max_body=1024))
 async def start_voice_install(request: web.Request) -> web.Response:
     """Install a language's recommended voice; only the machine that runs the server may ask."""
-    if not _from_this_machine(request):
+    if state_of(request).config.public or not _from_this_machine(request):
         return json_error(403, "voices are installed from the machine that runs timekeeper serve")
     job = state_of(request).start_voice_install(checked(request).body.language)
     return web.json_response(job.as_json(), status=202)

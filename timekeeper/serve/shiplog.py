@@ -22,6 +22,7 @@ from timekeeper.logbook.record import Entry
 from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.logbook.stats import GroupStats, LogStats
+from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import Game
 from timekeeper.serve.routes import STATE, attachment, checked, json_error, page, state_of, to_screens
 from timekeeper.serve.schemas import (
@@ -44,7 +45,7 @@ MISSION_BODY_BYTES = 48 * 1024  # a mission's values: 15 fields, notes up to 2,0
 def _track(request: web.Request) -> tuple[Game, str]:
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    return game, state.library.track_reference(game.track_id)
+    return game, state.library_for(game.crew).track_reference(game.track_id)
 
 
 def _fields() -> list[dict]:
@@ -56,8 +57,17 @@ def entry_json(entry: Entry) -> dict:
     return {"id": entry.id, "score": entry.score, "won": entry.won, "campaign": entry.campaign_id}
 
 
-def _log(request: web.Request) -> ShipLog:
-    return ShipLog.open(request.app[STATE].config.log)
+def _log(request: web.Request, crew: str | None = None, *, writing: bool = False) -> ShipLog:
+    """The ship's log of `crew` (default: the asking browser's; without --public the machine's).
+    In hosted mode a crew that has no log yet reads an empty one, made on disk only to write."""
+    state = request.app[STATE]
+    crew = crew_of(request) if crew is None else crew
+    path = state.log_for(crew)
+    if state.config.public and path is not None and not path.exists():
+        if not writing:
+            return ShipLog.open(":memory:")
+        state.claim_crew(crew)
+    return ShipLog.open(path)
 
 
 @declares(RouteInput(path=GamePath))
@@ -67,7 +77,7 @@ async def form(request: web.Request) -> web.Response:
     game, track = _track(request)
 
     def read() -> tuple[dict, Entry | None]:
-        with _log(request) as log:
+        with _log(request, game.crew) as log:  # the room's crew's log
             return log.form_defaults(track), log.game_entry(game.id)
 
     values, recorded = await asyncio.to_thread(read)
@@ -82,7 +92,7 @@ async def record(request: web.Request) -> web.Response:
     values = {**{key: value for key, value in sent.items() if key not in TRACK_FIELDS}, "track": track}
 
     def store() -> tuple[Entry, str]:
-        with _log(request) as log:
+        with _log(request, game.crew, writing=True) as log:  # the room's crew's log, whoever records it
             try:
                 return log.record_mission(values, game=game.id), ""
             except AlreadyRecorded as error:  # another screen was first
@@ -135,7 +145,7 @@ async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *
     entry_id = checked(request).path.id
 
     def run() -> tuple[Entry, str | None]:
-        with _log(request) as log, log.batch():
+        with _log(request) as log, log.batch():  # a crew without a log: none of its missions exists
             game = log.entry_game(entry_id)
             return work(log, entry_id), game
 

@@ -18,9 +18,11 @@ from timekeeper.model import MAX_PLAYERS
 from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
+from timekeeper.serve.crews import Crews
 from timekeeper.serve.games import ENDED, KEPT_GAMES, PLAYING, Game, GameStore, new_game_id, wall_ms
 from timekeeper.serve.library import Library, LoadedTrack, files_below
-from timekeeper.serve.limits import ScreenCount
+from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
+from timekeeper.serve.rates import ClientRates
 from timekeeper.serve.schemas import Refused
 from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
@@ -38,6 +40,10 @@ MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
 MAX_GAMES = 4 * KEPT_GAMES  # games kept when none can be forgotten (all played or watched)
+PUBLIC_ROOMS = 5000  # hosted mode: games (rooms) kept at once; idle ones expire (serve/rooms.py)
+PUBLIC_SCREENS = 5000  # hosted mode: WebSockets open at once in one process
+PUBLIC_CONNECTIONS = 8000  # hosted mode: connections open at once (fewer when the open-files limit is low)
+PER_CREW_WORK = 2  # hosted mode: jobs one crew may have in each queue of slow work (fair sharing)
 
 
 def default_state_dir() -> Path:
@@ -68,6 +74,10 @@ class ServeConfig:
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
     log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
+    public: bool = False  # hosted mode (serve/public.py): crews, rooms that expire, per-client limits
+    trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For and -Proto are believed
+    room_idle_s: float = 7200.0  # hosted mode: a room nobody uses for this long is forgotten
+    public_url: str | None = None  # hosted mode: the address links and QR codes carry (else as asked)
     sound_cache: Path | None = None  # the page's sound files (None: default_sound_cache()); workers may share one
     sound_cache_mb: int = DEFAULT_LIMIT_MB  # complete sound files kept there, least recently served deleted first
 
@@ -84,16 +94,20 @@ class ServerState:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self.library = Library(config.scenarios, config.state)
-        self.games = GameStore(config.state)
+        self.max_games = PUBLIC_ROOMS if config.public else MAX_GAMES
+        self.games = GameStore(config.state, keep=PUBLIC_ROOMS if config.public else KEPT_GAMES)
+        self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
+        self.rates = ClientRates() if config.public else None  # hosted mode: per-client limits
         self.mixes = MixCache()
         self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.screens: dict[str, set] = {}  # game id -> open WebSockets
-        self.sockets = ScreenCount()
-        self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING)
-        self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING)
-        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING)  # generating missions, PDFs
+        self.sockets = ScreenCount(PUBLIC_SCREENS if config.public else MAX_SCREENS)
+        per_owner = PER_CREW_WORK if config.public else None  # one crew cannot fill a queue
+        self.rendering = WorkQueue("render", RENDER_THREADS, RENDERS_WAITING, per_owner=per_owner)
+        self.mixing = WorkQueue("mix", MIX_THREADS, MIXES_WAITING, per_owner=per_owner and 2 * per_owner)
+        self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING, per_owner=per_owner)  # generating missions, PDFs
         self._saved_ms: dict[str, float] = {}
 
     # --- what the page may choose --------------------------------------------------------------
@@ -184,19 +198,58 @@ class ServerState:
             "pace": float(pace),
         }
 
+    # --- crews (hosted mode: serve/crews.py) ------------------------------------------------------
+    def library_for(self, crew: str) -> Library:
+        """The tracks a crew sees: without --public the server's; in hosted mode the built-in ones
+        and the crew's own."""
+        if self.crews is None:
+            return self.library
+        if not crew:
+            raise ScenarioError("no such track; pick one from the list", missing=True)
+        return self.crews.library(crew)
+
+    def claim_crew(self, crew: str) -> None:
+        """A crew is about to store something (a track, a mission in its log): its folder."""
+        if self.crews is not None:
+            self.crews.claim(crew)
+
+    def log_for(self, crew: str) -> Path | None:
+        """The ship's log of a crew: without --public the machine's (--log, else the default one)."""
+        if self.crews is None:
+            return self.config.log
+        if not crew:
+            raise ScenarioError("no such ship's log", missing=True)
+        return self.crews.log_path(crew)
+
+    def owner(self, game: Game) -> str | None:
+        """Whose share of the slow work a game's job uses (hosted mode: its crew's)."""
+        return (game.crew or game.id) if self.config.public else None
+
     # --- games ---------------------------------------------------------------------------------
-    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True) -> Game:
+    async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True,
+                       crew: str = "") -> Game:
         """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
-        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode)
-        if len(self.games.games) >= MAX_GAMES:
-            raise Refused(f"{MAX_GAMES} games are kept and in use; end one first", status=503, code="too_busy",
+        game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode, crew=crew)
+        if len(self.games.games) >= self.max_games:
+            raise Refused(f"{self.max_games} games are kept and in use; end one first", status=503, code="too_busy",
                           retry_after_s=60)
         if mixed:
             game.duration_ms = (await self.mix(game)).duration_ms
         in_use = {game_id for game_id, sockets in self.screens.items() if sockets}
         with self.unsaved_refused():
             return self.games.add(game, in_use)
+
+    def kept_games(self) -> list[Game]:
+        """The games this process keeps (hosted mode looks for idle rooms among them)."""
+        return list(self.games.games.values())
+
+    def forget_games(self, game_ids: list[str]) -> None:
+        """Forget games (expired rooms of hosted mode): their saved files and joined screens."""
+        for game_id in game_ids:
+            self.games.remove(game_id)
+            self.screens.pop(game_id, None)
+            self._saved_ms.pop(game_id, None)
 
     def game(self, game_id: str) -> Game:
         game = self.games.get(game_id)
@@ -205,12 +258,15 @@ class ServerState:
                                 missing=True)
         return game
 
-    async def mix(self, game: Game) -> PreparedMix:
+    async def mix(self, game: Game, *, ahead: bool = False) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
-        first time) in the mixing queue, off the event loop."""
+        first time) in the mixing queue, off the event loop. A mix prepared `ahead` (the lobby's,
+        while the crew sets up) takes one of its crew's few places in hosted mode; one a screen
+        waits for does not, so quick set-up changes never refuse a Play."""
         mix = self.mixes.kept(game.mix_key)
         if mix is None:
-            mix = await self.mixing.run(game.mix_key, lambda: self._prepare(game))
+            mix = await self.mixing.run(game.mix_key, lambda: self._prepare(game),
+                                        owner=self.owner(game) if ahead else None)
         if game.mode != "quiet":
             self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
         return mix
@@ -271,7 +327,8 @@ class ServerState:
             self._forget_old_renders()
             return job
         source = game.track_id.partition(":")[2] or game.title
-        self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source))
+        self.rendering.start(job_id, lambda: run_render(job, self._prepare(game), game.scenario, source),
+                             owner=self.owner(game))
         self.jobs[job_id] = job  # only once queued: a refused download leaves nothing behind
         self._forget_old_renders()
         return job

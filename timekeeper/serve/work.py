@@ -26,12 +26,14 @@ T = TypeVar("T")
 
 class WorkQueue:
     """`threads` threads of their own, at most `waiting` jobs queued behind them; jobs by key, in
-    the order they came."""
+    the order they came. With `per_owner` (hosted mode), one owner (a crew) may have at most that
+    many unfinished jobs, so no crew can fill the queue: more is refused with 429."""
 
-    def __init__(self, name: str, threads: int, waiting: int) -> None:
-        self.name, self.threads, self.waiting = name, threads, waiting
+    def __init__(self, name: str, threads: int, waiting: int, per_owner: int | None = None) -> None:
+        self.name, self.threads, self.waiting, self.per_owner = name, threads, waiting, per_owner
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix=f"timekeeper-{name}")
         self.keys: list[str] = []  # unfinished jobs, oldest first
+        self.owners: dict[str, list[str]] = {}  # owner -> its unfinished jobs' keys
 
     def position(self, key: str) -> int:
         """0 while the job runs (or has finished), else how many jobs are ahead of it."""
@@ -39,26 +41,39 @@ class WorkQueue:
             return 0
         return max(0, self.keys.index(key) - self.threads + 1)
 
-    def _admit(self, key: str) -> None:
+    def _admit(self, key: str, owner: str | None) -> None:
         if len(self.keys) >= self.threads + self.waiting:
             raise Refused(f"the server is busy ({len(self.keys)} {self.name} jobs queued); try again in "
                           f"{RETRY_AFTER_S} s", status=503, code="queue_full", retry_after_s=RETRY_AFTER_S)
+        if owner is not None and self.per_owner is not None:
+            mine = self.owners.setdefault(owner, [])
+            if len(mine) >= self.per_owner:
+                raise Refused(f"your crew already has {len(mine)} {self.name} jobs queued; try again when one is "
+                              f"done (in about {RETRY_AFTER_S} s)", status=429, code="rate_limited",
+                              retry_after_s=RETRY_AFTER_S)
+            mine.append(key)
         self.keys.append(key)
 
-    def start(self, key: str, work: Callable[[], object]) -> asyncio.Future:
-        """Queue `work` (Refused when the queue is full); its future."""
-        self._admit(key)
+    def start(self, key: str, work: Callable[[], object], owner: str | None = None) -> asyncio.Future:
+        """Queue `work` for `owner` (Refused when the queue, or the owner's share of it, is full); its future."""
+        self._admit(key, owner)
         future = asyncio.get_running_loop().run_in_executor(self.executor, work)
-        future.add_done_callback(lambda _f: self._done(key))
+        future.add_done_callback(lambda _f: self._done(key, owner))
         return future
 
-    async def run(self, key: str, work: Callable[[], T]) -> T:
+    async def run(self, key: str, work: Callable[[], T], owner: str | None = None) -> T:
         """Queue `work` and wait for its result."""
-        return await self.start(key, work)
+        return await self.start(key, work, owner)
 
-    def _done(self, key: str) -> None:
+    def _done(self, key: str, owner: str | None = None) -> None:
         if key in self.keys:
             self.keys.remove(key)
+        mine = self.owners.get(owner or "")
+        if mine is not None:
+            if key in mine:
+                mine.remove(key)
+            if not mine:
+                del self.owners[owner or ""]
 
     def shutdown(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)

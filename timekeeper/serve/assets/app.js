@@ -58,8 +58,19 @@ function translatePage(root = document) {
     }
   }
   translateGenerateForm();
+  drawExpiry();
   wordVoiceOffer();
   if (view.game) follow();
+}
+
+// Hosted mode: a game nobody uses is forgotten after the server's idle time; its link says so.
+function drawExpiry() {
+  const idle = info && info.public ? info.room_idle_s : 0;
+  const time = idle % 3600 === 0 ? `${idle / 3600} h` : idle % 60 === 0 ? `${idle / 60} min` : `${idle} s`;
+  for (const element of document.querySelectorAll(".expiry")) {
+    element.hidden = !idle;
+    element.textContent = idle ? t("page.join.expiry", { time }) : "";
+  }
 }
 
 function errorText(error) {
@@ -379,6 +390,7 @@ async function showLobby(made) {
   $("#lobby-link").href = made.join_url;
   $("#lobby-link").textContent = made.join_url;
   const lan = await serverInfo().then((i) => i.lan, () => false);
+  drawExpiry();
   $("#lobby-qr").hidden = !lan;
   $("#lobby-local").hidden = lan;
   if (lan) $("#lobby-qr").src = `/api/games/${made.id}/qr.svg`;
@@ -603,6 +615,7 @@ function openGame(game, { sound = false, prompter = false, start = false } = {})
 // Phones reach the server only in LAN mode; without it the link serves this machine's other windows.
 async function showJoin(game) {
   const lan = await serverInfo().then((i) => i.lan, () => false);
+  drawExpiry();
   $("#qr").hidden = !lan;
   $("#join-local").hidden = lan;
   if (lan) $("#qr").src = `/api/games/${game.id}/qr.svg`;
@@ -629,6 +642,28 @@ function setSound(on) {
 
 function send(message) {
   if (view.socket && view.socket.readyState === WebSocket.OPEN) view.socket.send(JSON.stringify(message));
+  else if (view.sound && view.game && ["play", "pause"].includes(message.type)) playOffline(message);
+}
+
+// Without the server (the network is gone) the device that plays the sound goes on alone: its
+// audio is the clock. Play and pause act here, and the server is told once the socket is back.
+function playOffline(message) {
+  const audio = $("#audio");
+  const at = audio.currentTime * 1000;
+  view.playback = { ...view.playback, status: message.type === "pause" ? "paused" : "playing", position_ms: at,
+    at_ms: serverNow() };
+  view.offline = { type: message.type, game: view.game.id };
+  follow();
+}
+
+function sendOffline(socket) {
+  const missed = view.offline;
+  view.offline = null;
+  if (!missed || !view.game || missed.game !== view.game.id) return false;
+  const at = $("#audio").currentTime * 1000;
+  if (missed.type === "pause") socket.send(JSON.stringify({ type: "pause", at_ms: at }));
+  else for (const command of [{ type: "seek", at_ms: at }, { type: "play" }]) socket.send(JSON.stringify(command));
+  return true;
 }
 
 function connect(gameId, start) {
@@ -647,6 +682,7 @@ function connect(gameId, start) {
     const kind = matchMedia("(pointer: coarse)").matches ? "phone" : "screen";
     send({ type: "hello", client: clientId, kind });
     if (view.sound || (!view.game && !$("#quiet").checked)) send({ type: "claim" }); // the set-up device plays the sound
+    view.skipSnapshot = sendOffline(socket); // what was pressed offline wins over the state the server had
     ping();
     if (start) {
       start = false;
@@ -684,6 +720,7 @@ async function receive(message) {
     openGame(game, { sound: view.sound, prompter: view.prompter });
   } else if (message.type === "state") {
     if (!view.game) return lobbyStarted(message.playback);
+    if (view.skipSnapshot && "screens" in message) return (view.skipSnapshot = false); // older than the offline press
     const was = view.playback.status;
     view.playback = message.playback;
     if ("holder" in message.playback) view.holder = message.playback.holder;

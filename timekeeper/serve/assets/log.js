@@ -125,8 +125,27 @@ async function showLog() {
   const log = await api("/api/log");
   drawLogTable(log);
   drawStats(log.stats);
+  showCrewLink();
   $("#log-home").hidden = !$("#log-close").hidden; // the log page alone (/log): a way to the set-up screen
   if (!$("#log-close").hidden) $("#log-close").focus();
+}
+
+// Hosted mode: the log is the crew's, known by a key in this browser; its link opens it elsewhere.
+async function showCrewLink() {
+  const hosted = await serverInfo().then((i) => i.public, () => false);
+  $("#crewlink").hidden = !hosted;
+  if (hosted) $("#crewlink-url").value = (await api("/api/crew")).link;
+}
+
+async function copyCrewLink() {
+  const field = $("#crewlink-url");
+  try {
+    await navigator.clipboard.writeText(field.value);
+  } catch (error) {
+    field.select(); // no clipboard here (plain http): the link is selected to copy by hand
+    document.execCommand("copy");
+  }
+  toast(t("log.crew.copied"));
 }
 
 function closeLog() {
@@ -352,4 +371,5 @@ function wireLog() {
   $("#logform").addEventListener("submit", recordMission);
   $("#log-edit form").addEventListener("submit", saveMission);
   $("#log-delete form").addEventListener("submit", removeMission);
+  $("#crewlink-copy").addEventListener("click", copyCrewLink);
 }

@@ -1,0 +1,42 @@
+"""Who is asking: the client address of a request. Behind the reverse proxy of hosted mode every
+connection comes from the proxy, so the address the proxy names (X-Forwarded-For) is believed,
+but only from an address given with --trust-proxy; anyone else's header is ignored."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+
+from aiohttp import web
+
+MAX_FORWARDED = 20  # addresses of X-Forwarded-For looked at (from the right)
+
+
+def _address(text: str) -> str | None:
+    text = text.strip()
+    if text.startswith("[") and "]" in text:
+        text = text[1:text.index("]")]
+    with contextlib.suppress(ValueError):
+        return str(ipaddress.ip_address(text))
+    return None
+
+
+def real_client(remote: str, forwarded_for: str | None, trusted: frozenset[str]) -> str:
+    """The client address: `remote` unless it is a trusted proxy; then the right-most address of
+    X-Forwarded-For that is not itself a trusted proxy (what each proxy added, not what the client
+    wrote in front of it)."""
+    if remote not in trusted or not forwarded_for:
+        return remote
+    hops = [part for part in forwarded_for.split(",")][-MAX_FORWARDED:]
+    for hop in reversed(hops):
+        address = _address(hop)
+        if address is None:
+            return remote  # a hop we cannot read: the proxy is the client we know
+        if address not in trusted:
+            return address
+    return remote
+
+
+def client_address(request: web.Request) -> str:
+    """The request's client address as the middleware of serve/public.py found it."""
+    return request.get("client") or request.remote or ""

@@ -1,0 +1,119 @@
+"""Hosted mode, `timekeeper serve --public`: one server for many crews behind a reverse proxy
+(nginx with TLS, docs/hosting.md).
+
+- Nothing of the machine is offered: no --scenarios or --music folder, no ship's log of its own,
+  no voice installs; each crew (serve/crews.py) sees the built-in tracks and its own.
+- A room is a game; idle rooms expire (serve/rooms.py).
+- Per-client limits (serve/rates.py) by the real client address (serve/clients.py): a request
+  beyond one is answered 429 with Retry-After, in the JSON shape of every error.
+- The render, mix and slow-work queues are shared fairly: one crew may hold only a few places.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from timekeeper.serve.clients import client_address, real_client
+from timekeeper.serve.crews import COOKIE, COOKIE_MAX_AGE_S, KEY, crew_id, read_crew, remember_crew
+from timekeeper.serve.rates import WHAT
+from timekeeper.serve.rooms import ROOMS, Rooms, keep_rooms, touch
+from timekeeper.serve.routes import STATE, json_error, state_of
+from timekeeper.serve.schemas import NO_INPUT, Loose, RouteInput, declares
+from timekeeper.serve.state import ServeConfig
+
+# what each route counts against, beyond "requests" (every request counts there)
+ROUTE_KINDS = {
+    ("POST", "/api/lobby"): "rooms",
+    ("POST", "/api/games"): "rooms",
+    ("POST", "/api/games/{game}/renders"): "renders",
+    ("POST", "/api/tracks/upload"): "uploads",
+    ("POST", "/api/tracks/flashcode"): "uploads",
+    ("POST", "/api/tracks/generate"): "uploads",
+    ("GET", "/api/join/{code}"): "joins",
+    ("GET", "/j/{code}"): "joins",
+    ("GET", "/crew/{key}"): "joins",
+    ("POST", "/api/games/{game}/command"): "messages",
+    ("POST", "/api/games/{game}/setup"): "messages",
+    ("POST", "/api/games/{game}/log"): "messages",
+    ("PATCH", "/api/log/{id}"): "messages",
+    ("DELETE", "/api/log/{id}"): "messages",
+}
+
+
+def is_https(request: web.Request) -> bool:
+    """The browser's connection is https: this one, or the trusted proxy's (X-Forwarded-Proto)."""
+    config: ServeConfig = request.app[STATE].config
+    if config.public_url:
+        return config.public_url.startswith("https://")
+    if request.remote in set(config.trusted_proxies):
+        return request.headers.get("X-Forwarded-Proto", "").strip().lower() == "https"
+    return request.scheme == "https"
+
+
+def public_base(request: web.Request) -> str:
+    """Where browsers reach the server: --public-url, else the host they asked for."""
+    config: ServeConfig = request.app[STATE].config
+    if config.public_url:
+        return config.public_url.rstrip("/")
+    return f"{'https' if is_https(request) else 'http'}://{request.host}"
+
+
+def refused(kind: str, wait_s: int) -> web.Response:
+    return json_error(429, f"too many {WHAT[kind]} from this address; try again in {wait_s} s",
+                      code="rate_limited", headers={"Retry-After": str(wait_s)})
+
+
+@web.middleware
+async def hosted(request: web.Request, handler):
+    """The real client address (every mode); in hosted mode the crew, the per-client limits, and
+    the room a request names kept alive."""
+    state = state_of(request)
+    config = state.config
+    request["client"] = real_client(request.remote or "", request.headers.get("X-Forwarded-For"),
+                                    frozenset(config.trusted_proxies))
+    if not config.public or state.rates is None:
+        return await handler(request)
+    client = client_address(request)
+    route = request.match_info.route.resource
+    kind = ROUTE_KINDS.get((request.method, route.canonical)) if route is not None else None
+    for counted in ("requests", kind) if kind else ("requests",):
+        wait = state.rates.take(client, counted)
+        if wait:
+            return refused(counted, wait)
+    read_crew(request)
+    touch(request)
+    response = await handler(request)
+    remember_crew(request, response, is_https(request))
+    return response
+
+
+@declares(RouteInput(query=Loose))
+async def crew_link(request: web.Request) -> web.Response:
+    """/crew/KEY: this browser becomes one of that crew's (its tracks, its ship's log): the log opens."""
+    key = request.match_info["key"]
+    if not KEY.match(key):
+        raise web.HTTPNotFound()
+    response = web.Response(status=302, headers={"Location": "/log", "Cache-Control": "no-store"})
+    response.set_cookie(COOKIE, key, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="Lax",
+                        secure=is_https(request), path="/")
+    request.pop("new_crew_key", None)
+    request["crew"] = crew_id(key)
+    return response
+
+
+@declares(NO_INPUT)
+async def crew_info(request: web.Request) -> web.Response:
+    """The crew link of this browser's crew, to bookmark or open on another device."""
+    key = request.get("crew_key", "")
+    if not key:
+        raise web.HTTPNotFound()
+    return web.json_response({"link": f"{public_base(request)}/crew/{key}"},
+                             headers={"Cache-Control": "no-store"})
+
+
+def add_public(app: web.Application, config: ServeConfig) -> None:
+    """The routes and tasks of hosted mode (only with --public)."""
+    app.router.add_get("/crew/{key}", crew_link)
+    app.router.add_get("/api/crew", crew_info)
+    app[ROOMS] = Rooms(config.room_idle_s)
+    app.cleanup_ctx.append(keep_rooms(app[STATE]))
