@@ -223,6 +223,9 @@ def test_a_file_locked_by_another_maker_is_not_made_twice(tmp_path):
     assert cache._write(sound, mix) is True  # its maker died (the lock is free): made here
     assert sound.path.stat().st_size == sound.size == mp3stream.stream_size(mix.n_samples)
     assert not sound.part.exists()
+    made = sound.path.stat().st_mtime_ns
+    assert cache._write(sound, mix) is False and not sound.part.exists()  # complete: not made again
+    assert sound.path.stat().st_mtime_ns == made
     with wave.open(str(tmp_path / "check.wav"), "wb") as out:  # the decoded file is the mix
         out.setnchannels(1)
         out.setsampwidth(2)

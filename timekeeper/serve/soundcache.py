@@ -169,6 +169,8 @@ class SoundCache:
         """Encode `sound` unless it exists or another process holds its lock, a step (a second of
         sound) at each next(); returns True when written."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        if sound.path.is_file():
+            return False
         fd = os.open(sound.part, os.O_CREAT | os.O_RDWR, 0o644)
         try:
             try:
@@ -176,9 +178,12 @@ class SoundCache:
             except BlockingIOError:
                 return False  # another worker is making it
             try:
-                if sound.path.is_file() or os.stat(sound.part).st_ino != os.fstat(fd).st_ino:
-                    return False  # made (and renamed) while this one waited for the lock
+                if os.stat(sound.part).st_ino != os.fstat(fd).st_ino:
+                    return False  # made (and renamed) while this one opened it
             except FileNotFoundError:
+                return False
+            if sound.path.is_file():  # made just before this one created an empty .part: remove that
+                sound.part.unlink()
                 return False
             os.ftruncate(fd, 0)
             pending, batch = bytearray(), FIRST_WRITE
