@@ -6,8 +6,12 @@ A file is named by its sound key (the mix key: track and settings; the voice tha
 program's version and the stream format). It is written as KEY.mp3.part, in order, by the one
 process that holds an exclusive lock on it (flock: a worker that dies leaves it unlocked, and the
 next one that asks starts it again), then renamed to KEY.mp3 when complete: a reader sees the
-bytes written so far, and a complete file is never half-written. Files are kept across restarts;
-when they hold more than the folder's limit, the least recently served are deleted.
+bytes written so far, and a complete file is never half-written. The same key makes the same
+bytes whoever encodes it, so the prefix a dead maker left is read as it is and written again from
+the start by the next one. Files are kept across restarts; when they hold more than the folder's
+limit, the least recently served are deleted. Two threads make every file under way, taking turns
+a second of sound at a time, so a new file's first bytes never wait behind another's whole
+encoding.
 """
 
 from __future__ import annotations
