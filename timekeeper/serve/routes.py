@@ -511,6 +511,8 @@ async def sound(request: web.Request) -> web.StreamResponse:
     """The game's mix as WAV, mixed as it is sent, for any byte range (the same samples the page's
     mp3 is encoded from; tools and tests compare it with `render`)."""
     state = state_of(request)
+    if state.config.public:  # 53 MB mixed per request: a hosted server sends only the mp3
+        return json_error(404, "a hosted server sends the game's sound as mp3 only: its address is the game's sound.url")
     game = state.game(request.match_info["game"])
     mix = await state.mix(game)
     size = wav_size(mix)
