@@ -15,7 +15,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.clients import client_address
+from timekeeper.serve.clients import client_address, public_base
 from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
@@ -252,9 +252,7 @@ def base_url(request: web.Request) -> str:
     connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
     if state.config.public or state.config.behind_proxy:  # as the browser asked the proxy (https, its host)
-        from timekeeper.serve.public import public_base
-
-        return public_base(request)
+        return public_base(request, state.config)
     if state.config.lan_addresses:
         sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
         port = sockname[1] if sockname else state.config.port
