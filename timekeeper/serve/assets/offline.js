@@ -10,6 +10,9 @@
     navigator.serviceWorker.ready.then((registration) => {
       if (registration.active) registration.active.postMessage({ type: "keep-sound", url });
     });
+  // wake the worker as Play is pressed: the sound's first byte range then passes a running worker
+  const warm = () => navigator.serviceWorker.controller && navigator.serviceWorker.controller.postMessage({ type: "warm" });
+  for (const id of ["play-here", "prompter-start", "toggle"]) document.getElementById(id).addEventListener("pointerdown", warm);
   const audio = document.querySelector("#audio");
   let asked = "";
   audio.addEventListener("playing", () => {
