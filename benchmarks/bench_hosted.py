@@ -9,7 +9,7 @@ limits see a crowd, not one client.
 Measures:
 - memory per room: the server's resident memory (VmRSS of /proc/PID/status) after the rooms are
   made, less before, per room; first the rooms alone (a lobby each, all of one track and settings:
-  one mix, prepared before), then with their screens joined (WebSockets saying hello);
+  one mix and one sound file, made before), then with their screens joined (WebSockets saying hello);
 - new room (POST /api/lobby) and a room's state (GET /api/games/ID) answer times, p50 and p99.
 Every loop is bounded in count and time; nothing leaves the machine.
 """
@@ -89,7 +89,11 @@ def main() -> None:
         try:
             headers = {"X-Forwarded-For": client(0)}
             first = server.request("/api/lobby", method="POST", json_body={"track": TRACK}, headers=headers).json()
-            assert server.request(f"/api/games/{first['id']}", headers=headers).status == 200  # its mix is ready
+            described = server.request(f"/api/games/{first['id']}", headers=headers)  # its mix is ready
+            assert described.status == 200
+            sound = described.json().get("sound")
+            if sound:  # the page's sound file, made once for the mix every room shares: read whole, so it is made
+                assert server.request(sound["url"], headers=headers).status == 200
             time.sleep(1.0)
             before = resident_mb(server.process.pid)
             made, reads, rooms = [], [], []

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import statistics
 
+from serving import wait_for
+
+# A document of the server that is not the page: no service worker takes the requests, so what
+# is measured is Chromium's own media path (the page's worker relays the same bytes).
+PLAIN_PAGE = "api/info"
+
 LISTEN = """
 const [url, seekTo, seconds] = arguments;
 const done = arguments[arguments.length - 1];
@@ -45,6 +51,16 @@ def heard_onsets(driver, url: str, seek_s: float, listen_s: float = 2.0) -> list
     assert len(playing) > 10, "the element did not play"
     offset = statistics.median(element - context for context, element in playing)
     return [(at + offset) * 1000 for at in result["onsets"]]
+
+
+def open_plain(driver, server, worker: bool = False) -> None:
+    """`driver` on a page of `server`: the plain document, or (`worker`) the page itself once its
+    service worker controls it."""
+    if not worker:
+        driver.get(server.url + PLAIN_PAGE)
+        return
+    driver.get(server.url)
+    wait_for(driver, "navigator.serviceWorker && navigator.serviceWorker.controller", 20)
 
 
 def lateness_ms(driver, url: str, cues_ms: list[int], before_ms: int = 1000) -> list[float]:

@@ -1,6 +1,7 @@
 """A first render (empty clip cache) sounds exactly as every later one: phrases levelled in the
 background while the mix streams (prepare_mix(background=True), voice/levelling.py), the shipped
-seed of effects and of joe's English phrases (timekeeper/seed.py), and damaged cache files."""
+seed of effects, of joe's English phrases and of the other languages' espeak-ng phrases
+(timekeeper/seed.py), and damaged cache files."""
 
 from __future__ import annotations
 
@@ -258,3 +259,53 @@ def test_silence_is_found_where_pydub_finds_it(tmp_path: Path) -> None:
         for part in (segment, segment.reverse()):
             expected = detect_leading_silence(part, silence_threshold=SILENCE_DBFS, chunk_size=1)
             assert leading_silence_ms(np.frombuffer(part.raw_data, dtype="<i2")) == expected
+
+
+SEEDED = ["de", "es", "fr", "it", "pl", "cs"]  # their default voice: espeak-ng, until their Piper voice is installed
+
+
+@pytest.mark.parametrize("language", SEEDED)
+def test_espeak_as_synthesized_here_is_the_shipped_clip(language: str, empty_cache: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """espeak-ng speaks each sentence in a fresh process and draws nothing at random: a few
+    phrases of each language's default voice, made now, are the shipped clips sample for sample."""
+    from timekeeper.phrases import phrase_book
+    from timekeeper.voice.tts import TtsVoice
+
+    voice = TtsVoice(language)
+    book = phrase_book(language)
+    texts = sorted(set(book.spoken.values()), key=len)
+    texts = [texts[0], texts[len(texts) // 2], texts[-1]]  # short, middle, the longest (several sentences)
+    shipped = {text: seed.seed_clip(voice.cache_path(text), voice.base) for text in texts}
+    assert all(clip is not None for clip in shipped.values()), f"not every phrase is shipped for {voice.name}"
+    monkeypatch.setattr(seed, "USE_SEED", False)
+    voice.prepare((text, text) for text in texts)
+    for text in texts:
+        made = voice.clip(text, text)
+        assert np.array_equal(made, shipped[text]), f"{language}: {text!r} differs from the shipped clip"
+
+
+def test_a_first_german_mix_synthesizes_nothing(empty_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """German's default voice (espeak-ng while its Piper voice is not installed) takes every phrase
+    of a game from the seed: no sentence is spoken, nothing is left to level, and the mix is the
+    one a warm cache gives."""
+    from timekeeper.voice import tts
+
+    monkeypatch.setenv("TIMEKEEPER_DEFAULT_VOICE", ESPEAK)
+    settings = MixSettings(language="de")
+    warm_folder = empty_cache.parent / "warm"
+    fresh(monkeypatch, warm_folder)
+    monkeypatch.setattr(seed, "USE_SEED", False)
+    made = prepare_mix(load_scenario("mission-1"), settings)  # every phrase synthesized, levelled
+    monkeypatch.setattr(seed, "USE_SEED", True)
+
+    def no_speaking(*args, **kwargs):
+        raise AssertionError("espeak-ng was started although every phrase is shipped")
+
+    monkeypatch.setattr(tts.TtsVoice, "_speak", no_speaking)
+    fresh(monkeypatch, empty_cache)
+    cold = prepare_mix(load_scenario("mission-1"), settings, background=True)
+    assert cold.levelling is None
+    assert cold.timeline == made.timeline
+    assert pcm_of(cold) == pcm_of(made)
+    assert len(list((empty_cache / "tts").rglob("*.wav"))) == len({p.text for c in cold.timeline.cues for p in c.speech})

@@ -44,7 +44,9 @@ def start(driver, server, track="builtin:mission-1"):
     wait_for(driver, f"document.querySelector('#track option[value=\"{track}\"]')")
     driver.execute_script(f"document.getElementById('track').value = '{track}';")
     driver.find_element("id", "play-here").click()
-    wait_for(driver, "window.timekeeper.view.game && window.timekeeper.clockMs() > 300")
+    # the sound itself has started (until then the clock is the server's, which the sound then corrects)
+    wait_for(driver, "window.timekeeper.view.game && document.getElementById('audio').currentTime > 0.3"
+                     " && window.timekeeper.clockMs() > 300")
     return driver.execute_script("return window.timekeeper.view.game;")
 
 

@@ -87,9 +87,12 @@ def test_crews_see_only_their_own_tracks_and_log(hosted):
 
     upload = a("/api/tracks/upload?name=m2.yaml", "POST", data=builtin_paths()["mission-2"].read_bytes())
     assert upload.status == 201
+    generated = a("/api/tracks/generate", "POST", {"seed": "4711", "kind": "mission"})
+    assert generated.status == 201, generated.body
+    made = {track, upload.json()["track"]["id"], generated.json()["tracks"][0]["id"]}
     listed = {t["id"] for t in a("/api/tracks").json()["tracks"]}
-    assert {track, upload.json()["track"]["id"]} <= listed
-    assert not {t["id"] for t in b("/api/tracks").json()["tracks"]} & {track, upload.json()["track"]["id"]}
+    assert made <= listed
+    assert not {t["id"] for t in b("/api/tracks").json()["tracks"]} & made
     stolen = b("/api/lobby", "POST", {"track": track})
     assert stolen.status == 404 and stolen.json()["code"] == "not_found"
 
@@ -243,9 +246,9 @@ def test_idle_rooms_expire_but_not_while_a_screen_is_connected(short_lived):
     expired = short_lived.request(f"/api/games/{gone['id']}")
     assert expired.status == 404 and expired.json()["code"] == "not_found"
     assert short_lived.request(f"/api/join/{gone['code']}").status == 404
-    deadline = time.monotonic() + 10
-    while short_lived.request(f"/api/join/{kept['code']}").status == 200 and time.monotonic() < deadline:
-        time.sleep(0.3)  # the screen has left: its room goes after the idle time too
+    deadline = time.monotonic() + 15
+    while short_lived.request(f"/api/join/{kept['code']}").status != 404 and time.monotonic() < deadline:
+        time.sleep(1.0)  # the screen has left: its room goes after the idle time too (a few look-ups: not 30)
     assert short_lived.request(f"/api/games/{kept['id']}").status == 404
 
 
@@ -319,3 +322,23 @@ def test_the_trusted_proxy_may_hold_more_connections_than_one_client(hosted):
     finally:
         for connection in idle:
             connection.close()
+
+
+def test_a_full_server_forgets_only_a_long_unused_crew(tmp_path, monkeypatch):
+    import os
+
+    from timekeeper.serve import crews
+    from timekeeper.serve.library import Library
+    from timekeeper.serve.schemas import Refused
+
+    monkeypatch.setattr(crews, "MAX_CREWS", 2)
+    kept = crews.Crews(tmp_path, Library(None, tmp_path / "shared"))
+    kept.claim("old")
+    kept.claim("recent")
+    with pytest.raises(Refused) as refused:
+        kept.claim("new")  # both in use lately: a new crew waits
+    assert refused.value.status == 503 and refused.value.code == "too_busy"
+    long_ago = time.time() - (crews.CREW_KEEP_DAYS + 1) * 86400
+    os.utime(tmp_path / "crews" / "old", (long_ago, long_ago))
+    kept.claim("new")
+    assert sorted(p.name for p in (tmp_path / "crews").iterdir()) == ["new", "recent"]

@@ -95,3 +95,36 @@ def test_chromium_finds_the_page_installable_with_its_worker(tmp_path, open_brow
         assert {"/", "/assets/app.js", "/assets/offline.js", "/assets/style.css", "/assets/icon-192.png"} <= set(shell)
     finally:
         assert server.stop() == 130
+
+
+def test_a_pause_pressed_offline_reaches_the_server_when_it_is_back(tmp_path, open_browsers):
+    server = start_server(tmp_path / "state", "--public")
+    try:
+        driver = open_browsers(PHONE, True)
+        driver.get(server.url)
+        wait_for(driver, "navigator.serviceWorker.controller", 20)
+        wait_for(driver, f"document.querySelector('#track option[value=\"{TRACK}\"]')")
+        driver.execute_script(f"document.getElementById('track').value = '{TRACK}';")
+        driver.find_element("id", "play-here").click()
+        wait_for(driver, "window.timekeeper.view.game && window.timekeeper.clockMs() > 300", 30)
+        game = driver.execute_script("return window.timekeeper.view.game.id;")
+        assert server.stop() == 130
+        wait_for(driver, "document.getElementById('conn').className === 'conn off'")
+        time.sleep(1.0)
+        driver.find_element("id", "toggle").click()  # paused while the server is away
+        wait_for(driver, "document.getElementById('audio').paused")
+        paused_ms = audio(driver, "currentTime") * 1000
+        server = start_server(tmp_path / "state", "--public", "--port", str(server.port))  # it is back
+        wait_for(driver, "document.getElementById('conn').className === 'conn on'", 20)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            playback = server.request(f"/api/games/{game}").json()["playback"]
+            if playback["status"] == "paused":
+                break
+            time.sleep(0.2)
+        assert playback["status"] == "paused" and abs(playback["position_ms"] - paused_ms) < 300
+        time.sleep(1.0)  # the server's older state did not restart the sound
+        assert audio(driver, "paused") is True
+        assert driver.execute_script("return window.timekeeper.view.playback.status;") == "paused"
+    finally:
+        server.stop()

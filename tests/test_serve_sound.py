@@ -223,6 +223,9 @@ def test_a_file_locked_by_another_maker_is_not_made_twice(tmp_path):
     assert cache._write(sound, mix) is True  # its maker died (the lock is free): made here
     assert sound.path.stat().st_size == sound.size == mp3stream.stream_size(mix.n_samples)
     assert not sound.part.exists()
+    made = sound.path.stat().st_mtime_ns
+    assert cache._write(sound, mix) is False and not sound.part.exists()  # complete: not made again
+    assert sound.path.stat().st_mtime_ns == made
     with wave.open(str(tmp_path / "check.wav"), "wb") as out:  # the decoded file is the mix
         out.setnchannels(1)
         out.setsampwidth(2)
@@ -231,3 +234,16 @@ def test_a_file_locked_by_another_maker_is_not_made_twice(tmp_path):
     heard, meant = decode(sound.path), decode(tmp_path / "check.wav")
     for cue in mix.timeline.cues[1:4]:
         assert abs(lag_ms(heard, meant, cue.at_ms - 50)) < 0.1
+
+
+def test_a_hosted_server_sends_the_mp3_and_not_the_wav(tmp_path):
+    running = start_server(tmp_path / "state", "--public", "--sound-cache", str(tmp_path / "sound"))
+    try:
+        game = new_game(running, "builtin:test-run-1")
+        wav = running.request(f"/api/games/{game['id']}/sound.wav")
+        assert wav.status == 404 and "mp3 only" in wav.json()["error"]  # 53 MB mixed per request: not offered
+        mp3 = running.request(game["sound"]["url"], headers={"Range": "bytes=0-143"})
+        assert mp3.status == 206 and mp3.body[:2] == mp3stream.HEADER[:2] and b"Info" in mp3.body
+    finally:
+        assert running.stop() == 130
+    assert "Traceback" not in "".join(running.output)

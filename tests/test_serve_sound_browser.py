@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from heard import lateness_ms
+from heard import lateness_ms, open_plain
 from serving import LAPTOP, start_server
 
 
@@ -26,7 +26,7 @@ def test_chromium_hears_each_cue_of_the_mp3_when_its_clock_says_as_with_the_wav(
     late = {}
     for name, url in (("wav", f"/api/games/{game['id']}/sound.wav"), ("mp3", game["sound"]["url"])):
         driver = open_browsers(LAPTOP)  # a fresh browser: nothing of the other file in its cache
-        driver.get(server.url)
+        open_plain(driver, server)
         late[name] = lateness_ms(driver, url, cues + cues)
     difference = statistics.median(late["mp3"]) - statistics.median(late["wav"])
     assert abs(difference) < 8, late  # a frame late (24 ms) would be the delay not accounted for

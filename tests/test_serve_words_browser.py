@@ -28,7 +28,8 @@ def german(driver) -> None:
 def test_the_generate_form_speaks_the_page_language(server, open_browsers):
     driver = open_browsers(LAPTOP)
     driver.get(server.url)
-    wait_for(driver, "document.querySelectorAll('#gen label[data-spec]').length > 10")
+    wait_for(driver, "document.querySelectorAll('#gen label[data-spec]').length > 10"
+                     " && [...document.querySelectorAll('#gen label[data-spec] span')].every((s) => s.textContent)")
     english = {field["key"]: field for field in driver.execute_script(FORM)}
     assert english["outages"]["name"] == "Communication outages" and english["ambush_chance"]["name"] == "Ambush chance (%)"
     assert english["outages"]["help"].startswith("How many communication outages")

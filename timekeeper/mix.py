@@ -205,7 +205,7 @@ def prepare_mix(
         voice_name=voice.name,
         warnings=tuple(getattr(voice, "warnings", ())),
         static_clip=voice.effect(STATIC_KEY),
-        levelling=levelling if levelling is not None and not levelling.finished else None,
+        levelling=levelling if levelling is not None and len(levelling) else None,  # (mix_chunk drops it once all is final)
     )
 
 

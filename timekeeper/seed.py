@@ -1,13 +1,17 @@
-"""Clips shipped with timekeeper, so a first render makes no effect and, in English, synthesizes no phrase.
+"""Clips shipped with timekeeper, so a first render makes no effect and synthesizes no phrase of a language's default voice.
 
 Two kinds of clip are slow to make the first time: the sound effects (alert, beep, jump, static,
 the three alarm beds: computed, then levelled to BS.1770 with scipy, whose import alone takes a
-second) and the phrases of the English default voice, Piper's joe (CC0: free to redistribute),
-which loads its model for a second or two and speaks at a fraction of a second per phrase,
-differently each time (it draws its noise at random). `tools/seed_clips.py` makes both once,
+second) and the phrases of each language's default voice: in English, Piper's joe (CC0: free to
+redistribute), which loads its model for a second or two and speaks at a fraction of a second per
+phrase, differently each time (it draws its noise at random); in the other languages, espeak-ng
+(TtsVoice, while their Piper voice is not installed), which speaks each sentence in a new process,
+the same samples every time, and whose every phrase a first mix must draft before its timeline is
+known (2-7 s on a loaded 2-core machine). `tools/seed_clips.py` makes them once,
 exactly as a first render makes them, and ships them in voices/seed/ under the very key of the
 clip cache (the path under the cache folder: for a phrase, the digest of format, model, model
-fingerprint, pace and text, NeuralVoice.cache_path; for an effect, its version and name), as
+fingerprint, pace and text, NeuralVoice.cache_path, or engine, voice, rate, volume and text,
+TtsVoice.cache_path; for an effect, its version and name), as
 lossless FLAC (half the size of the WAV), with the sha256 of their 16-bit samples in `index.json`.
 A shipped clip that does not decode to exactly those samples is ignored (then made as before),
 as is every clip that is not shipped (another voice, pace, model, text or effects version). A

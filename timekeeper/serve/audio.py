@@ -61,9 +61,6 @@ class MixCache:
     """Prepared mixes by key, the most recently used kept; preparing one key happens once at a time."""
 
     def __init__(self, size: int = MIX_CACHE_SIZE) -> None:
-        from timekeeper.voice.levelling import import_ahead
-
-        import_ahead()  # the levelling's libraries load while the server starts, not when a first Play waits for a phrase
         self.size = size
         self._mixes: OrderedDict[str, PreparedMix] = OrderedDict()
         self._locks: dict[str, threading.Lock] = {}

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+from typing import TYPE_CHECKING
 
 from aiohttp import web
+
+if TYPE_CHECKING:
+    from timekeeper.serve.state import ServeConfig
 
 MAX_FORWARDED = 20  # addresses of X-Forwarded-For looked at (from the right)
 
@@ -40,3 +44,19 @@ def real_client(remote: str, forwarded_for: str | None, trusted: frozenset[str])
 def client_address(request: web.Request) -> str:
     """The request's client address as the middleware of serve/public.py found it."""
     return request.get("client") or request.remote or ""
+
+
+def is_https(request: web.Request, config: ServeConfig) -> bool:
+    """The browser's connection is https: this one, or the trusted proxy's (X-Forwarded-Proto)."""
+    if config.public_url:
+        return config.public_url.startswith("https://")
+    if request.remote in set(config.trusted_proxies):
+        return request.headers.get("X-Forwarded-Proto", "").strip().lower() == "https"
+    return request.scheme == "https"
+
+
+def public_base(request: web.Request, config: ServeConfig) -> str:
+    """Where browsers reach the server: --public-url, else the host they asked for."""
+    if config.public_url:
+        return config.public_url.rstrip("/")
+    return f"{'https' if is_https(request, config) else 'http'}://{request.host}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from timekeeper.serve.clients import client_address, real_client
+from timekeeper.serve.clients import client_address, is_https, public_base, real_client
 from timekeeper.serve.crews import COOKIE, COOKIE_MAX_AGE_S, KEY, crew_id, read_crew, remember_crew
 from timekeeper.serve.rates import WHAT
 from timekeeper.serve.rooms import ROOMS, Rooms, keep_rooms, touch
@@ -38,24 +38,6 @@ ROUTE_KINDS = {
     ("PATCH", "/api/log/{id}"): "messages",
     ("DELETE", "/api/log/{id}"): "messages",
 }
-
-
-def is_https(request: web.Request) -> bool:
-    """The browser's connection is https: this one, or the trusted proxy's (X-Forwarded-Proto)."""
-    config: ServeConfig = request.app[STATE].config
-    if config.public_url:
-        return config.public_url.startswith("https://")
-    if request.remote in set(config.trusted_proxies):
-        return request.headers.get("X-Forwarded-Proto", "").strip().lower() == "https"
-    return request.scheme == "https"
-
-
-def public_base(request: web.Request) -> str:
-    """Where browsers reach the server: --public-url, else the host they asked for."""
-    config: ServeConfig = request.app[STATE].config
-    if config.public_url:
-        return config.public_url.rstrip("/")
-    return f"{'https' if is_https(request) else 'http'}://{request.host}"
 
 
 def refused(kind: str, wait_s: int) -> web.Response:
@@ -83,7 +65,7 @@ async def hosted(request: web.Request, handler):
     read_crew(request)
     touch(request)
     response = await handler(request)
-    remember_crew(request, response, is_https(request))
+    remember_crew(request, response, is_https(request, request.app[STATE].config))
     return response
 
 
@@ -95,7 +77,7 @@ async def crew_link(request: web.Request) -> web.Response:
         raise web.HTTPNotFound()
     response = web.Response(status=302, headers={"Location": "/log", "Cache-Control": "no-store"})
     response.set_cookie(COOKIE, key, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="Lax",
-                        secure=is_https(request), path="/")
+                        secure=is_https(request, request.app[STATE].config), path="/")
     request.pop("new_crew_key", None)
     request["crew"] = crew_id(key)
     return response
@@ -107,7 +89,7 @@ async def crew_info(request: web.Request) -> web.Response:
     key = request.get("crew_key", "")
     if not key:
         raise web.HTTPNotFound()
-    return web.json_response({"link": f"{public_base(request)}/crew/{key}"},
+    return web.json_response({"link": f"{public_base(request, request.app[STATE].config)}/crew/{key}"},
                              headers={"Cache-Control": "no-store"})
 
 

@@ -15,7 +15,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
 from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.clients import client_address
+from timekeeper.serve.clients import client_address, public_base
 from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
@@ -252,9 +252,7 @@ def base_url(request: web.Request) -> str:
     connection came in on (never one a Host header names), else as asked (a loopback Host)."""
     state = state_of(request)
     if state.config.public or state.config.behind_proxy:  # as the browser asked the proxy (https, its host)
-        from timekeeper.serve.public import public_base
-
-        return public_base(request)
+        return public_base(request, state.config)
     if state.config.lan_addresses:
         sockname = request.transport.get_extra_info("sockname") if request.transport is not None else None
         port = sockname[1] if sockname else state.config.port
@@ -511,6 +509,8 @@ async def sound(request: web.Request) -> web.StreamResponse:
     """The game's mix as WAV, mixed as it is sent, for any byte range (the same samples the page's
     mp3 is encoded from; tools and tests compare it with `render`)."""
     state = state_of(request)
+    if state.config.public:  # 53 MB mixed per request: a hosted server sends only the mp3
+        return json_error(404, "a hosted server sends the game's sound as mp3 only: its address is the game's sound.url")
     game = state.game(request.match_info["game"])
     mix = await state.mix(game)
     size = wav_size(mix)

@@ -6,8 +6,12 @@ A file is named by its sound key (the mix key: track and settings; the voice tha
 program's version and the stream format). It is written as KEY.mp3.part, in order, by the one
 process that holds an exclusive lock on it (flock: a worker that dies leaves it unlocked, and the
 next one that asks starts it again), then renamed to KEY.mp3 when complete: a reader sees the
-bytes written so far, and a complete file is never half-written. Files are kept across restarts;
-when they hold more than the folder's limit, the least recently served are deleted.
+bytes written so far, and a complete file is never half-written. The same key makes the same
+bytes whoever encodes it, so the prefix a dead maker left is read as it is and written again from
+the start by the next one. Files are kept across restarts; when they hold more than the folder's
+limit, the least recently served are deleted. Two threads make every file under way, taking turns
+a second of sound at a time, so a new file's first bytes never wait behind another's whole
+encoding.
 """
 
 from __future__ import annotations
@@ -169,6 +173,8 @@ class SoundCache:
         """Encode `sound` unless it exists or another process holds its lock, a step (a second of
         sound) at each next(); returns True when written."""
         self.folder.mkdir(parents=True, exist_ok=True)
+        if sound.path.is_file():
+            return False
         fd = os.open(sound.part, os.O_CREAT | os.O_RDWR, 0o644)
         try:
             try:
@@ -176,9 +182,12 @@ class SoundCache:
             except BlockingIOError:
                 return False  # another worker is making it
             try:
-                if sound.path.is_file() or os.stat(sound.part).st_ino != os.fstat(fd).st_ino:
-                    return False  # made (and renamed) while this one waited for the lock
+                if os.stat(sound.part).st_ino != os.fstat(fd).st_ino:
+                    return False  # made (and renamed) while this one opened it
             except FileNotFoundError:
+                return False
+            if sound.path.is_file():  # made just before this one created an empty .part: remove that
+                sound.part.unlink()
                 return False
             os.ftruncate(fd, 0)
             pending, batch = bytearray(), FIRST_WRITE

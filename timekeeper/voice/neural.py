@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper.errors import MissingToolError, VoiceError
+from timekeeper.errors import MissingToolError, TimekeeperError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice
 from timekeeper.voice.levelling import Levelling, import_ahead
@@ -284,6 +284,7 @@ class NeuralVoice(Voice):
     def _store(self, text: str, draft: Clip) -> Clip:
         """The phrase levelled from `draft`, written to the cache and kept; the clip kept."""
         clip = level_phrase(draft)
-        write_wav(self.cache_path(text), clip)
         self._clips[text] = stored = as_stored(clip)
+        with contextlib.suppress(OSError, TimekeeperError):  # (a cache that cannot be written costs time, not sound)
+            write_wav(self.cache_path(text), clip)
         return stored

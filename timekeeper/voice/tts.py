@@ -89,7 +89,8 @@ class TtsVoice(Voice):
         self.language = language
         self.settings = TtsSettings.default(language, voice)
         self.name = f"tts:{self.settings.voice}"
-        self.folder = (folder or cache_dir()) / "tts"
+        self.base = folder or cache_dir()
+        self.folder = self.base / "tts"
         self.engine_choice = engine
         self._voice_id: str | None = None
         self._clips: dict[str, Clip] = {}
@@ -106,7 +107,8 @@ class TtsVoice(Voice):
 
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(text for _, text in phrases))
-        missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()]
+        missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()
+                   and not self._seeded(text)]
         self._each(self._synthesize, missing, progress)
 
     def draft(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> Levelling:
@@ -144,7 +146,8 @@ class TtsVoice(Voice):
         return made
 
     def _load(self, text: str) -> bool:
-        """Whether `text`'s clip is in memory or was read from the cache (a damaged file is removed)."""
+        """Whether `text`'s clip is in memory, or was read from the cache (a damaged file is removed)
+        or from the clips shipped with timekeeper (seed.py)."""
         if text in self._clips:
             return True
         path = self.cache_path(text)
@@ -155,7 +158,20 @@ class TtsVoice(Voice):
             except (DamagedClip, OSError):
                 with contextlib.suppress(OSError):
                     path.unlink()  # damaged: made again
-        return False
+        return self._seeded(text)
+
+    def _seeded(self, text: str) -> bool:
+        """Whether timekeeper ships `text`'s clip for this voice and engine (then kept, and written to the cache)."""
+        from timekeeper.seed import seed_clip
+
+        clip = seed_clip(self.cache_path(text), self.base)
+        if clip is None:
+            return False
+        self._clips[text] = clip
+        if self._cache_problem is None:
+            with contextlib.suppress(OSError, TimekeeperError):  # (only a cache: the shipped clip is read again next time)
+                write_wav(self.cache_path(text), clip)
+        return True
 
     def clip(self, key: str, text: str) -> Clip:
         if text not in self._clips and self._levelling is not None:

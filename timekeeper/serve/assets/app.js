@@ -553,8 +553,10 @@ function serverNow() {
   return Date.now() + view.offsetMs;
 }
 
-// The audio element plays the mission's sound: an mp3 made once per mix, at the game's `sound.url`.
-const playsMission = (audio) => Boolean(view.game) && audio.src.endsWith(view.game.sound.url);
+// The mission's sound: an mp3 made once per mix, at the game's `sound.url` (a game kept by an older
+// server has none: its WAV then).
+const soundUrl = () => (view.game.sound ? view.game.sound.url : `/api/games/${view.game.id}/sound.wav`);
+const playsMission = (audio) => Boolean(view.game) && audio.src.endsWith(soundUrl());
 
 function missionMs() {
   const audio = $("#audio");
@@ -628,7 +630,7 @@ function setSound(on) {
   if (on) {
     sessionStorage.setItem("tk-sound", view.game.id); // a reload offers to resume the sound here
     if (!playsMission(audio)) {
-      audio.src = view.game.sound.url;
+      audio.src = soundUrl();
       audio.currentTime = missionMs() / 1000;
     }
     send({ type: "claim" });

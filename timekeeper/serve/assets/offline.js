@@ -1,6 +1,6 @@
 // The page as an app that works offline where browsers allow a service worker (https, or a page
 // of this machine): the worker (/sw.js) keeps the app shell, and this tells it which sound the
-// mission plays (whatever URL the audio element loads), so it keeps that whole soundtrack too.
+// mission plays (whatever URL the audio element plays), so it keeps that whole sound too.
 "use strict";
 
 (() => {
@@ -10,10 +10,17 @@
     navigator.serviceWorker.ready.then((registration) => {
       if (registration.active) registration.active.postMessage({ type: "keep-sound", url });
     });
+  // wake the worker as Play is pressed: the sound's first byte range then passes a running worker
+  const warm = () => navigator.serviceWorker.controller && navigator.serviceWorker.controller.postMessage({ type: "warm" });
+  for (const id of ["play-here", "prompter-start", "toggle"]) document.getElementById(id).addEventListener("pointerdown", warm);
   const audio = document.querySelector("#audio");
-  audio.addEventListener("loadstart", () => {
+  let asked = "";
+  audio.addEventListener("playing", () => {
+    // once the sound plays (not before: the first second of sound comes first), whatever its URL
     const url = audio.currentSrc || audio.src;
-    if (url.startsWith(`${location.origin}/api/`)) keep(url);
+    if (url === asked || !url.startsWith(`${location.origin}/api/`)) return;
+    asked = url;
+    setTimeout(() => keep(url), 1000);
   });
   navigator.serviceWorker.addEventListener("message", (event) => {
     if (event.data && event.data.type === "sound-kept" && window.timekeeper) window.timekeeper.soundKept = event.data.url;

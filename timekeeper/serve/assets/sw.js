@@ -16,6 +16,13 @@ const SHELL_FILES = __SHELL__;
 const KEPT_ANSWERS = [/^\/api\/info$/, /^\/api\/messages\/[a-z]{2,3}$/, /^\/api\/games\/[0-9a-f]{12}$/,
   /^\/api\/games\/[0-9a-f]{12}\/card\.html$/];
 const keeping = new Map(); // sound URL -> its download under way
+let kept = null; // the URLs of the kept sounds, read once per start of the worker (a sound's first byte waits for nothing else)
+
+function keptSounds() {
+  kept = kept || caches.open(SOUND).then((cache) => cache.keys()).then((keys) => new Set(keys.map((k) => k.url)),
+    () => new Set());
+  return kept;
+}
 
 self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(SHELL_FILES)).then(() => self.skipWaiting()));
@@ -30,6 +37,7 @@ self.addEventListener("activate", (event) => {
 
 self.addEventListener("message", (event) => {
   const data = event.data || {};
+  if (data.type === "warm") return; // a message wakes the worker before the sound's first request
   if (data.type === "keep-sound" && typeof data.url === "string") event.waitUntil(keepSound(data.url, event.source));
   if (data.type === "keep-playback" && /^[0-9a-f]{12}$/.test(data.game || "")) event.waitUntil(keepPlayback(data.game, data.playback));
 });
@@ -51,14 +59,14 @@ self.addEventListener("fetch", (event) => {
   if (request.method !== "GET") return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  const media = ["audio", "video"].includes(request.destination);
-  if (media && url.pathname.startsWith("/api/")) event.waitUntil(keepSound(url.href, null)); // also unasked
-  event.respondWith(answer(request, url, media));
+  event.respondWith(answer(request, url, ["audio", "video"].includes(request.destination)));
 });
 
 async function answer(request, url, media) {
-  const sound = await (await caches.open(SOUND)).match(url.href);
-  if (sound) return fromWhole(sound, request.headers.get("Range"));
+  if ((await keptSounds()).has(url.href)) {
+    const sound = await (await caches.open(SOUND)).match(url.href);
+    if (sound) return fromWhole(sound, request.headers.get("Range"));
+  }
   if (media) return relayed(request);
   if (request.mode === "navigate") return networkFirst(request, SHELL, "/"); // every page is the one shell
   if (SHELL_FILES.includes(url.pathname)) return networkFirst(request, SHELL, url.pathname);
@@ -117,6 +125,7 @@ async function keepSound(url, client) {
       if (response.status !== 200) return false;
       await cache.put(target.href, response);
       await trim(cache, KEPT_SOUNDS);
+      kept = null; // read again
       return true;
     })().catch(() => false).finally(() => keeping.delete(target.href));
     keeping.set(target.href, job);
