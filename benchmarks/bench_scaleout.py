@@ -13,7 +13,8 @@ Measures (targets of issue 25):
   timed by a separate prober process (its own event loop, so the load's 5,000 sockets do not
   delay its clock);
 - one worker killed (SIGKILL) mid-mission: the time until every screen is back within 100 ms of
-  its sound device (screens reconnect through nginx as the page does: 0.5 s, then doubling), and
+  its sound device (screens reconnect through nginx as the page does: 0.5 s, then doubling, each wait spread
+  over 0.5-1.5 times itself), and
   every room still there and playing (< 5 s, none lost);
 - the rooms asking for mission 1 with the same settings (every room here): mixes made (the Redis
   lock's count, target 1) with an empty clip cache;
@@ -121,7 +122,7 @@ class Screen:
             if deadline is not None and time.monotonic() > deadline:
                 self.bench.gave_up += 1
                 return
-            await asyncio.sleep(retry_s)  # as the page does
+            await asyncio.sleep(retry_s * (0.5 + random.random()))  # as the page does (spread)
             retry_s = min(retry_s * 2, 5.0)
 
     async def _connect(self) -> None:

@@ -52,7 +52,7 @@ def connection_cap(open_files: int, most: int = MAX_CONNECTIONS) -> int:
 def accept_backlog(open_files: int, cap: int) -> int:
     """The listening backlog, which is also how many connections asyncio accepts in one go before
     any is counted: small enough that those and the capped ones never exhaust the open files."""
-    return max(8, min(128, (open_files - cap) // 4))  # a burst, and the idle ones it closes, in flight
+    return max(8, min(1024, (open_files - cap) // 4))  # a burst (a dead worker's screens coming over), in flight
 
 
 class Gate(asyncio.Protocol):

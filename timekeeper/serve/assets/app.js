@@ -695,7 +695,9 @@ function connect(gameId, start) {
   socket.onclose = () => {
     $("#conn").className = "conn off";
     if (view.socket !== socket) return;
-    setTimeout(() => view.socket === socket && connect(gameId, false), view.retryMs);
+    // spread over half to one and a half times the wait: the screens of a worker that died do not
+    // all knock on the surviving one in the same millisecond
+    setTimeout(() => view.socket === socket && connect(gameId, false), view.retryMs * (0.5 + Math.random()));
     view.retryMs = Math.min(view.retryMs * 2, 5000);
   };
 }
