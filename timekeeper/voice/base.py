@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.pcm import Clip, Progress, clip_ms
@@ -99,3 +100,26 @@ class Voice(ABC):
     def keeps_sound(self, cue: Cue, key: str) -> bool:
         """False when the voice's own recording of `cue` already holds sound effect `key` (alert, beep)."""
         return True
+
+
+def cached_or_shipped(path: Path, base: Path, *, write_back: bool = True) -> Clip | None:
+    """The clip the clip cache keeps as `path` (a damaged file is removed: made again), else the
+    clip timekeeper ships for it (seed.py), then written to the cache when `write_back`; None when
+    neither has it."""
+    import contextlib
+
+    from timekeeper.errors import TimekeeperError
+    from timekeeper.seed import seed_clip
+    from timekeeper.wavcache import DamagedClip, read_wav, write_wav
+
+    if path.is_file():
+        try:
+            return read_wav(path)
+        except (DamagedClip, OSError):
+            with contextlib.suppress(OSError):
+                path.unlink()
+    clip = seed_clip(path, base)
+    if clip is not None and write_back:
+        with contextlib.suppress(OSError, TimekeeperError):  # (only a cache: the shipped clip is read again next time)
+            write_wav(path, clip)
+    return clip

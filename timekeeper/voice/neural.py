@@ -31,10 +31,10 @@ from pathlib import Path
 
 from timekeeper.errors import MissingToolError, TimekeeperError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
-from timekeeper.voice.base import Voice
+from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences
-from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
+from timekeeper.wavcache import cache_dir, write_wav
 
 PREFIX = "piper:"
 CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
@@ -209,7 +209,7 @@ class NeuralVoice(Voice):
         self._fit(progress)
         texts = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in texts if text not in self._clips and not self.cache_path(text).is_file()
-                   and not self._seeded(text)]
+                   and not self._load(text)]  # (no cache file: the shipped clip, if any)
         if missing:
             self._synthesize(missing, progress)
 
@@ -237,29 +237,12 @@ class NeuralVoice(Voice):
         return self._clips[text]
 
     def _load(self, text: str) -> bool:
-        """Whether `text`'s clip is in memory, or was read from the cache (a damaged file is removed)
-        or from the clips shipped with timekeeper (seed.py)."""
-        if text in self._clips:
-            return True
-        path = self.cache_path(text)
-        if path.is_file():
-            try:
-                self._clips[text] = read_wav(path)
-                return True
-            except (DamagedClip, OSError):
-                path.unlink(missing_ok=True)  # damaged: made again
-        return self._seeded(text)
-
-    def _seeded(self, text: str) -> bool:
-        """Whether timekeeper ships `text`'s clip for this voice (then kept, and written to the cache)."""
-        from timekeeper.seed import seed_clip
-
-        clip = seed_clip(self.cache_path(text), self.base)
-        if clip is None:
-            return False
-        self._clips[text] = clip
-        with contextlib.suppress(OSError):  # (only a cache: the shipped clip is read again next time)
-            write_wav(self.cache_path(text), clip)
+        """Whether `text`'s clip is in memory, or was read from the cache or the shipped clips."""
+        if text not in self._clips:
+            clip = cached_or_shipped(self.cache_path(text), self.base)
+            if clip is None:
+                return False
+            self._clips[text] = clip
         return True
 
     def _synthesize(self, texts: list[str], progress: Progress | None = None) -> None:

@@ -22,11 +22,11 @@ import numpy as np
 
 from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, as_stored
-from timekeeper.voice.base import Voice
+from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
 from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.settings import TtsSettings
-from timekeeper.wavcache import DamagedClip, cache_dir, read_wav, write_wav
+from timekeeper.wavcache import cache_dir, write_wav
 
 CACHE_FORMAT = 10  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
@@ -108,7 +108,7 @@ class TtsVoice(Voice):
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         items = list(dict.fromkeys(text for _, text in phrases))
         missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()
-                   and not self._seeded(text)]
+                   and not self._load(text)]  # (no cache file: the shipped clip, if any)
         self._each(self._synthesize, missing, progress)
 
     def draft(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> Levelling:
@@ -146,31 +146,12 @@ class TtsVoice(Voice):
         return made
 
     def _load(self, text: str) -> bool:
-        """Whether `text`'s clip is in memory, or was read from the cache (a damaged file is removed)
-        or from the clips shipped with timekeeper (seed.py)."""
-        if text in self._clips:
-            return True
-        path = self.cache_path(text)
-        if path.is_file():
-            try:
-                self._clips[text] = read_wav(path)
-                return True
-            except (DamagedClip, OSError):
-                with contextlib.suppress(OSError):
-                    path.unlink()  # damaged: made again
-        return self._seeded(text)
-
-    def _seeded(self, text: str) -> bool:
-        """Whether timekeeper ships `text`'s clip for this voice and engine (then kept, and written to the cache)."""
-        from timekeeper.seed import seed_clip
-
-        clip = seed_clip(self.cache_path(text), self.base)
-        if clip is None:
-            return False
-        self._clips[text] = clip
-        if self._cache_problem is None:
-            with contextlib.suppress(OSError, TimekeeperError):  # (only a cache: the shipped clip is read again next time)
-                write_wav(self.cache_path(text), clip)
+        """Whether `text`'s clip is in memory, or was read from the cache or the shipped clips."""
+        if text not in self._clips:
+            clip = cached_or_shipped(self.cache_path(text), self.base, write_back=self._cache_problem is None)
+            if clip is None:
+                return False
+            self._clips[text] = clip
         return True
 
     def clip(self, key: str, text: str) -> Clip:
