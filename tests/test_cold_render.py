@@ -17,7 +17,7 @@ from decoded import decode
 from timekeeper import seed, sound
 from timekeeper.loudness import SPEECH_LUFS, integrated_lufs
 from timekeeper.mix import MixSettings, prepare_mix
-from timekeeper.pcm import pcm16
+from timekeeper.pcm import SAMPLE_RATE, pcm16
 from timekeeper.render import render
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.voice.levelling import Levelling
@@ -222,7 +222,8 @@ def test_joe_as_synthesized_here_matches_the_shipped_clips(joe: str, empty_cache
         shipped = seed.seed_clip(voice.cache_path(text), voice.base)
         made = voice.clip(text, text)
         assert shipped is not None
-        assert abs(len(made) - len(shipped)) <= 0.04 * len(shipped), text
+        # Piper draws its noise at random: lengths vary by up to about 60 ms (docs/voices.md), or 4 % of a long phrase
+        assert abs(len(made) - len(shipped)) <= max(0.04 * len(shipped), 0.060 * SAMPLE_RATE), text
         assert abs(integrated_lufs(made) - integrated_lufs(shipped)) < 0.5 and abs(integrated_lufs(made) - SPEECH_LUFS) < 0.5
 
 
