@@ -18,6 +18,7 @@ from aiohttp.web import RequestHandler
 
 from timekeeper.errors import TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
+from timekeeper.serve.childrender import stop_children
 from timekeeper.serve.library import InvalidTrack
 from timekeeper.serve.limits import (
     BODY_TIMEOUT_S,
@@ -270,6 +271,7 @@ async def _watch_endings(app: web.Application):
     await state.store.close()
     for queue in (state.rendering, state.mixing, state.slow):
         queue.shutdown()
+    stop_children()
     state.sounds.shutdown()
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 import threading
 from collections import OrderedDict
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,14 +110,18 @@ class RenderJob:
                 "error": self.error, "ready": self.finished and self.error is None}
 
 
-def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str) -> None:
-    """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`."""
+def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str,
+               report: Callable[[int, int], None] | None = None) -> None:
+    """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`
+    (seconds of audio done and in all) and passing it to `report`."""
     from timekeeper.codec import output_format
     from timekeeper.errors import OutputError, TimekeeperError
     from timekeeper.render import encode, tags
 
     def progress(done: int, total: int) -> None:
         job.done, job.total = done, total
+        if report is not None:
+            report(done, total)
 
     try:
         job.path.parent.mkdir(parents=True, exist_ok=True)

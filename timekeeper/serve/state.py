@@ -15,12 +15,13 @@ from functools import cached_property
 from pathlib import Path
 
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
-from timekeeper.mix import PreparedMix, prepare_mix
+from timekeeper.mix import MixSettings, PreparedMix
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.script import Timeline
-from timekeeper.serve.audio import FORMATS, MixCache, RenderJob, run_render
+from timekeeper.serve.audio import FORMATS, MixCache, RenderJob
+from timekeeper.serve.childrender import render_in_child
 from timekeeper.serve.crews import Crews
 from timekeeper.serve.games import ENDED, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
@@ -301,15 +302,9 @@ class ServerState:
     async def timeline(self, game: Game) -> Timeline:
         return (await self.described_mix(game))[0]
 
-    def _prepare(self, game: Game, *, keep: bool = True) -> PreparedMix:
-        """The game's mix, prepared now unless kept; `keep=False` (a soundtrack render) leaves the
-        kept ones as they are."""
-        settings = game.mix_settings
-        if settings.music is not None:
-            settings = replace(settings, music=Path(settings.music))
-        if keep:
-            return self.mixes.get(game.mix_key, game.scenario, settings)
-        return self.mixes.kept(game.mix_key) or prepare_mix(game.scenario, settings)
+    def _prepare(self, game: Game) -> PreparedMix:
+        """The game's mix, prepared now unless kept."""
+        return self.mixes.get(game.mix_key, game.scenario, mix_settings_of(game))
 
     def _keep_described(self, key: str, mix: PreparedMix) -> None:
         self.described[key] = (mix.timeline, self.sounds.file(key, mix))
@@ -375,9 +370,10 @@ class ServerState:
         if token is None:  # another worker renders it into the shared folder: its progress
             return await render_seen(self.store, job_id, job) or job
         source = game.track_id.partition(":")[2] or game.title
-        try:
-            future = self.rendering.start(job_id, lambda: run_render(job, self._prepare(game, keep=False), game.scenario,
-                                                                     source), owner=self.owner(game))
+        settings = mix_settings_of(game)
+        try:  # in a child process, so the encode delays no answer of this one (serve/childrender.py)
+            future = self.rendering.start(job_id, lambda: render_in_child(job, game.scenario, settings, source),
+                                          owner=self.owner(game))
         except Refused:
             await self.store.release("render:" + job_id, token)
             raise
@@ -435,6 +431,12 @@ _TASKS: set[asyncio.Task] = set()  # background tasks (kept so they are not coll
 def _keep_task(task: asyncio.Task) -> None:
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
+
+
+def mix_settings_of(game: Game) -> MixSettings:
+    """The game's sound settings as the mix takes them (its music a path)."""
+    settings = game.mix_settings
+    return settings if settings.music is None else replace(settings, music=Path(settings.music))
 
 
 def _settle(game: Game) -> bool | None:

@@ -1,0 +1,78 @@
+"""Soundtrack downloads are rendered in a child process at a lower CPU priority
+(timekeeper/serve/childrender.py): the file is the one `render` makes, progress comes back, and a
+child that dies fails its job with one readable message and leaves no file."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+from decoded import RATE, decode
+
+from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.scenario.catalog import load_scenario
+from timekeeper.serve.audio import RenderJob
+from timekeeper.serve.childrender import RENDER_NICE, render_in_child
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids of `pid`'s children (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def niceness(pid: int) -> int:
+    stat = (Path("/proc") / str(pid) / "stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[16])
+
+
+def test_a_render_runs_in_a_child_at_lower_priority_and_reports_progress(tmp_path):
+    scenario = load_scenario("test-run-1")
+    job, settings = RenderJob("t", tmp_path / "t.ogg"), MixSettings(background=False)
+    seen: list[tuple[int, int]] = []
+    worker = threading.Thread(target=render_in_child, args=(job, scenario, settings, "test-run-1"))
+    worker.start()
+    nice_seen = []
+    deadline = time.monotonic() + 120
+    while worker.is_alive() and time.monotonic() < deadline:
+        for child in children_of(os.getpid()):
+            try:
+                nice_seen.append(niceness(child) - os.getpriority(os.PRIO_PROCESS, 0))
+            except OSError:
+                pass  # it ended meanwhile
+        seen.append((job.done, job.total))
+        time.sleep(0.05)
+    worker.join(1)
+    assert job.finished and job.error is None, job
+    assert nice_seen and max(nice_seen) == RENDER_NICE  # the child, once it lowered its priority
+    assert any(0 < done < total for done, total in seen), seen  # progress came back while it ran
+    heard_ms = len(decode(job.path)) * 1000 / RATE
+    assert abs(heard_ms - prepare_mix(scenario, settings).duration_ms) < 100  # the whole mix, as `render` makes it
+    assert list(tmp_path.iterdir()) == [job.path]  # no temporary file left beside it
+
+
+def test_a_child_that_dies_fails_its_job_and_leaves_no_file(tmp_path):
+    scenario = load_scenario("mission-1")
+    job = RenderJob("k", tmp_path / "k.mp3")
+    worker = threading.Thread(target=render_in_child, args=(job, scenario, MixSettings(), "mission-1"))
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not job.done and time.monotonic() < deadline:  # killed mid-encode
+        time.sleep(0.02)
+    for child in children_of(os.getpid()):
+        os.kill(child, 9)
+    worker.join(30)
+    assert job.finished and job.error is not None
+    assert "render process stopped" in job.error and "exit code -9" in job.error
+    assert not job.path.exists()
