@@ -9,6 +9,7 @@ server picks the mission up at the moment it has reached.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import re
@@ -27,6 +28,7 @@ from timekeeper.scenario.load import load_text
 
 READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
 KEPT_GAMES = 50  # older saved games are forgotten
+KEPT_TRACKS = 64  # parsed tracks kept for the games made from them (track_scenario)
 UNDO_MS = 5000  # an ended action round can be taken back this long
 REPORT_LATE_MS = 2000  # a position report read longer ago than this is taken as read on arrival
 MODES = ("sound", "quiet")  # quiet: no sound anywhere; the server's clock runs and every screen alerts
@@ -78,10 +80,10 @@ class Game:
     crew: str = ""  # hosted mode: the crew that made the game (serve/crews.py); "" for the machine's
 
     def __post_init__(self) -> None:
-        result = load_text(self.yaml_text, f"{self.title}.yaml")
-        if result.scenario is None:
+        scenario = track_scenario(self.yaml_text, self.title, self.pace)
+        if scenario is None:
             raise GameError(f"game {self.id}: its track no longer loads", code="invalid_track")
-        self.scenario: Scenario = stretched(result.scenario, self.pace)  # every time as the crew hears it
+        self.scenario: Scenario = scenario  # every time as the crew hears it
         self.duration_ms = self.duration_ms or self.scenario.duration_ms
 
     @property
@@ -193,6 +195,16 @@ class Game:
                    Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
                    int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound",
                    Playback(**before_end) if isinstance(before_end, dict) else None, crew=str(record.get("crew") or ""))
+
+
+@functools.lru_cache(maxsize=KEPT_TRACKS)
+def track_scenario(yaml_text: str, title: str, pace: float) -> Scenario | None:
+    """The scenario of a game's track at its pace (None: the text no longer loads). Kept for the
+    most recent tracks: a game is rebuilt from its record whenever another worker changed it, and
+    a worker's screens all reconnect to the others at once when it dies, so the same few tracks
+    (most rooms play official ones) are read again and again. Scenarios are frozen: shared safely."""
+    result = load_text(yaml_text, f"{title}.yaml")
+    return None if result.scenario is None else stretched(result.scenario, pace)
 
 
 def new_game_id() -> str:
