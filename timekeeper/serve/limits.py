@@ -49,10 +49,13 @@ def connection_cap(open_files: int, most: int = MAX_CONNECTIONS) -> int:
     return max(16, min(most, open_files - FD_RESERVE))
 
 
+MAX_BACKLOG = 4096  # Linux's usual net.core.somaxconn; the kernel caps a larger one at it
+
+
 def accept_backlog(open_files: int, cap: int) -> int:
     """The listening backlog, which is also how many connections asyncio accepts in one go before
     any is counted: small enough that those and the capped ones never exhaust the open files."""
-    return max(8, min(1024, (open_files - cap) // 4))  # a burst (a dead worker's screens coming over), in flight
+    return max(8, min(MAX_BACKLOG, (open_files - cap) // 4))  # a burst (a dead worker's screens coming over), in flight
 
 
 class Gate(asyncio.Protocol):
