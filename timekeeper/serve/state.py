@@ -43,6 +43,7 @@ from timekeeper.serve.work import (
 
 if TYPE_CHECKING:
     from timekeeper.serve.redisrates import RedisRates
+    from timekeeper.serve.soundlock import SoundLocks
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -111,7 +112,8 @@ class ServerState:
         self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
         self.rates = make_rates(config, self.store)  # hosted mode: per-client limits
         self.mixes = MixCache()
-        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
+        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000,
+                                 sound_locks(config))
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.sockets = ScreenCount(screens_allowed(config))
@@ -469,6 +471,16 @@ def make_rates(config: ServeConfig, store) -> ClientRates | RedisRates | None:
 
         return RedisRates(store)
     return ClientRates()
+
+
+def sound_locks(config: ServeConfig) -> SoundLocks | None:
+    """With `--redis`, who makes each sound file is decided in Redis as well (workers on several
+    machines, where flock may not exclude); else flock alone."""
+    if not config.redis:
+        return None
+    from timekeeper.serve.soundlock import SoundLocks
+
+    return SoundLocks(config.redis)
 
 
 def screens_allowed(config: ServeConfig) -> int:
