@@ -4,8 +4,9 @@
 - Nothing of the machine is offered: no --scenarios or --music folder, no ship's log of its own,
   no voice installs; each crew (serve/crews.py) sees the built-in tracks and its own.
 - A room is a game; idle rooms expire (serve/rooms.py).
-- Per-client limits (serve/rates.py) by the real client address (serve/clients.py): a request
-  beyond one is answered 429 with Retry-After, in the JSON shape of every error.
+- Per-client limits (serve/rates.py; with --redis counted across the workers, serve/redisrates.py)
+  by the real client address (serve/clients.py): a request beyond one is answered 429 with
+  Retry-After, in the JSON shape of every error.
 - The render, mix and slow-work queues are shared fairly: one crew may hold only a few places.
 """
 
@@ -59,7 +60,7 @@ async def hosted(request: web.Request, handler):
     route = request.match_info.route.resource
     kind = ROUTE_KINDS.get((request.method, route.canonical)) if route is not None else None
     for counted in ("requests", kind) if kind else ("requests",):
-        wait = state.rates.take(client, counted)
+        wait = await state.rates.allow(client, counted)
         if wait:
             return refused(counted, wait)
     read_crew(request)

@@ -2,6 +2,9 @@
 uploads, code look-ups, commands and requests one client address may send a minute. Each is a
 token bucket that refills evenly over the minute; a refused request is told how many seconds to
 wait (429 with Retry-After). docs/serve.md#hosted-mode lists the figures.
+
+ClientRates counts in this process (one worker, no --redis); serve/redisrates.py counts the same
+limits in Redis, so they hold across every worker. Both answer `allow(client, kind)`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ class ClientRates:
         self.per_minute = dict(PER_MINUTE if per_minute is None else per_minute)
         self.max_clients = max_clients
         self.buckets: dict[tuple[str, str], Bucket] = {}
+
+    async def allow(self, client: str, kind: str) -> int:
+        """0 when `client` may do one more `kind` now (it is counted), else the whole seconds to wait."""
+        return self.take(client, kind)
 
     def take(self, client: str, kind: str, now: float | None = None) -> int:
         """0 when `client` may do one more `kind` now (it is counted), else the whole seconds to wait."""

@@ -14,6 +14,8 @@ change, or while screens follow it):
 - `worker:NAME`, refreshed every WORKER_BEAT_S while a worker lives: sockets of a dead worker
   are not listed as connected.
 - `lock:NAME` and `made:NAME`: work done once across workers (serve/shared.py).
+- `lock:sound:KEY`: the maker of a page sound file (serve/soundlock.py); `rate:KIND:CLIENT`:
+  a client's per-minute limits in hosted mode (serve/redisrates.py).
 """
 
 from __future__ import annotations

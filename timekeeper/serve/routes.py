@@ -406,12 +406,12 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse, reque
             continue
         if message.type != WSMsgType.TEXT:
             continue
-        wait = _message_allowed(request)
-        if wait:  # hosted mode: this client's messages a minute (serve/rates.py)
-            await socket.send_json({"type": "error", "error": f"too many messages from this address; try again in "
-                                    f"{wait} s", "code": "rate_limited", "retry_after_s": wait})
-            continue
         try:
+            wait = await _message_allowed(request)
+            if wait:  # hosted mode: this client's messages a minute (serve/rates.py)
+                await socket.send_json({"type": "error", "error": f"too many messages from this address; try again in "
+                                        f"{wait} s", "code": "rate_limited", "retry_after_s": wait})
+                continue
             data = screen_message(message.data)
             if isinstance(data, Ping):
                 await socket.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
@@ -429,9 +429,10 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse, reque
             await socket.send_json({"type": "error", **error_body(error)})
 
 
-def _message_allowed(request: web.Request) -> int:
+async def _message_allowed(request: web.Request) -> int:
+    """0 when this client may send one more message (hosted mode), else the seconds to wait."""
     rates = state_of(request).rates
-    return 0 if rates is None else rates.take(client_address(request), "messages")
+    return 0 if rates is None else await rates.allow(client_address(request), "messages")
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | None:

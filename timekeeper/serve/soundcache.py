@@ -6,8 +6,10 @@ A file is named by its sound key (the mix key: track and settings; the voice tha
 program's version and the stream format). It is written as KEY.mp3.part, in order, by the one
 process that holds an exclusive lock on it (flock: a worker that dies leaves it unlocked, and the
 next one that asks starts it again), then renamed to KEY.mp3 when complete: a reader sees the
-bytes written so far, and a complete file is never half-written. The same key makes the same
-bytes whoever encodes it, so the prefix a dead maker left is read as it is and written again from
+bytes written so far, and a complete file is never half-written. With `--redis` (workers on
+several machines, the folder shared over a network file system where flock may not exclude) the
+maker also holds a lock in Redis (serve/soundlock.py), renewed while it writes and expiring when
+it dies. The same key makes the same bytes whoever encodes it, so the prefix a dead maker left is read as it is and written again from
 the start by the next one. Files are kept across restarts; when they hold more than the folder's
 limit, the least recently served are deleted. Two threads make every file under way, taking turns
 a second of sound at a time, so a new file's first bytes never wait behind another's whole
@@ -32,6 +34,7 @@ from timekeeper import __version__
 from timekeeper.errors import RenderError
 from timekeeper.mix import PreparedMix
 from timekeeper.serve import mp3stream
+from timekeeper.serve.soundlock import LockUnavailable, MakerLock, SoundLocks
 
 ENCODE_THREADS = 2  # threads that encode sound files (2.6 s of CPU per 10-minute mission), taking turns
 MAX_ENCODES = 16  # sound files being made at once by one server; beyond that one starts when a player asks again
@@ -78,11 +81,14 @@ def sound_key(mix_key: str, mix: PreparedMix) -> str:
 
 
 class SoundCache:
-    """The sound files in `folder` (at most `limit_bytes` of complete files kept)."""
+    """The sound files in `folder` (at most `limit_bytes` of complete files kept); `locks`: the
+    makers' locks in Redis (several machines), else flock alone decides who makes a file."""
 
-    def __init__(self, folder: Path, limit_bytes: int = DEFAULT_LIMIT_MB * 1_000_000) -> None:
+    def __init__(self, folder: Path, limit_bytes: int = DEFAULT_LIMIT_MB * 1_000_000,
+                 locks: SoundLocks | None = None) -> None:
         self.folder = folder
         self.limit_bytes = limit_bytes
+        self.locks = locks
         self._jobs: deque[tuple[SoundFile, Generator[None, None, bool]]] = deque()  # being made, in turn
         self._running: set[str] = set()
         self._failed: dict[str, str] = {}
@@ -151,6 +157,8 @@ class SoundCache:
             failed = f"cannot write the sound file in {self.folder}: {error.strerror or error}"
         except RenderError as error:
             failed = error.message
+        except LockUnavailable as error:
+            failed = str(error)
         except Exception as error:  # a bug: named on the terminal in one line, the job ends
             from timekeeper.serve.quiet import say
 
@@ -175,6 +183,20 @@ class SoundCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         if sound.path.is_file():
             return False
+        maker = None
+        if self.locks is not None:
+            maker = self.locks.take(sound.key)
+            if maker is None:
+                return False  # another worker, perhaps on another machine, is making it
+        try:
+            return (yield from self._locked_writing(sound, mix, maker))
+        finally:
+            if maker is not None:
+                maker.release()
+
+    def _locked_writing(self, sound: SoundFile, mix: PreparedMix, maker: MakerLock | None) -> Generator[None, None, bool]:
+        """(See _writing.) With the .part file's flock taken, the file written while `maker` (the
+        Redis lock, if any) is held; False as soon as it lapses."""
         fd = os.open(sound.part, os.O_CREAT | os.O_RDWR, 0o644)
         try:
             try:
@@ -194,9 +216,13 @@ class SoundCache:
             for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
                 pending += piece
                 if len(pending) >= batch:
+                    if maker is not None and not maker.keep():
+                        return False  # stalled beyond the lock's expiry: another maker has it now
                     _write_all(fd, pending)
                     pending, batch = bytearray(), min(batch * 2, MAX_WRITE)
                 yield
+            if maker is not None and not maker.keep():
+                return False
             _write_all(fd, pending)
             if os.fstat(fd).st_size != sound.size:
                 raise RenderError(f"the sound file has {os.fstat(fd).st_size} bytes, not {sound.size}")
@@ -240,9 +266,19 @@ class SoundCache:
                     path.unlink()
                     deleted.append(path)
         for mtime, _size, path in entries:
-            if path.name.endswith(".mp3.part") and time.time() - mtime > STALE_PART_S and _remove_abandoned(path):
+            if (path.name.endswith(".mp3.part") and time.time() - mtime > STALE_PART_S
+                    and not self._made_elsewhere(path.name.removesuffix(".mp3.part")) and _remove_abandoned(path)):
                 deleted.append(path)
         return deleted
+
+    def _made_elsewhere(self, key: str) -> bool:
+        """Whether a maker holds the Redis lock of `key` (flock may not see one on another machine)."""
+        if self.locks is None:
+            return False
+        try:
+            return self.locks.held(key)
+        except LockUnavailable:
+            return True  # not known: left alone
 
     async def read(self, sound: SoundFile, mix: PreparedMix, first: int, last: int) -> AsyncGenerator[bytes, None]:
         """Bytes `first`..`last` (inclusive) of `sound`, each as soon as it is written (its making

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
 from timekeeper.mix import MixSettings, PreparedMix
@@ -40,6 +41,10 @@ from timekeeper.serve.work import (
     SLOW_WAITING,
     WorkQueue,
 )
+
+if TYPE_CHECKING:
+    from timekeeper.serve.redisrates import RedisRates
+    from timekeeper.serve.soundlock import SoundLocks
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
@@ -106,9 +111,10 @@ class ServerState:
         self.store = make_store(config)
         self.screens = self.store.screens  # game id -> this process's open WebSockets
         self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
-        self.rates = ClientRates() if config.public else None  # hosted mode: per-client limits
+        self.rates = make_rates(config, self.store)  # hosted mode: per-client limits
         self.mixes = MixCache()
-        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000)
+        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000,
+                                 sound_locks(config))
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.sockets = ScreenCount(screens_allowed(config))
@@ -455,6 +461,28 @@ def make_store(config: ServeConfig):
     from timekeeper.serve.store import LocalStore
 
     return LocalStore(config.state, PUBLIC_ROOMS if config.public else None)
+
+
+def make_rates(config: ServeConfig, store) -> ClientRates | RedisRates | None:
+    """Hosted mode's per-client limits: counted in Redis with `--redis` (they hold across every
+    worker), else in this process; None outside hosted mode."""
+    if not config.public:
+        return None
+    if config.redis:
+        from timekeeper.serve.redisrates import RedisRates
+
+        return RedisRates(store)
+    return ClientRates()
+
+
+def sound_locks(config: ServeConfig) -> SoundLocks | None:
+    """With `--redis`, who makes each sound file is decided in Redis as well (workers on several
+    machines, where flock may not exclude); else flock alone."""
+    if not config.redis:
+        return None
+    from timekeeper.serve.soundlock import SoundLocks
+
+    return SoundLocks(config.redis)
 
 
 def screens_allowed(config: ServeConfig) -> int:
