@@ -31,9 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from serving import LAPTOP, chromium, start_server, wait_for
 
 from timekeeper.phrases import LANGUAGES
+from timekeeper.serve.routes import PAGE_SCRIPTS
 
-PAGE_FILES = ("/", "/assets/app.js", "/assets/log.js", "/assets/offline.js", "/sw.js", "/assets/style.css", "/assets/manifest.webmanifest", "/assets/icon.svg",
-              "/assets/icon-192.png", "/assets/icon-512.png")
+PAGE_FILES = ("/", *(f"/assets/{name}" for name in PAGE_SCRIPTS), "/sw.js", "/assets/style.css", "/assets/manifest.webmanifest",
+              "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png")
 SETTLE_S = 5.0  # "the set-up screen has been open for 5 s"
 
 

@@ -31,10 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
+from timekeeper.serve.routes import PAGE_SCRIPTS
+
 
 def page_figures(server) -> tuple[int, float]:
     weight = len(server.request("/").body)
-    weight += sum(len(server.request(f"/assets/{name}").body) for name in ("app.js", "log.js", "style.css"))
+    weight += sum(len(server.request(f"/assets/{name}").body) for name in (*PAGE_SCRIPTS, "style.css"))
     loads = []
     for _ in range(5):
         driver = chromium(LAPTOP)

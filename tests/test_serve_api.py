@@ -13,6 +13,8 @@ from decoded import RATE, decode
 from running import timekeeper
 from serving import start_server
 
+from timekeeper.serve.routes import PAGE_SCRIPTS
+
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
 
 
@@ -53,9 +55,11 @@ def test_page_and_assets_are_small_and_served(server):
     page = server.request("/")
     assert page.status == 200 and "<title>timekeeper</title>" in page.text
     weight = len(page.body)
-    for name in ("app.js", "log.js", "style.css"):
+    for name in (*PAGE_SCRIPTS, "style.css"):
         asset = server.request(f"/assets/{name}")
         assert asset.status == 200
+        if name.endswith(".js"):
+            assert asset.headers["Content-Type"] == "text/javascript"  # a module is run only with a script's type
         weight += len(asset.body)
     assert weight < 200_000
     assert server.request("/g/0123456789ab").status == 200  # a join link opens the page
@@ -239,7 +243,7 @@ def test_the_page_is_sent_the_sounds_names_in_the_games_language(server):
     names = {sound["key"]: sound["name"] for sound in sounds}
     assert names["alert"] == "Alarmsirene" and names["beep"] == "Übertragungston"
     assert names["jump"] is None  # the hyperspace jump is not named
-    script = server.request("/assets/app.js").text
+    script = "\n".join(server.request(f"/assets/{name}").text for name in PAGE_SCRIPTS)
     assert not [words for words in ("⚠ ALERT", "◉ TRANSFER", "Transfer beep", "Alert klaxon", "◉ beep", "⚠ klaxon")
                 if words in script]  # no English of its own
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from serving import PHONE, start_server, wait_for
 
+from timekeeper.serve.routes import PAGE_SCRIPTS
+
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
 TRACK = "builtin:quick-drill"  # 5 minutes: its whole WAV is 26 MB
@@ -28,7 +30,8 @@ def test_the_service_worker_is_served_from_the_root_with_its_shell(tmp_path):
         assert reply.headers["Cache-Control"] == "no-cache"
         text = reply.text
         assert "__VERSION__" not in text and '"/assets/offline.js"' in text and '"/assets/app.js"' in text
-        for path in ("/", "/assets/offline.js"):
+        assert all(f'"/assets/{name}"' in text for name in PAGE_SCRIPTS)  # every module of the page works offline
+        for path in ("/", *(f"/assets/{name}" for name in PAGE_SCRIPTS)):
             assert server.request(path).status == 200  # every file of the shell is there to keep
     finally:
         assert server.stop() == 130
@@ -93,6 +96,7 @@ def test_chromium_finds_the_page_installable_with_its_worker(tmp_path, open_brow
             caches.keys().then((names) => caches.open(names.find((n) => n.startsWith('tk-shell-'))))
               .then((cache) => cache.keys()).then((keys) => done(keys.map((k) => new URL(k.url).pathname)));""")
         assert {"/", "/assets/app.js", "/assets/offline.js", "/assets/style.css", "/assets/icon-192.png"} <= set(shell)
+        assert {f"/assets/{name}" for name in PAGE_SCRIPTS} <= set(shell)  # every module the page imports
     finally:
         assert server.stop() == 130
 

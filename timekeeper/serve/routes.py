@@ -54,7 +54,11 @@ from timekeeper.serve.state import ServerState, download_name
 from timekeeper.serve.views import game_json, playback_json
 
 ASSETS_DIR = Path(__file__).resolve().parent / "assets"
-ASSETS = {"app.js": "text/javascript", "log.js": "text/javascript", "offline.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml",
+# The page's scripts: native ES modules, app.js first (index.html loads it; it imports the others).
+PAGE_SCRIPTS = ("app.js", "after.js", "api.js", "awake.js", "captions.js", "clock.js", "connection.js", "dom.js",
+                "frame.js", "i18n.js", "joining.js", "language.js", "lobby.js", "log.js", "mission.js", "offline.js",
+                "setup.js", "state.js")
+ASSETS = {**dict.fromkeys(PAGE_SCRIPTS, "text/javascript"), "style.css": "text/css", "icon.svg": "image/svg+xml",
           "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
 MAX_MESSAGE_BYTES = 4096
@@ -161,7 +165,8 @@ async def info(request: web.Request) -> web.Response:
 MESSAGES_MAX_AGE_S = 3600  # the words change only with the server's version
 SERVER_PREFIXES = ("card.", "generate.", "prompter.", "voice.")  # entries the server (or the terminal) words itself
 FORM_PREFIXES = ("generate.label.", "generate.unit.", "generate.help.", "generate.kind.", "generate.official_example")  # but
-# the generate form's own words the page shows (one source with the command line's help and the server's messages)
+# the generate form's own words (one source with the command line's help and the server's messages); the page
+# itself takes them already worded from /api/info's generate.options
 
 
 @declares(RouteInput(path=LangPath))

@@ -1,14 +1,11 @@
 // The ship's log in the page: record a played game (once: every screen of the game sees it is
 // recorded), the log with its statistics as tables and a chart, correcting and removing a mission.
-// Loaded before app.js, whose helpers ($, api, postJson, option, toast, t, errorText, view) it calls
-// when used; every word comes from the catalogue (log.* keys).
-"use strict";
-
-function element(tag, props = {}, ...children) {
-  const made = Object.assign(document.createElement(tag), props);
-  made.append(...children);
-  return made;
-}
+// Every word comes from the catalogue (log.* keys).
+import { api, postJson, sendJson } from "./api.js";
+import { element, option, page, toast } from "./dom.js";
+import { errorText, t } from "./i18n.js";
+import { serverInfo } from "./language.js";
+import { view } from "./state.js";
 
 function scoreText(entry) {
   if (entry.score != null) return t("log.score", { score: entry.score });
@@ -62,43 +59,43 @@ function markProblems(form, error) {
 }
 
 // ---- after a game: record it once ----------------------------------------------------------
-async function buildLogForm() {
-  const box = $("#log-fields");
+export async function buildLogForm() {
+  const box = page.logFields;
   if (box.dataset.game === view.game.id) return;
   box.dataset.game = view.game.id;
   box.replaceChildren();
-  $("#log-result").textContent = "";
+  page.logResult.textContent = "";
   let form;
   try {
     form = await api(`/api/games/${view.game.id}/log`);
   } catch (error) {
-    $("#log-result").textContent = errorText(error);
+    page.logResult.textContent = errorText(error);
     return;
   }
   if (form.recorded) return showLogged(form.recorded, "log.recorded");
   fillFields(box, form.fields, form.values, Boolean(form.values.campaign));
-  $("#logform").dataset.campaign = form.values.campaign || "";
-  $("#logform").querySelector("button[type=submit]").disabled = false;
+  page.logform.dataset.campaign = form.values.campaign || "";
+  page.logformSubmit.disabled = false;
 }
 
 // The game's mission is in the log (recorded here or on another screen), or was removed (null).
-function showLogged(recorded, how = "log.recorded.other") {
-  if (!view.game || $("#after").hidden) return;
-  const form = $("#logform");
+export function showLogged(recorded, how = "log.recorded.other") {
+  if (!view.game || page.after.hidden) return;
+  const form = page.logform;
   if (!recorded) {
     form.classList.remove("done");
-    $("#log-fields").dataset.game = "";
+    page.logFields.dataset.game = "";
     buildLogForm();
     return;
   }
-  $("#log-fields").replaceChildren();
-  form.querySelector("button[type=submit]").disabled = true;
+  page.logFields.replaceChildren();
+  page.logformSubmit.disabled = true;
   form.classList.add("done");
-  const result = $("#log-result");
+  const result = page.logResult;
   const open = element("a", { href: "/log", textContent: t("log.open") });
   open.addEventListener("click", (event) => {
     event.preventDefault(); // over the page, as the bar's link opens it: the sound plays on
-    $("#loglink").click();
+    page.loglink.click();
   });
   result.replaceChildren(t(how, { id: recorded.id, score: scoreText(recorded) }), " ", open);
 }
@@ -113,48 +110,48 @@ async function recordMission(event) {
     showLogged(await postJson(`/api/games/${view.game.id}/log`, values), "log.recorded");
   } catch (error) {
     if (error.body && error.body.recorded) return showLogged(error.body.recorded);
-    $("#log-result").textContent = errorText(error);
+    page.logResult.textContent = errorText(error);
     markProblems(form, error);
   }
 }
 
 // ---- the log: over the page, never instead of it (the sound plays on while the crew reads it) ----
-async function showLog() {
-  $("#logview").hidden = false;
+export async function showLog() {
+  page.logview.hidden = false;
   document.body.classList.add("sheet-open");
   const log = await api("/api/log");
   drawLogTable(log);
   drawStats(log.stats);
   showCrewLink();
-  $("#log-home").hidden = !$("#log-close").hidden; // the log page alone (/log): a way to the set-up screen
-  if (!$("#log-close").hidden) $("#log-close").focus();
+  page.logHome.hidden = !page.logClose.hidden; // the log page alone (/log): a way to the set-up screen
+  if (!page.logClose.hidden) page.logClose.focus();
 }
 
 // Hosted mode: the log is the crew's, known by a key in this browser; its link opens it elsewhere.
 async function showCrewLink() {
   const hosted = await serverInfo().then((i) => i.public, () => false);
-  $("#crewlink").hidden = !hosted;
-  if (hosted) $("#crewlink-url").value = (await api("/api/crew")).link;
+  page.crewlink.hidden = !hosted;
+  if (hosted) page.crewlinkUrl.value = (await api("/api/crew")).link;
 }
 
 async function copyCrewLink() {
-  const field = $("#crewlink-url");
+  const field = page.crewlinkUrl;
   try {
     await navigator.clipboard.writeText(field.value);
-  } catch (error) {
+  } catch {
     field.select(); // no clipboard here (plain http): the link is selected to copy by hand
     document.execCommand("copy");
   }
   toast(t("log.crew.copied"));
 }
 
-function closeLog() {
-  $("#logview").hidden = true;
+export function closeLog() {
+  page.logview.hidden = true;
   document.body.classList.remove("sheet-open");
 }
 
 function drawLogTable(log) {
-  const table = $("#log-table");
+  const table = page.logTable;
   table.replaceChildren(element("caption", { className: "sr-only", textContent: t("log.table") }));
   // explicit roles: on a phone the rows are shown as cards (style.css), and stay a table to screen readers
   table.setAttribute("role", "table");
@@ -212,8 +209,8 @@ function campaignText(line) {
 }
 
 async function editMission(id) {
-  const dialog = $("#log-edit");
-  const form = dialog.querySelector("form");
+  const dialog = page.logEdit;
+  const form = page.logEditForm;
   let mission;
   try {
     mission = await api(`/api/log/${id}`);
@@ -221,39 +218,38 @@ async function editMission(id) {
     return toast(errorText(error), true);
   }
   form.dataset.id = id;
-  $("#log-edit-title").textContent = t("log.edit.title", { id, track: mission.track });
-  fillFields($("#log-edit-fields"), mission.fields, mission.values, mission.campaign != null);
-  $("#log-edit-result").textContent = "";
+  page.logEditTitle.textContent = t("log.edit.title", { id, track: mission.track });
+  fillFields(page.logEditFields, mission.fields, mission.values, mission.campaign != null);
+  page.logEditResult.textContent = "";
   dialog.showModal();
 }
 
 async function saveMission(event) {
   event.preventDefault();
-  if (event.submitter && event.submitter.value === "cancel") return $("#log-edit").close();
+  if (event.submitter && event.submitter.value === "cancel") return page.logEdit.close();
   const form = event.target;
   markProblems(form, null);
   try {
-    const entry = await api(`/api/log/${form.dataset.id}`, {
-      method: "PATCH", body: JSON.stringify(formValues(form)), headers: { "Content-Type": "application/json" } });
-    $("#log-edit").close();
+    const entry = await sendJson(`/api/log/${form.dataset.id}`, formValues(form), "PATCH");
+    page.logEdit.close();
     toast(t("log.edited", { id: entry.id, score: scoreText(entry) }));
     showLog();
   } catch (error) {
-    $("#log-edit-result").textContent = errorText(error);
+    page.logEditResult.textContent = errorText(error);
     markProblems(form, error);
   }
 }
 
 function askRemove(id, what) {
-  const dialog = $("#log-delete");
-  dialog.querySelector("form").dataset.id = id;
-  $("#log-delete-text").textContent = t("log.delete.ask", what);
+  const dialog = page.logDelete;
+  page.logDeleteForm.dataset.id = id;
+  page.logDeleteText.textContent = t("log.delete.ask", what);
   dialog.showModal();
 }
 
 async function removeMission(event) {
   event.preventDefault();
-  const dialog = $("#log-delete");
+  const dialog = page.logDelete;
   dialog.close();
   if (!event.submitter || event.submitter.value !== "remove") return;
   const id = event.target.dataset.id;
@@ -268,7 +264,7 @@ async function removeMission(event) {
 
 // ---- statistics: tables and a chart -----------------------------------------------------------
 function drawStats(stats) {
-  const box = $("#log-stats");
+  const box = page.logStats;
   box.replaceChildren(scoreChart(stats.tables.find((table) => table.by === "track")));
   for (const table of stats.tables) box.append(statsTable(table));
   const all = stats.overall;
@@ -321,7 +317,7 @@ function scoreChart(table) {
     figure.append(element("p", { className: "hint", textContent: t("log.chart.empty") }));
     return figure;
   }
-  const WIDTH = Math.round(Math.max(300, Math.min(760, $("#log-stats").clientWidth || 600))); // drawn 1:1: text at its size
+  const WIDTH = Math.round(Math.max(300, Math.min(760, page.logStats.clientWidth || 600))); // drawn 1:1: text at its size
   const ROW = 34, BAR = 12, LEFT = Math.round(Math.min(WIDTH * 0.36, 190)), RIGHT = 44, TOP = 26;
   const fits = Math.floor((LEFT - 12) / 7.5); // characters of a track's name beside its bars
   const low = Math.min(0, ...groups.map((g) => Math.min(g.best, g.mean)));
@@ -356,20 +352,20 @@ function scoreChart(table) {
 
 // A screen that slept or lost its connection may have missed a "logged" message: ask again.
 async function checkLogged() {
-  if (!view.game || $("#after").hidden || !$("#log-fields").dataset.game) return;
+  if (!view.game || page.after.hidden || !page.logFields.dataset.game) return;
   try {
     const form = await api(`/api/games/${view.game.id}/log`);
-    const done = $("#logform").classList.contains("done");
+    const done = page.logform.classList.contains("done");
     if (form.recorded || done) showLogged(form.recorded);
-  } catch (error) {
+  } catch {
     // the next message or wake-up tries again
   }
 }
 
-function wireLog() {
+export function wireLog() {
   document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && checkLogged());
-  $("#logform").addEventListener("submit", recordMission);
-  $("#log-edit form").addEventListener("submit", saveMission);
-  $("#log-delete form").addEventListener("submit", removeMission);
-  $("#crewlink-copy").addEventListener("click", copyCrewLink);
+  page.logform.addEventListener("submit", recordMission);
+  page.logEditForm.addEventListener("submit", saveMission);
+  page.logDeleteForm.addEventListener("submit", removeMission);
+  page.crewlinkCopy.addEventListener("click", copyCrewLink);
 }

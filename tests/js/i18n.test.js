@@ -1,0 +1,49 @@
+// The page's catalogue lookup (timekeeper/serve/assets/i18n.js), run by Node's own test runner
+// on the real English and German catalogues as the server sends them.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { UI_LANGUAGES, errorText, fill, t, uiLanguage, words } from "../../timekeeper/serve/assets/i18n.js";
+
+const LOCALES = new URL("../../timekeeper/locales/", import.meta.url);
+
+// msgid/msgstr pairs of a .po file (one line each, as timekeeper's catalogues are written)
+function catalogue(language) {
+  const text = readFileSync(new URL(`${language}.po`, LOCALES), "utf-8");
+  const unquote = (quoted) => JSON.parse(quoted);
+  return Object.fromEntries([...text.matchAll(/^msgid ("(?:[^"\\]|\\.)+")\nmsgstr ("(?:[^"\\]|\\.)*")$/gm)]
+    .map(([, id, str]) => [unquote(id), unquote(str)]));
+}
+
+test("placeholders are filled; one not given stays as written", () => {
+  assert.equal(fill("{a} and {b}", { a: 1 }), "1 and {b}");
+  assert.equal(fill("{n} {n}", { n: 0 }), "0 0");
+});
+
+test("a key is looked up in the page's catalogue, and stands for itself when missing", () => {
+  words.messages = catalogue("de");
+  words.language = "de";
+  assert.equal(t("page.undo.text", { seconds: 4 }).includes("4"), true);
+  assert.equal(t("page.gen.official"), "offiziell");
+  assert.equal(t("no.such.key"), "no.such.key");
+  words.messages = catalogue("en");
+  assert.equal(t("page.gen.official"), "official");
+});
+
+test("the page's language: the one wanted, else the browser's first shipped one, else English", () => {
+  assert.equal(uiLanguage("de", ["fr-FR"]), "de");
+  assert.equal(uiLanguage("", ["pt-BR", "pl-PL", "de"]), "pl");
+  assert.equal(uiLanguage("xx", ["EN-gb"]), "en");
+  assert.equal(uiLanguage("", []), "en");
+  assert.ok(UI_LANGUAGES.every((language) => Object.keys(catalogue(language)).length > 100), "every language has a catalogue");
+});
+
+test("a server error with a known code is said in the page's language", () => {
+  words.messages = catalogue("de");
+  const known = Object.keys(words.messages).find((key) => key.startsWith("error."));
+  const code = known.slice("error.".length);
+  assert.equal(errorText({ message: "in English", body: { code } }), words.messages[known]);
+  assert.equal(errorText({ message: "in English", body: { code: "no_such_code" } }), "in English");
+  assert.equal(errorText(new Error("network down")), "network down");
+});

@@ -1,0 +1,41 @@
+// Talking to the server: JSON over fetch (an error carries the server's body), and the address
+// of a game's WebSocket.
+
+const HEADERS = { "X-Timekeeper": "1" };
+
+export async function api(path, options = {}) {
+  const response = await fetch(path, { ...options, headers: { ...HEADERS, ...(options.headers || {}) } });
+  const type = response.headers.get("Content-Type") || "";
+  const body = type.includes("json") ? await response.json() : await response.text();
+  if (!response.ok) {
+    const error = new Error((body && body.error) || `${response.status} ${response.statusText}`);
+    error.body = body;
+    throw error;
+  }
+  return body;
+}
+
+export function sendJson(path, data, method = "POST") {
+  return api(path, { method, body: JSON.stringify(data), headers: { "Content-Type": "application/json" } });
+}
+
+export const postJson = (path, data) => sendJson(path, data);
+
+export function socketUrl(gameId) {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${location.host}/api/games/${gameId}/ws`;
+}
+
+export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A job the server works on (a render, a voice's download), asked for again until it is finished;
+// `progress` sees each answer.
+export async function finished(job, next, progress = () => {}) {
+  while (!job.finished) {
+    progress(job);
+    await pause(300);
+    job = await api(next(job));
+  }
+  if (job.error) throw new Error(job.error);
+  return job;
+}

@@ -1,0 +1,124 @@
+// The game's WebSocket: joining it, the commands this screen sends, the clock offset measured by
+// pings, and the messages every screen of the game receives. Without the server (the network is
+// gone) the device that plays the sound goes on alone: its audio is the clock; Play and Pause act
+// here, and the server is told once the socket is back.
+import { api, socketUrl } from "./api.js";
+import { clockSync } from "./clock.js";
+import { page, toast } from "./dom.js";
+import { errorText, t } from "./i18n.js";
+import { showPresence } from "./joining.js";
+import { useLanguage } from "./language.js";
+import { lobbyStarted } from "./lobby.js";
+import { showLogged } from "./log.js";
+import { ended, follow, openGame, setSound, undone } from "./mission.js";
+import { clientId, serverNow, view } from "./state.js";
+
+export function send(message) {
+  if (view.socket && view.socket.readyState === WebSocket.OPEN) view.socket.send(JSON.stringify(message));
+  else if (view.sound && view.game && ["play", "pause"].includes(message.type)) playOffline(message);
+}
+
+function playOffline(message) {
+  const at = page.audio.currentTime * 1000;
+  view.playback = { ...view.playback, status: message.type === "pause" ? "paused" : "playing", position_ms: at,
+    at_ms: serverNow() };
+  view.offline = { type: message.type, game: view.game.id };
+  follow();
+}
+
+// What was pressed offline, told to the server: true when there was something.
+function sendOffline(socket) {
+  const missed = view.offline;
+  view.offline = null;
+  if (!missed || !view.game || missed.game !== view.game.id) return false;
+  const at = page.audio.currentTime * 1000;
+  if (missed.type === "pause") socket.send(JSON.stringify({ type: "pause", at_ms: at }));
+  else for (const command of [{ type: "seek", at_ms: at }, { type: "play" }]) socket.send(JSON.stringify(command));
+  return true;
+}
+
+export function connect(gameId, start) {
+  if (view.socket && view.socketGame !== gameId) {
+    const old = view.socket;
+    view.socket = null;
+    old.close();
+  }
+  const socket = new WebSocket(socketUrl(gameId));
+  view.socket = socket;
+  view.socketGame = gameId;
+  socket.onopen = () => {
+    view.retryMs = 500;
+    page.conn.className = "conn on";
+    const kind = matchMedia("(pointer: coarse)").matches ? "phone" : "screen";
+    send({ type: "hello", client: clientId, kind });
+    if (view.sound || (!view.game && !page.quiet.checked)) send({ type: "claim" }); // the set-up device plays the sound
+    view.skipSnapshot = sendOffline(socket); // what was pressed offline wins over the state the server had
+    ping();
+    if (start) {
+      start = false;
+      send({ type: "play" });
+    }
+  };
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onclose = () => {
+    page.conn.className = "conn off";
+    if (view.socket !== socket) return;
+    // spread over half to one and a half times the wait: the screens of a worker that died do not
+    // all knock on the surviving one in the same millisecond
+    setTimeout(() => view.socket === socket && connect(gameId, false), view.retryMs * (0.5 + Math.random()));
+    view.retryMs = Math.min(view.retryMs * 2, 5000);
+  };
+}
+
+// The socket of the game `gameId` is open (or is opened); true when it already was.
+export function joined(gameId) {
+  return view.socketGame === gameId && view.socket && view.socket.readyState === WebSocket.OPEN;
+}
+
+// Back from sleep: the socket again, or a fresh clock offset.
+export function reconnect() {
+  if (!view.socket || view.socket.readyState > WebSocket.OPEN) connect(view.game.id, false);
+  else ping();
+}
+
+export function ping() {
+  for (let i = 0; i < 5; i++) setTimeout(() => send({ type: "ping", t: Date.now() }), i * 150);
+}
+
+// The sound device's position, read now (read_ms on the server's clock: its travel time does not move the clock).
+export function report() {
+  view.lastReport = performance.now();
+  send({ type: "report", at_ms: page.audio.currentTime * 1000, playing: !page.audio.paused, read_ms: serverNow() });
+}
+
+async function receive(message) {
+  if (message.type === "pong") {
+    const synced = clockSync(view, message.t, Date.now(), message.server_ms);
+    if (synced) Object.assign(view, synced);
+  } else if (message.type === "next" && view.game && view.playback.status === "ended") {
+    location.href = `/g/${message.id}`; // the crew set up the next mission: this screen joins it
+  } else if (message.type === "presence") {
+    showPresence(message.screens);
+  } else if (message.type === "setup" && view.game && view.playback.status === "ready") {
+    const game = await api(`/api/games/${view.game.id}`); // the crew changed the track or a setting
+    if (game.settings.language !== view.game.settings.language) await useLanguage(game.settings.language);
+    openGame(game, { sound: view.sound, prompter: view.prompter });
+  } else if (message.type === "state") {
+    if (!view.game) return lobbyStarted(message.playback);
+    if (view.skipSnapshot && "screens" in message) return (view.skipSnapshot = false); // older than the offline press
+    const was = view.playback.status;
+    view.playback = message.playback;
+    if ("holder" in message.playback) view.holder = message.playback.holder;
+    if (view.sound && view.holder && view.holder !== clientId) {
+      setSound(false);
+      toast(t("page.game.sound_moved"));
+    }
+    if (was !== "ended" && view.playback.status === "ended") ended();
+    if (was === "ended" && view.playback.status !== "ended") undone();
+    follow();
+  } else if (message.type === "logged") {
+    showLogged(message.recorded); // this game's mission was recorded, changed or removed
+  } else if (message.type === "error") {
+    toast(t("page.error.server", { message: errorText({ message: message.error, body: message }) }), true);
+  }
+}
