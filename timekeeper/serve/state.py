@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import secrets
 import threading
@@ -52,11 +51,10 @@ PER_CREW_WORK = 2  # hosted mode: jobs one crew may have in each queue of slow w
 
 
 def default_state_dir() -> Path:
-    """$TIMEKEEPER_STATE, else $XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve."""
-    if os.environ.get("TIMEKEEPER_STATE"):
-        return Path(os.environ["TIMEKEEPER_STATE"])
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "timekeeper" / "serve"
+    """$TIMEKEEPER_STATE, else $XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve (environment.py)."""
+    from timekeeper.environment import current
+
+    return current().state
 
 
 def default_sound_cache() -> Path:

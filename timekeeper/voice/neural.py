@@ -20,7 +20,6 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from timekeeper.environment import current
 from timekeeper.errors import MissingToolError, TimekeeperError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice, cached_or_shipped
@@ -45,10 +45,7 @@ INSTALL_HINT = "install it with: pip install piper-tts"
 def piper_dir() -> Path:
     """Where installed Piper voices live: $TIMEKEEPER_PIPER_VOICES, else
     $XDG_DATA_HOME/timekeeper/piper, else ~/.local/share/timekeeper/piper."""
-    if os.environ.get("TIMEKEEPER_PIPER_VOICES"):
-        return Path(os.environ["TIMEKEEPER_PIPER_VOICES"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "timekeeper" / "piper"
+    return current().piper_voices
 
 
 @dataclass(frozen=True)

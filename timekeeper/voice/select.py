@@ -6,16 +6,14 @@ import os
 from functools import cache
 from pathlib import Path
 
+from timekeeper.environment import current
 from timekeeper.voice.base import Voice
 
 
 def packs_dir() -> Path:
     """Where installed voice packs live: $TIMEKEEPER_VOICES, else $XDG_DATA_HOME/timekeeper/voices,
     else ~/.local/share/timekeeper/voices."""
-    if os.environ.get("TIMEKEEPER_VOICES"):
-        return Path(os.environ["TIMEKEEPER_VOICES"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "timekeeper" / "voices"
+    return current().voice_packs
 
 
 DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or SYNTHESIZED
@@ -28,7 +26,7 @@ def default_voice(language: str) -> str | None:
     synthesized voice); else the language's recommended Piper voice (voice/recommended.py:
     English's joe comes with timekeeper, the others with `timekeeper voice install --lang`) when
     it and Piper are installed, else the synthesized voice (espeak-ng: the offline fallback)."""
-    chosen = os.environ.get(DEFAULT_VOICE_VARIABLE)
+    chosen = current().default_voice
     if chosen:
         return None if chosen == SYNTHESIZED else chosen
     from timekeeper.voice.recommended import RECOMMENDED
