@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("logbook",),  # the ship's log: no sound
     ("sound",),  # synthesized effects
     ("voice",),  # spoken phrases: TTS, neural, packs
-    ("mix",),  # timeline + voice + effects -> one stream
+    ("mix", "soundsettings"),  # timeline + voice + effects -> one stream, and the settings of one
     ("render", "live", "soundcheck"),  # the mix to a file, to a sound card, measured
     ("serve",),  # the web front end
     ("commands",),  # the command line's commands
