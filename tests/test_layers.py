@@ -25,7 +25,8 @@ COMMAND_TARGET = re.compile(r"(timekeeper(?:\.\w+)+):\w+")  # "timekeeper.comman
 # Bottom to top: a module may import modules of its own layer or of a lower one, never of a higher one.
 # A subpackage is placed as a whole ("voice" is timekeeper/voice/); "__init__" is timekeeper/__init__.py.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "model", "times", "languages", "i18n", "pace", "paths", "quiet", "heldsignals", "pcm"),  # basics
+    ("__init__", "environment", "errors", "model", "times", "languages", "i18n", "pace", "paths", "quiet", "heldsignals",
+     "pcm"),  # basics
     ("userfiles", "outputpath", "atomicfile", "wavcache", "seed", "codec", "audio", "loudness"),  # files, tools, clips
     ("phrases", "script", "durations"),  # the announcement grammar and the words it speaks
     ("scenario",),  # scenario files: loading, validation (which uses the grammar), flash codes
@@ -33,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("logbook",),  # the ship's log: no sound
     ("sound",),  # synthesized effects
     ("voice",),  # spoken phrases: TTS, neural, packs
-    ("mix",),  # timeline + voice + effects -> one stream
+    ("mix", "soundsettings"),  # timeline + voice + effects -> one stream, and the settings of one
     ("render", "live", "soundcheck"),  # the mix to a file, to a sound card, measured
     ("serve",),  # the web front end
     ("commands",),  # the command line's commands

@@ -188,3 +188,26 @@ def test_solo_and_four_players_change_the_cues() -> None:
     assert CueKind.DATA_TRANSFER not in solo and CueKind.COMMS_DOWN not in solo and CueKind.INCOMING_DATA not in solo
     four = prepare_mix(scenario, MixSettings(players=4)).timeline
     assert "unconfirmed_report" not in [p.key for c in four.cues for p in c.parts if isinstance(p, Speech)]
+
+
+def test_music_from_reads_the_bed_from_any_sample(tmp_path) -> None:
+    """PreparedMix.music_from is what the page's WAV download mixes with (serve/audio.py): the
+    music bed from that sample on, so any window of the file is the same mix as pcm() gives."""
+    import wave
+
+    tune = tmp_path / "tune.wav"
+    seconds = np.arange(RATE * 2) / RATE
+    with wave.open(str(tune), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(RATE)
+        out.writeframes((np.sin(2 * np.pi * 220 * seconds) * 8000).astype("<i2").tobytes())
+    from timekeeper.pcm import pcm16
+
+    scenario = load_scenario(str(SHORT))
+    assert prepare_mix(scenario, MixSettings()).music_from(0) is None
+    mix = prepare_mix(scenario, MixSettings(music=tune))
+    rate = mix.sample_rate
+    window = pcm16(mix.mix_chunk(3 * rate, rate, mix.music_from(3 * rate)))
+    assert window == next(mix.pcm(start_ms=3000, chunk_ms=1000))
+    assert window != pcm16(mix.mix_chunk(3 * rate, rate, None))  # the music is in it

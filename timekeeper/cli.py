@@ -82,6 +82,10 @@ def cli(debug: bool) -> None:
       timekeeper live mission-5
     """
     # --debug is read where it is used: main() re-raises with it, `serve` reads the root context's params
+    from timekeeper.environment import current, using
+
+    # the environment is read once for the command (main(argv, env) may have installed one already)
+    click.get_current_context().with_resource(using(current()))
 
 
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}

@@ -93,10 +93,14 @@ class PreparedMix:
     def n_samples(self) -> int:
         return _samples(self.duration_ms)
 
+    def music_from(self, sample: int) -> sound.MusicReader | None:
+        """A reader of the music bed from sample `sample` on, to hand to mix_chunk (None: no music)."""
+        return self._music.chunks(sample) if self._music is not None else None
+
     def pcm(self, start_ms: int = 0, chunk_ms: int = 1000) -> Iterator[bytes]:
         """The final mix from `start_ms` to the end, as 16-bit PCM chunks of `chunk_ms`."""
         step = max(1, _samples(chunk_ms))
-        music = self._music.chunks(_samples(start_ms)) if self._music is not None else None
+        music = self.music_from(_samples(start_ms))
         for begin in range(_samples(start_ms), self.n_samples, step):
             n = min(step, self.n_samples - begin)
             chunk = self.mix_chunk(begin, n, music)

@@ -108,12 +108,13 @@ def generated_voice_overlaps(missions: list[Scenario], language: str | None, voi
     """"seed N: with voice ...: ... overlaps ..." for every announcement of the generated `missions`
     that `voice` would make overlap (what `generate --voice` and the page's Generate warn of). The
     language is `language`, else the voice's, else the mission's."""
-    from timekeeper.voice.select import voice_language
+    from timekeeper.model import MAX_PLAYERS
+    from timekeeper.soundsettings import sound_settings
 
     found = []
     for mission in missions:
-        settings = MixSettings(language=language or voice_language(voice) or mission.language or "en", voice=voice,
-                               players=mission.players or 5)
+        settings = sound_settings({"language": language, "voice": voice, "players": mission.players or MAX_PLAYERS},
+                                  mission.language).mix
         found += [f"seed {mission.seed}: {message}" for message in voice_overlaps(mission, settings)]
     return found
 

@@ -4,20 +4,17 @@ verified when read, so a damaged clip is made again instead of played."""
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from pathlib import Path
 
 from timekeeper.atomicfile import replacing
+from timekeeper.environment import current
 from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16
 
 
 def cache_dir() -> Path:
-    """$TIMEKEEPER_CACHE, else $XDG_CACHE_HOME/timekeeper, else ~/.cache/timekeeper."""
-    if os.environ.get("TIMEKEEPER_CACHE"):
-        return Path(os.environ["TIMEKEEPER_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "timekeeper"
+    """$TIMEKEEPER_CACHE, else $XDG_CACHE_HOME/timekeeper, else ~/.cache/timekeeper (environment.py)."""
+    return current().cache
 
 
 class DamagedClip(ValueError):

@@ -55,9 +55,10 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
     if output is not None:
         check_output_path(output, scenario_inputs(*names), what="card")
     if voice is not None:
-        from timekeeper.voice.select import open_voice, voice_language
+        from timekeeper.soundsettings import spoken_language
+        from timekeeper.voice.select import open_voice
 
-        language = open_voice(language or voice_language(voice) or "en", voice).phrases()  # type: ignore[assignment]
+        language = open_voice(spoken_language(language, voice, None), voice).phrases()  # type: ignore[assignment]
     if chosen == "pdf":
         if output is None:
             raise click.UsageError("a PDF needs -o FILE (or use --format text / markdown to print)")

@@ -170,14 +170,12 @@ def _check_voice(missions: list, language: str | None, voice: str) -> None:
 
 def _render(scenario, target: Path, language: str | None, voice: str | None = None) -> None:
     """Render through the render command's library function (imported only here: it loads audio libraries)."""
-    from timekeeper.commands.options import ProgressBar
+    from timekeeper.commands.options import ProgressBar, mix_settings
     from timekeeper.generate.options import reproducing_command
-    from timekeeper.mix import MixSettings
+    from timekeeper.model import MAX_PLAYERS
     from timekeeper.render import render
-    from timekeeper.voice.select import voice_language
 
-    settings = MixSettings(language=language or voice_language(voice) or scenario.language or "en",
-                           players=scenario.players or 5, voice=voice)
+    settings = mix_settings(scenario, language, voice, scenario.players or MAX_PLAYERS, False)
     result = render(scenario, target, settings, source=reproducing_command(scenario.seed, scenario.generator),
                     prepare_progress=ProgressBar("Voice"), encode_progress=ProgressBar("Render"))
     for warning in result.warnings:

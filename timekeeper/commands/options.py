@@ -112,7 +112,6 @@ def paced(scenario: Scenario, pace: float) -> Scenario:
     return stretched(scenario, pace)
 
 F = TypeVar("F", bound=Callable[..., object])
-MAX_MUSIC_BYTES = 500_000_000
 
 
 def warn_voice_language(settings: MixSettings) -> None:
@@ -146,27 +145,22 @@ def sound_options(command: F) -> F:
     )(command)
 
 
+OPTION_OF_SETTING = {"language": "--lang", "voice": "--voice", "players": "--players", "pace": "--pace",
+                     "music": "--music"}  # the option that gives each sound setting
+
+
 def mix_settings(
     scenario: Scenario, language: str | None, voice: str | None, players: int, solo: bool, **extra: object
 ) -> MixSettings:
-    """Command-line choices as MixSettings; the language defaults to the voice's (a pack's or a
-    Piper voice's), else the scenario's, else en."""
-    from timekeeper.mix import MixSettings
-    from timekeeper.voice.select import voice_language
+    """Command-line choices as MixSettings, checked and defaulted as the page's are
+    (timekeeper/soundsettings.py); a setting that cannot be used is a usage error naming its option."""
+    from timekeeper.soundsettings import SettingProblem, sound_settings
 
-    music = extra.get("music")
-    if music is not None and extra.get("background", True):
-        from timekeeper.errors import RenderError
-        from timekeeper.userfiles import check_input_file
-
-        check_input_file(music, MAX_MUSIC_BYTES, what="a music file (wav, mp3, ogg or flac)", error=RenderError)  # type: ignore[arg-type]
-    return MixSettings(
-        language=language or voice_language(voice) or scenario.language or "en",
-        voice=voice,
-        players=players,
-        solo=solo,
-        **extra,  # type: ignore[arg-type]
-    )
+    raw = {"language": language, "voice": voice, "players": players, "solo": solo, **extra}
+    try:
+        return sound_settings(raw, scenario.language).mix
+    except SettingProblem as problem:
+        raise click.BadParameter(str(problem), param_hint=OPTION_OF_SETTING.get(problem.field, problem.field)) from None
 
 
 def output_format(output: Path | None, format_name: str | None, by_suffix: dict[str, str], default: str,

@@ -127,7 +127,10 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
 
             webbrowser.open(local + (f"?token={token}" if token else ""))
 
-    run(config, ready)
+    from timekeeper.environment import current, process_wide
+
+    with process_wide(current()):  # the server's worker threads see this command's environment
+        run(config, ready)
 
 
 LOOPBACK = ("127.0.0.1", "::1")  # where a proxy on this machine connects from (--behind-proxy)

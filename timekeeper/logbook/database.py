@@ -14,11 +14,11 @@ import contextlib
 import datetime
 import functools
 import json
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from timekeeper.environment import current
 from timekeeper.errors import LogDatabaseError
 from timekeeper.logbook.record import (
     Crew,
@@ -97,12 +97,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 def default_log_path() -> Path:
     """$TIMEKEEPER_LOG, else shiplog.sqlite3 in $TIMEKEEPER_DATA, $XDG_DATA_HOME/timekeeper or
     ~/.local/share/timekeeper."""
-    if os.environ.get("TIMEKEEPER_LOG"):
-        return Path(os.environ["TIMEKEEPER_LOG"])
-    if os.environ.get("TIMEKEEPER_DATA"):
-        return Path(os.environ["TIMEKEEPER_DATA"]) / LOG_FILE_NAME
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "timekeeper" / LOG_FILE_NAME
+    environment = current()
+    return environment.log or environment.data / LOG_FILE_NAME
 
 
 def connect(path: str | Path) -> sqlite3.Connection:

@@ -46,7 +46,7 @@ def wav_bytes(mix: PreparedMix, first: int, last: int) -> Generator[bytes, None,
     sample = (first - WAV_HEADER_BYTES) // frame
     skip = (first - WAV_HEADER_BYTES) - sample * frame
     remaining = last - first + 1
-    music = mix._music.chunks(sample) if mix._music is not None else None
+    music = mix.music_from(sample)
     while remaining > 0 and sample < mix.n_samples:
         n = min(CHUNK_SAMPLES, mix.n_samples - sample)
         chunk = mix.mix_chunk(sample, n, music)

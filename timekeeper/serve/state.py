@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import secrets
 import threading
@@ -17,8 +16,6 @@ from typing import TYPE_CHECKING
 
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
 from timekeeper.mix import MixSettings, PreparedMix
-from timekeeper.model import MAX_PLAYERS
-from timekeeper.pace import NORMAL_PACE, pace_problem
 from timekeeper.phrases import LANGUAGES
 from timekeeper.script import Timeline
 from timekeeper.serve.audio import FORMATS, MixCache, RenderJob
@@ -57,11 +54,10 @@ PER_CREW_WORK = 2  # hosted mode: jobs one crew may have in each queue of slow w
 
 
 def default_state_dir() -> Path:
-    """$TIMEKEEPER_STATE, else $XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve."""
-    if os.environ.get("TIMEKEEPER_STATE"):
-        return Path(os.environ["TIMEKEEPER_STATE"])
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "timekeeper" / "serve"
+    """$TIMEKEEPER_STATE, else $XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve (environment.py)."""
+    from timekeeper.environment import current
+
+    return current().state
 
 
 def default_sound_cache() -> Path:
@@ -172,46 +168,41 @@ class ServerState:
         """The voice an id of the page's list names, as --voice names it (None: the built-in voice)."""
         if voice_id not in {v["id"] for v in self.voices}:
             raise SettingsError(f"voice {voice_id!r} is not offered here; pick one from the list", field="voice")
-        if voice_id.startswith("pack:"):
-            from timekeeper.voice.select import packs_dir
+        from timekeeper.voice.reference import parse_voice
 
-            return str(packs_dir() / voice_id[5:])
-        return voice_id[4:] if voice_id.startswith("tts:") else None
+        return parse_voice(voice_id).spec if voice_id else None
 
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
-        """Check the page's game settings: the JSON-safe fields of MixSettings, and the training pace
-        (a number from 1 to 2 that stretches the whole mission, timekeeper/pace.py)."""
-        language = raw.get("language") or scenario_language or "en"
-        if language not in self.languages:
-            raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
-        voice = self.voice_spec(str(raw.get("voice") or ""))
-        if voice is None:  # the built-in voice: an installed recommended Piper voice, else espeak-ng
-            from timekeeper.voice.select import default_voice
+        """Check the page's game settings as the command line's are (timekeeper/soundsettings.py):
+        the JSON-safe fields of MixSettings, and the training pace (a number from 1 to 2 that
+        stretches the whole mission, timekeeper/pace.py); the voice, music and language must be
+        ones this server offers."""
+        from timekeeper.soundsettings import SettingProblem, sound_settings
 
-            voice = default_voice(language)
-        players = raw.get("players", MAX_PLAYERS)
-        if players not in range(1, MAX_PLAYERS + 1) or isinstance(players, bool):
-            raise SettingsError(f"players {players!r}: expected a whole number from 1 to {MAX_PLAYERS}", field="players")
-        pace = raw.get("pace", NORMAL_PACE)
-        problem = pace_problem(pace)
-        if problem:
-            raise SettingsError(problem, field="pace")
+        if raw.get("language"):
+            self._offered_language(raw["language"])
+        voice = self.voice_spec(str(raw.get("voice") or ""))
         music_name = raw.get("music") or ""
         music = None
         if music_name:
             music = self.music_files().get(music_name)
             if music is None:
                 raise SettingsError(f"music {music_name!r} is not offered here; pick one from the list", field="music")
-        return {
-            "language": language,
-            "voice": voice,
-            "players": players,
-            "solo": bool(raw.get("solo", False)),
-            "background": bool(raw.get("background", True)),
-            "music": str(music) if music else None,
-            "computer_voice": bool(raw.get("computer_voice", False)),
-            "pace": float(pace),
-        }
+        try:
+            checked = sound_settings({**raw, "voice": voice, "music": music}, scenario_language)
+        except SettingProblem as problem:
+            raise SettingsError(str(problem), field=problem.field) from None
+        settings = checked.as_json()
+        self._offered_language(settings["language"])
+        if voice is None:  # the built-in voice: an installed recommended Piper voice, else espeak-ng
+            from timekeeper.voice.select import default_voice
+
+            settings["voice"] = default_voice(settings["language"])
+        return settings
+
+    def _offered_language(self, language: str) -> None:
+        if language not in self.languages:
+            raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
 
     # --- crews (hosted mode: serve/crews.py) ------------------------------------------------------
     def library_for(self, crew: str) -> Library:

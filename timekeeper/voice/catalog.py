@@ -7,6 +7,7 @@ from pathlib import Path
 
 from timekeeper.errors import TimekeeperError
 from timekeeper.phrases import LANGUAGES
+from timekeeper.voice.reference import PIPER_PREFIX
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ def installed_by_language() -> tuple[str, dict[str, list[str]]]:
     found: dict[str, list[str]] = {}
     for model in installed_models():
         if model.language in LANGUAGES:
-            found.setdefault(model.language, []).append(f"piper:{model.name}")
+            found.setdefault(model.language, []).append(PIPER_PREFIX + model.name)
     for voice in engine.voices():
         for tag in voice.languages:
             base = tag.lower().split("-")[0].split("_")[0]

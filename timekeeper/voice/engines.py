@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from timekeeper.environment import current
 from timekeeper.errors import MissingToolError, VoiceError
 
 INSTALL_HINT = "install it with 'pip install espeakng-loader' (Linux) or 'pip install pyttsx3' (other systems)"
@@ -292,7 +293,7 @@ def _espeak_source(choice: str | None) -> str | None:
     """Where the espeak-ng the engine named by `choice` or $TIMEKEEPER_TTS_ENGINE comes from:
     WHEEL (the espeakng-loader library), else the espeak-ng program's path; None = pyttsx3
     (asked for, or no espeak-ng at all)."""
-    choice = choice or os.environ.get("TIMEKEEPER_TTS_ENGINE") or None
+    choice = choice or current().tts_engine
     if choice not in (None, *ENGINES):
         raise VoiceError(f"unknown TTS engine {choice!r} (expected {' or '.join(ENGINES)})")
     if choice == "pyttsx3":

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
-import os
 import re
 import urllib.error
 import urllib.request
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from timekeeper.atomicfile import replacing
+from timekeeper.environment import current
 from timekeeper.errors import OutputError, VoiceError
 from timekeeper.pcm import Progress
 from timekeeper.voice.neural import NeuralModel, piper_dir
@@ -45,7 +45,7 @@ def voice_url(name: str, base: str | None = None) -> str:
         raise VoiceError(
             f"{name!r} is not a Piper voice name (expected language_REGION-speaker-quality, e.g. en_US-joe-medium)"
         )
-    root = (base or os.environ.get("TIMEKEEPER_PIPER_URL") or DEFAULT_URL).rstrip("/")
+    root = (base or current().piper_url or DEFAULT_URL).rstrip("/")
     family, region = match["family"], match["region"]
     return f"{root}/{family}/{family}_{region}/{match['speaker']}/{match['quality']}/{name}"
 

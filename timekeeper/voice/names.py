@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from timekeeper.i18n import messages, translate, ui_language
+from timekeeper.voice.reference import PIPER_PREFIX
 
 _TERRITORY = re.compile(r"[A-Za-z]{2}|\d{3}")
 PIPER_QUALITIES = ("x_low", "low", "medium", "high")
@@ -55,8 +56,8 @@ def variant_name(variant: str, ui: str) -> str:
 
 def tts_voice_name(voice_id: str, ui: str) -> str:
     """A TTS voice id as the page lists it, in `ui`'s language."""
-    if voice_id.startswith("piper:"):
-        return _piper_name(voice_id[len("piper:"):], ui)
+    if voice_id.startswith(PIPER_PREFIX):
+        return _piper_name(voice_id[len(PIPER_PREFIX):], ui)
     parts = voice_id.split("-")
     variants = [part for index, part in enumerate(parts[1:], 1)
                 if part.lower() != "x" and not (index == 1 and _TERRITORY.fullmatch(part))]

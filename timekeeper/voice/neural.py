@@ -20,7 +20,6 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -29,14 +28,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from timekeeper.environment import current
 from timekeeper.errors import MissingToolError, TimekeeperError, VoiceError
 from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.levelling import Levelling, import_ahead
+from timekeeper.voice.reference import PIPER_PREFIX, parse_voice
 from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences
 from timekeeper.wavcache import cache_dir, write_wav
 
-PREFIX = "piper:"
 CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
 INSTALL_HINT = "install it with: pip install piper-tts"
@@ -45,10 +45,7 @@ INSTALL_HINT = "install it with: pip install piper-tts"
 def piper_dir() -> Path:
     """Where installed Piper voices live: $TIMEKEEPER_PIPER_VOICES, else
     $XDG_DATA_HOME/timekeeper/piper, else ~/.local/share/timekeeper/piper."""
-    if os.environ.get("TIMEKEEPER_PIPER_VOICES"):
-        return Path(os.environ["TIMEKEEPER_PIPER_VOICES"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "timekeeper" / "piper"
+    return current().piper_voices
 
 
 @dataclass(frozen=True)
@@ -106,15 +103,12 @@ def installed_models() -> list[NeuralModel]:
     return list(models.values())
 
 
-def is_neural(spec: str) -> bool:
-    return spec.startswith(PREFIX) or spec.lower().endswith(".onnx")
-
-
 def find_model(spec: str) -> NeuralModel:
-    """The model `spec` names: `piper:NAME` (installed) or a path to a `.onnx` file."""
-    if not spec.startswith(PREFIX):
+    """The model `spec` names: `piper:NAME` (installed) or a path to a `.onnx` file (voice/reference.py)."""
+    reference = parse_voice(spec)
+    if reference.kind != "piper":
         return NeuralModel.load(Path(spec).expanduser())
-    name = spec[len(PREFIX):]
+    name = reference.target
     for model in installed_models():
         if model.name == name:
             return model
@@ -176,7 +170,7 @@ class NeuralVoice(Voice):
         self.language = language
         self.model = model
         self._scale = None if length_scale is None else round(length_scale, 3)
-        self.name = f"{PREFIX}{model.name}"
+        self.name = f"{PIPER_PREFIX}{model.name}"
         self.base = folder or cache_dir()
         self.folder = self.base / "piper"
         self._clips: dict[str, Clip] = {}

@@ -1,25 +1,22 @@
-"""Turn a --voice value into a Voice: a pack folder, a pack name, or a TTS voice name."""
+"""Turn a voice reference (voice/reference.py) into a Voice, and the default voice of a language."""
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 
+from timekeeper.environment import current
 from timekeeper.voice.base import Voice
+from timekeeper.voice.reference import PIPER_PREFIX, SYNTHESIZED, VoiceReference, parse_voice
 
 
 def packs_dir() -> Path:
     """Where installed voice packs live: $TIMEKEEPER_VOICES, else $XDG_DATA_HOME/timekeeper/voices,
     else ~/.local/share/timekeeper/voices."""
-    if os.environ.get("TIMEKEEPER_VOICES"):
-        return Path(os.environ["TIMEKEEPER_VOICES"])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "timekeeper" / "voices"
+    return current().voice_packs
 
 
 DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or SYNTHESIZED
-SYNTHESIZED = "synthesized"  # the synthesized voice of the language (espeak-ng, or pyttsx3)
 
 
 def default_voice(language: str) -> str | None:
@@ -28,7 +25,7 @@ def default_voice(language: str) -> str | None:
     synthesized voice); else the language's recommended Piper voice (voice/recommended.py:
     English's joe comes with timekeeper, the others with `timekeeper voice install --lang`) when
     it and Piper are installed, else the synthesized voice (espeak-ng: the offline fallback)."""
-    chosen = os.environ.get(DEFAULT_VOICE_VARIABLE)
+    chosen = current().default_voice
     if chosen:
         return None if chosen == SYNTHESIZED else chosen
     from timekeeper.voice.recommended import RECOMMENDED
@@ -36,7 +33,7 @@ def default_voice(language: str) -> str | None:
     recommended = RECOMMENDED.get(language)
     if recommended is None:
         return None
-    spec = f"piper:{recommended.name}"
+    spec = PIPER_PREFIX + recommended.name
     return spec if _piper_ready(spec, language) else None
 
 
@@ -60,49 +57,43 @@ def voices_changed() -> None:
 
 
 def open_voice(language: str, spec: str | None = None) -> Voice:
-    """The voice `spec` names for `language`: None = default_voice(language); `piper:NAME` or a
-    `.onnx` file = a Piper neural voice; an existing folder (or a name in packs_dir()) = a
-    prerecorded pack; anything else = a TTS voice name."""
+    """The voice `spec` (a voice reference, voice/reference.py) names for `language`: None =
+    default_voice(language); a Piper voice, a prerecorded pack, or a TTS voice."""
     from timekeeper.voice.tts import TtsVoice
 
     spec = spec or default_voice(language)
-    if spec is None:
+    reference = parse_voice(spec) if spec is not None else VoiceReference("synthesized", "")
+    if reference.kind == "synthesized":
         return TtsVoice(language)
-    from timekeeper.voice.neural import is_neural
-
-    if is_neural(spec):
+    if reference.neural:
         from timekeeper.voice.neural import NeuralVoice, find_model
 
-        return NeuralVoice(language, find_model(spec))
-    folder = Path(spec).expanduser()
-    if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
-        folder = packs_dir() / spec
-    if folder.is_dir():
+        return NeuralVoice(language, find_model(spec))  # type: ignore[arg-type]
+    folder = reference.pack_folder
+    if folder is not None:
+        if not folder.is_dir():
+            from timekeeper.errors import VoiceError
+
+            raise VoiceError("no such voice pack folder", path=spec)
         from timekeeper.phrases import LANGUAGES
         from timekeeper.voice.packs import PackVoice
 
         return PackVoice(folder, language, fallback=TtsVoice(language if language in LANGUAGES else "en"))
-    if os.sep in spec or spec.startswith("."):
-        from timekeeper.errors import VoiceError
-
-        raise VoiceError("no such voice pack folder", path=spec)
-    return TtsVoice(language, voice=spec)
+    return TtsVoice(language, voice=reference.target)
 
 
 def language_mismatch(language: str, spec: str | None) -> str | None:
     """A warning when TTS voice `spec` does not speak `language` (German words read by an English
     voice), else None. Packs check their own language; unknown voices fail later with their own error."""
-    if spec is None:
-        return None
-    folder = Path(spec).expanduser()
-    if folder.is_dir() or os.sep in spec or (packs_dir() / spec).is_dir():
+    reference = parse_voice(spec) if spec is not None else None
+    if reference is None or reference.kind != "tts":
         return None
     from timekeeper.errors import TimekeeperError
     from timekeeper.voice.engines import get_engine
 
     try:
         engine = get_engine()
-        voice_id = engine.resolve(spec)
+        voice_id = engine.resolve(reference.target)
         languages = next((v.languages for v in engine.voices() if v.id == voice_id), ())
     except TimekeeperError:
         return None
@@ -119,15 +110,14 @@ def voice_language(spec: str | None) -> str | None:
     if spec is None:
         return None
     from timekeeper.errors import TimekeeperError
-    from timekeeper.voice.neural import find_model, is_neural
+    from timekeeper.voice.neural import find_model
 
+    reference = parse_voice(spec)
     try:
-        if is_neural(spec):
+        if reference.neural:
             return find_model(spec).language
-        folder = Path(spec).expanduser()
-        if not folder.is_dir() and os.sep not in spec and (packs_dir() / spec).is_dir():
-            folder = packs_dir() / spec
-        if folder.is_dir():
+        folder = reference.pack_folder
+        if folder is not None and folder.is_dir():
             from timekeeper.voice.packs import index_pack
 
             language = index_pack(folder)[1].get("language")

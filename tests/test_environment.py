@@ -1,0 +1,153 @@
+"""The environment object (timekeeper/environment.py): every documented variable read in one
+module, built once from a mapping, installed by the front doors."""
+
+from __future__ import annotations
+
+import ast
+import threading
+from pathlib import Path
+
+import pytest
+
+from timekeeper import environment
+from timekeeper.environment import Environment, current, process_wide, using
+
+PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
+HOME = {"HOME": "/home/crew"}
+
+
+def test_defaults_follow_home():
+    env = Environment.from_mapping(HOME)
+    assert env.cache == Path("/home/crew/.cache/timekeeper")
+    assert env.data == Path("/home/crew/.local/share/timekeeper")
+    assert env.log is None
+    assert env.state == Path("/home/crew/.local/state/timekeeper/serve")
+    assert env.voice_packs == Path("/home/crew/.local/share/timekeeper/voices")
+    assert env.piper_voices == Path("/home/crew/.local/share/timekeeper/piper")
+    assert (env.tts_engine, env.default_voice, env.piper_url) == (None, None, None)
+
+
+def test_xdg_folders_move_the_defaults():
+    env = Environment.from_mapping({**HOME, "XDG_CACHE_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s"})
+    assert env.cache == Path("/c/timekeeper")
+    assert env.data == Path("/d/timekeeper")
+    assert env.state == Path("/s/timekeeper/serve")
+    assert env.voice_packs == Path("/d/timekeeper/voices")
+    assert env.piper_voices == Path("/d/timekeeper/piper")
+
+
+def test_timekeeper_variables_win_over_xdg():
+    env = Environment.from_mapping({
+        **HOME, "XDG_CACHE_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s",
+        "TIMEKEEPER_CACHE": "/tk/cache", "TIMEKEEPER_DATA": "/tk/data", "TIMEKEEPER_LOG": "/tk/log.db",
+        "TIMEKEEPER_STATE": "/tk/state", "TIMEKEEPER_VOICES": "/tk/packs", "TIMEKEEPER_PIPER_VOICES": "/tk/piper",
+        "TIMEKEEPER_TTS_ENGINE": "pyttsx3", "TIMEKEEPER_DEFAULT_VOICE": "synthesized",
+        "TIMEKEEPER_PIPER_URL": "http://mirror.invalid/voices",
+    })
+    assert (env.cache, env.data, env.log, env.state) == (Path("/tk/cache"), Path("/tk/data"), Path("/tk/log.db"),
+                                                         Path("/tk/state"))
+    assert (env.voice_packs, env.piper_voices) == (Path("/tk/packs"), Path("/tk/piper"))
+    assert (env.tts_engine, env.default_voice, env.piper_url) == ("pyttsx3", "synthesized", "http://mirror.invalid/voices")
+
+
+def test_an_empty_variable_counts_as_unset():
+    env = Environment.from_mapping({**HOME, "TIMEKEEPER_CACHE": "", "XDG_CACHE_HOME": "", "TIMEKEEPER_DEFAULT_VOICE": ""})
+    assert env.cache == Path("/home/crew/.cache/timekeeper")
+    assert env.default_voice is None
+
+
+def test_library_functions_take_their_folders_from_the_installed_environment(tmp_path):
+    from timekeeper.logbook.database import default_log_path
+    from timekeeper.serve.state import default_state_dir
+    from timekeeper.voice.neural import piper_dir
+    from timekeeper.voice.select import default_voice, packs_dir
+    from timekeeper.wavcache import cache_dir
+
+    installed = Environment.from_mapping({"HOME": str(tmp_path), "TIMEKEEPER_DEFAULT_VOICE": "en-gb"})
+    with using(installed):
+        assert cache_dir() == tmp_path / ".cache" / "timekeeper"
+        assert default_log_path() == tmp_path / ".local" / "share" / "timekeeper" / "shiplog.sqlite3"
+        assert default_state_dir() == tmp_path / ".local" / "state" / "timekeeper" / "serve"
+        assert packs_dir() == tmp_path / ".local" / "share" / "timekeeper" / "voices"
+        assert piper_dir() == tmp_path / ".local" / "share" / "timekeeper" / "piper"
+        assert default_voice("en") == "en-gb"
+    assert cache_dir() != tmp_path / ".cache" / "timekeeper"  # the block ended: the process's variables again
+
+
+def test_without_an_installed_environment_the_variables_are_read_as_they_are_now(monkeypatch, tmp_path):
+    monkeypatch.setenv("TIMEKEEPER_VOICES", str(tmp_path / "one"))
+    assert current().voice_packs == tmp_path / "one"
+    monkeypatch.setenv("TIMEKEEPER_VOICES", str(tmp_path / "two"))
+    assert current().voice_packs == tmp_path / "two"
+    assert current() is current()  # built once for the same variables
+
+
+def test_a_context_wins_over_the_process_wide_environment_which_threads_see(tmp_path):
+    wide = Environment.from_mapping({"HOME": str(tmp_path / "wide")})
+    scoped = Environment.from_mapping({"HOME": str(tmp_path / "scoped")})
+    seen: list[Environment] = []
+    with process_wide(wide):
+        with using(scoped):
+            assert current() is scoped
+            worker = threading.Thread(target=lambda: seen.append(current()))  # a new thread: an empty context
+            worker.start()
+            worker.join()
+        assert current() is wide
+    assert seen == [wide]
+    assert current() not in (wide, scoped)
+
+
+def test_the_command_line_reads_the_environment_once_per_command(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from timekeeper.cli import cli
+
+    monkeypatch.setenv("TIMEKEEPER_VOICES", str(tmp_path / "packs"))
+    installed = Environment.from_mapping({"HOME": str(tmp_path), "TIMEKEEPER_VOICES": str(tmp_path / "installed")})
+    result = CliRunner().invoke(cli, ["voices"])
+    assert f"Voice packs in {tmp_path / 'packs'}" in result.output
+    with using(installed):  # what main(argv, env) does: the command keeps it
+        result = CliRunner().invoke(cli, ["voices"])
+    assert f"Voice packs in {tmp_path / 'installed'}" in result.output
+
+
+def _environment_reads(tree: ast.AST) -> list[int]:
+    """Lines of `tree` that read the process environment: os.environ, os.environb, os.getenv(b),
+    os.putenv, os.unsetenv, or those names imported from os. An os.environ inside the `env=`
+    argument of a call (the environment handed to a child program) is no read of a setting."""
+    handed_to_child = {
+        id(inner)
+        for node in ast.walk(tree) if isinstance(node, ast.Call)
+        for keyword in node.keywords if keyword.arg == "env"
+        for inner in ast.walk(keyword.value)
+    }
+    names = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+    lines = []
+    for node in ast.walk(tree):
+        if id(node) in handed_to_child:
+            continue
+        if isinstance(node, ast.Attribute) and node.attr in names and ast.unparse(node.value) == "os":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module == "os" and names & {a.name for a in node.names}:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_only_the_environment_module_reads_environment_variables():
+    readers = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py")) if path != Path(environment.__file__).resolve()
+        for line in _environment_reads(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert readers == []
+
+
+@pytest.mark.parametrize("source, reads", [
+    ("import os\nos.environ.get('X')", [2]),
+    ("import os\nos.getenv('X')", [2]),
+    ("from os import environ", [1]),
+    ("import os, subprocess\nsubprocess.run(['x'], env={**os.environ, 'LANG': 'C'})", []),
+    ("import os\nos.path.join('a')", []),
+])
+def test_the_scan_finds_reads_and_leaves_child_environments(source, reads):
+    assert _environment_reads(ast.parse(source)) == reads

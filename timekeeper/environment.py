@@ -1,0 +1,124 @@
+"""The world outside the program that timekeeper reads: its folders and engines, from the
+environment variables, read in this one module.
+
+`Environment.from_mapping(os.environ)` builds the frozen `Environment` once; library modules ask
+`current()` for their folders and engines instead of reading variables themselves:
+
+- a front door installs one for the work it starts: `with using(environment):` (a context
+  variable, so in-process runs, one after another or nested, each see their own), and
+  `process_wide(environment)` for a server whose worker threads (which start with an empty
+  context) must see the same one;
+- with none installed, `current()` is built from `os.environ` as it is now (one build for each
+  distinct set of the variables below), so programs that embed timekeeper and the tests, which set
+  a variable and then call a library function, keep working unchanged.
+
+The variables (README.md and docs/ describe them for users):
+TIMEKEEPER_CACHE (else $XDG_CACHE_HOME/timekeeper, else ~/.cache/timekeeper): the clip cache;
+TIMEKEEPER_DATA (else $XDG_DATA_HOME/timekeeper, else ~/.local/share/timekeeper): the ship's log's
+folder, and TIMEKEEPER_LOG the log file itself; TIMEKEEPER_STATE (else
+$XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve): the server's state;
+TIMEKEEPER_VOICES (else $XDG_DATA_HOME/timekeeper/voices): voice packs; TIMEKEEPER_PIPER_VOICES
+(else $XDG_DATA_HOME/timekeeper/piper): installed Piper voices; TIMEKEEPER_TTS_ENGINE (espeak-ng or
+pyttsx3), TIMEKEEPER_DEFAULT_VOICE (a --voice value, or "synthesized") and TIMEKEEPER_PIPER_URL (where
+`voice install` downloads from). An empty variable counts as unset.
+
+A child program is given the environment of this process unchanged (subprocess's default);
+nothing here builds one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+VARIABLES = (
+    "TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_LOG", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
+    "TIMEKEEPER_PIPER_VOICES", "TIMEKEEPER_TTS_ENGINE", "TIMEKEEPER_DEFAULT_VOICE", "TIMEKEEPER_PIPER_URL",
+    "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME",
+)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Where timekeeper keeps its files and which engines it uses (see the module's docstring)."""
+
+    cache: Path  # the clip cache (and the server's sound files and downloads below it)
+    data: Path  # the ship's log's folder
+    log: Path | None  # the ship's log file itself, when named (TIMEKEEPER_LOG)
+    state: Path  # `timekeeper serve`'s state: tracks, games
+    voice_packs: Path  # installed voice packs
+    piper_voices: Path  # installed Piper voices
+    tts_engine: str | None = None  # espeak-ng or pyttsx3 (None: espeak-ng if installed, else pyttsx3)
+    default_voice: str | None = None  # a --voice value, or "synthesized" (None: the language's recommended)
+    piper_url: str | None = None  # the Piper voice repository (None: voice/install.py's DEFAULT_URL)
+
+    @classmethod
+    def from_mapping(cls, variables: Mapping[str, str]) -> Environment:
+        """The environment these variables describe (os.environ, or any mapping a test or caller gives)."""
+
+        def value(name: str) -> str | None:
+            return variables.get(name) or None
+
+        def folder(name: str) -> Path | None:
+            found = value(name)
+            return Path(found) if found else None
+
+        home = folder("HOME") or Path.home()
+        xdg_data = folder("XDG_DATA_HOME") or home / ".local" / "share"
+        data = folder("TIMEKEEPER_DATA") or xdg_data / "timekeeper"
+        return cls(
+            cache=folder("TIMEKEEPER_CACHE") or (folder("XDG_CACHE_HOME") or home / ".cache") / "timekeeper",
+            data=data,
+            log=folder("TIMEKEEPER_LOG"),
+            state=folder("TIMEKEEPER_STATE") or (folder("XDG_STATE_HOME") or home / ".local" / "state") / "timekeeper" / "serve",
+            voice_packs=folder("TIMEKEEPER_VOICES") or xdg_data / "timekeeper" / "voices",
+            piper_voices=folder("TIMEKEEPER_PIPER_VOICES") or xdg_data / "timekeeper" / "piper",
+            tts_engine=value("TIMEKEEPER_TTS_ENGINE"),
+            default_voice=value("TIMEKEEPER_DEFAULT_VOICE"),
+            piper_url=value("TIMEKEEPER_PIPER_URL"),
+        )
+
+
+_installed: ContextVar[Environment | None] = ContextVar("timekeeper_environment", default=None)
+_process_wide: Environment | None = None
+
+
+def current() -> Environment:
+    """The environment in use: the one installed for this context, else the process-wide one, else
+    the process's variables as they are now."""
+    chosen = _installed.get() or _process_wide
+    if chosen is not None:
+        return chosen
+    return _from_variables(tuple((name, os.environ.get(name, "")) for name in VARIABLES))
+
+
+@lru_cache(maxsize=8)
+def _from_variables(variables: tuple[tuple[str, str], ...]) -> Environment:
+    return Environment.from_mapping(dict(variables))
+
+
+@contextmanager
+def using(environment: Environment) -> Iterator[Environment]:
+    """`environment` is current() in this context (and the tasks and to_thread calls it starts) until the block ends."""
+    token = _installed.set(environment)
+    try:
+        yield environment
+    finally:
+        _installed.reset(token)
+
+
+@contextmanager
+def process_wide(environment: Environment) -> Iterator[Environment]:
+    """`environment` is current() in every thread of the process (a server's worker pools) until
+    the block ends, unless a context installs its own."""
+    global _process_wide
+    before, _process_wide = _process_wide, environment
+    try:
+        yield environment
+    finally:
+        _process_wide = before
