@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from decoded import RATE, decode
 
+from timekeeper.environment import Environment, current, using
 from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.serve.audio import RenderJob
@@ -41,7 +43,8 @@ def test_a_render_runs_in_a_child_at_lower_priority_and_reports_progress(tmp_pat
     scenario = load_scenario("test-run-1")
     job, settings = RenderJob("t", tmp_path / "t.ogg"), MixSettings(background=False)
     seen: list[tuple[int, int]] = []
-    worker = threading.Thread(target=render_in_child, args=(job, scenario, settings, "test-run-1"))
+    fresh = replace(current(), cache=tmp_path / "cache")  # the server's environment is the child's
+    worker = threading.Thread(target=lambda: render_with(fresh, job, scenario, settings))
     worker.start()
     nice_seen = []
     deadline = time.monotonic() + 120
@@ -59,7 +62,13 @@ def test_a_render_runs_in_a_child_at_lower_priority_and_reports_progress(tmp_pat
     assert any(0 < done < total for done, total in seen), seen  # progress came back while it ran
     heard_ms = len(decode(job.path)) * 1000 / RATE
     assert abs(heard_ms - prepare_mix(scenario, settings).duration_ms) < 100  # the whole mix, as `render` makes it
-    assert list(tmp_path.iterdir()) == [job.path]  # no temporary file left beside it
+    assert sorted(tmp_path.iterdir()) == [tmp_path / "cache", job.path]  # no temporary file left beside it
+    assert list((tmp_path / "cache").rglob("*.wav"))  # the child synthesized into the server's clip cache
+
+
+def render_with(environment: Environment, job: RenderJob, scenario, settings: MixSettings) -> None:
+    with using(environment):
+        render_in_child(job, scenario, settings, "test-run-1")
 
 
 def test_a_child_that_dies_fails_its_job_and_leaves_no_file(tmp_path):

@@ -3,7 +3,7 @@
 An encode is seconds of CPU (the mix's numpy work and the codec, much of it holding Python's
 global lock): on a thread of the serving process it delays every answer and WebSocket message
 behind it. A child process (started with "spawn", the same on every system) prepares the mix
-from the clip cache the server shares with it, encodes it to the job's file (replaced only when
+in the server's environment (environment.py: the same clip cache, voices and engines), encodes it to the job's file (replaced only when
 complete, render.encode) and sends its progress back through a pipe, which a thread of the
 server's render queue reads into the RenderJob the page polls. A child that dies (killed, out of
 memory) fails its job with one readable message; the server goes on. Children are daemonic:
@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from timekeeper.environment import Environment, current, process_wide
 from timekeeper.mix import MixSettings
 from timekeeper.model import Scenario
 from timekeeper.serve.audio import RenderJob
@@ -36,7 +37,7 @@ def render_in_child(job: RenderJob, scenario: Scenario, settings: MixSettings, s
     its progress into `job`; `job.finished` is set when the child has ended, whatever happened."""
     context = multiprocessing.get_context("spawn")
     reader, writer = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(writer, str(job.path), scenario, settings, source),
+    child = context.Process(target=_child_main, args=(writer, str(job.path), scenario, settings, source, current()),
                             name=f"timekeeper-render-{job.id[:12]}", daemon=True)
     ended = False
     try:
@@ -72,16 +73,18 @@ def stop_children() -> None:
             child.kill()
 
 
-def _child_main(pipe, path: str, scenario: Scenario, settings: MixSettings, source: str) -> None:
-    """The child: prepare and encode, send ("progress", done, total) now and then and ("ended",
-    error or None) last. Ctrl-C on the server's terminal is the server's to handle, not the child's."""
+def _child_main(pipe, path: str, scenario: Scenario, settings: MixSettings, source: str, environment: Environment) -> None:
+    """The child: prepare and encode in the server's environment (its clip cache, voices ...), send
+    ("progress", done, total) now and then and ("ended", error or None) last. Ctrl-C on the
+    server's terminal is the server's to handle, not the child's."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(RENDER_NICE)
     error: str | None
     try:
-        error = _render(pipe, Path(path), scenario, settings, source)
+        with process_wide(environment):  # (the mix levels clips on threads of its own)
+            error = _render(pipe, Path(path), scenario, settings, source)
     except Exception as problem:  # a bug: one line for the page, never a traceback on the server's terminal
         error = f"the soundtrack could not be made ({type(problem).__name__})"
     with contextlib.suppress(OSError):  # the server went away: nobody is waiting
