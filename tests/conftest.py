@@ -23,6 +23,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "nginx, the hostile suites and the CLI and server in their own processes (without it: the fast tier)")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Without --full, the files of the full tier as a whole are not even imported."""
+    if not config.getoption(FULL_OPTION) and file_reason(collection_path) is not None:
+        config.stash[_FILES_LEFT_OUT] = config.stash.get(_FILES_LEFT_OUT, 0) + 1
+        return True
+    return None
+
+
 def _tier_reason(item: pytest.Item) -> str | None:
     """Why `item` belongs to the full tier only (tests/tiers.py), or None for the fast tier."""
     marker = item.get_closest_marker(MARKER)
@@ -61,12 +69,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _LEFT_OUT = pytest.StashKey[int]()
+_FILES_LEFT_OUT = pytest.StashKey[int]()
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
-    left_out = config.stash.get(_LEFT_OUT, 0)
-    if left_out:
-        terminalreporter.write_line(f"fast tier: {left_out} tests of the full tier left out (run everything with {FULL_OPTION})")
+    left_out, files = config.stash.get(_LEFT_OUT, 0), config.stash.get(_FILES_LEFT_OUT, 0)
+    if left_out or files:
+        terminalreporter.write_line(f"fast tier: {left_out} tests deselected and the files of WHOLE_FILES (tests/tiers.py) "
+                                    f"not collected; run everything with {FULL_OPTION}")
 
 
 @pytest.fixture
