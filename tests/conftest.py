@@ -8,9 +8,75 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tiers import MARKER, file_reason, full_tier_reason
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+
+
+FULL_OPTION = "--full"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(FULL_OPTION, action="store_true",
+                     help="run the full tier too: real espeak-ng and Piper renders, codecs, Chromium, tmux, redis-server, "
+                          "nginx, the hostile suites and the CLI and server in their own processes (without it: the fast tier)")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Without --full, the files of the full tier as a whole are not even imported."""
+    if not config.getoption(FULL_OPTION) and file_reason(collection_path) is not None:
+        config.stash[_FILES_LEFT_OUT] = config.stash.get(_FILES_LEFT_OUT, 0) + 1
+        return True
+    return None
+
+
+def _tier_reason(item: pytest.Item) -> str | None:
+    """Why `item` belongs to the full tier only (tests/tiers.py), or None for the fast tier."""
+    marker = item.get_closest_marker(MARKER)
+    if marker is not None:
+        return str(marker.kwargs.get("reason") or (marker.args[0] if marker.args else "marked full"))
+    whole_file = file_reason(item.path)
+    if whole_file:
+        return whole_file
+    fixtures = getattr(item, "_fixtureinfo", None)
+    functions = [getattr(item, "function", None)]
+    if fixtures is not None:
+        functions += [definitions[-1].func for definitions in fixtures.name2fixturedefs.values()]
+    for function in functions:
+        reason = full_tier_reason(function) if function is not None else None
+        if reason:
+            return reason
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of the full tier (`full(reason)`) and, without --full, leave them out."""
+    outside = []
+    for item in items:
+        reason = _tier_reason(item)
+        if reason is None:
+            continue
+        if item.get_closest_marker(MARKER) is None:
+            item.add_marker(pytest.mark.full(reason=reason))
+        outside.append(item)
+    if config.getoption(FULL_OPTION) or not outside:
+        return
+    left_out = set(outside)
+    config.hook.pytest_deselected(items=outside)
+    items[:] = [item for item in items if item not in left_out]
+    config.stash[_LEFT_OUT] = len(outside)
+
+
+_LEFT_OUT = pytest.StashKey[int]()
+_FILES_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+    left_out, files = config.stash.get(_LEFT_OUT, 0), config.stash.get(_FILES_LEFT_OUT, 0)
+    if left_out or files:
+        terminalreporter.write_line(f"fast tier: {left_out} tests deselected and the files of WHOLE_FILES (tests/tiers.py) "
+                                    f"not collected; run everything with {FULL_OPTION}")
 
 
 @pytest.fixture

@@ -9,9 +9,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tiers import needs_full_tier
+
 TIMEOUT_S = 600  # a bound on a hung run, not a speed target
 
 
+@needs_full_tier("runs the CLI in its own process")
 def timekeeper(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None,
                timeout: float = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     """Run `timekeeper ARGS`; `env` adds to (or replaces entries of) this process's environment;

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from serving import Response, Server, start_server
+from tiers import needs_full_tier
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT_S = 20.0
@@ -57,6 +58,7 @@ def stop_process(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout_s
             process.wait(timeout=timeout_s)
 
 
+@needs_full_tier("runs redis-server")
 def start_redis(folder: Path) -> tuple[subprocess.Popen, int]:
     port = free_port()
     folder.mkdir(parents=True, exist_ok=True)
@@ -77,6 +79,7 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+@needs_full_tier("runs nginx")
 def start_nginx(run_dir: Path, workers: list[int], cert: Path, key: Path) -> tuple[subprocess.Popen, int, int]:
     """nginx running deploy/nginx.conf for `workers`; its TLS and plain ports."""
     listen, http_listen = free_port(), free_port()

@@ -17,6 +17,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tiers import needs_full_tier
+
 REQUEST_TIMEOUT_S = 30
 START_TIMEOUT_S = 20
 _URL = re.compile(r"timekeeper serves at (http://127\.0\.0\.1:(\d+)/)(\?token=(\S+))?")
@@ -88,6 +90,7 @@ LAN_ON_LOOPBACK = (
 )
 
 
+@needs_full_tier("runs `timekeeper serve` in its own process")
 def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str = "",
                  python: str = sys.executable) -> Server:
     """`timekeeper serve --port 0 --state STATE EXTRA...` run by `python`, once it listens. `prelude`
@@ -134,6 +137,7 @@ PHONE = (360, 640)
 LAPTOP = (1280, 800)
 
 
+@needs_full_tier("drives Chromium")
 def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ...] = ()):
     """Debian's chromium in headless mode through chromedriver, at `size` CSS pixels (and `flags`)."""
     from selenium import webdriver

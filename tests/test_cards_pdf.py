@@ -102,6 +102,7 @@ def test_sheets_per_page_and_paper(tmp_path, per_page, paper, size_pt, pages):
         assert_card_shows(cell_text(path, index // per_page + 1, sheet, index % per_page), scenario, "de")
 
 
+@pytest.mark.full(reason="prints and reads back cards in three languages")
 def test_the_font_is_embedded_and_german_and_spanish_letters_survive(tmp_path):
     path = tmp_path / "c.pdf"
     write_cards_pdf(path, [load_scenario("mission-4")], "de")
@@ -127,6 +128,7 @@ def test_a_track_too_long_for_one_card_continues_on_the_next(tmp_path):
         assert row_pattern(row).search(text), row
 
 
+@pytest.mark.full(reason="prints every official card")
 def test_written_atomically_and_a_write_failure_is_an_output_error(tmp_path):
     path = tmp_path / "c.pdf"
     path.write_bytes(b"old")

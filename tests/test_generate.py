@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CI_SEEDS = 300  # the benchmark runs 10,000
 
 
+@pytest.mark.full(reason="generates and checks hundreds of seeds per kind")
 @pytest.mark.parametrize("players", [4, 5])
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_seed_keeps_every_rule(kind: str, players: int) -> None:
@@ -39,6 +40,7 @@ def test_every_seed_keeps_every_rule(kind: str, players: int) -> None:
     assert broken == {}
 
 
+@pytest.mark.full(reason="generates missions at every threat level")
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_threat_level_is_generated_exactly(kind: str) -> None:
     for players in (4, 5):
@@ -166,6 +168,7 @@ def test_rules_catch_long_phases_and_a_second_ambush() -> None:
     assert "ambush" in _broken(dataclasses.replace(mission, events=tuple(sorted([*kept, *late], key=lambda e: e.at_ms))), options)
 
 
+@pytest.mark.full(reason="generates missions and checks them in every language")
 def test_generated_missions_have_no_scenario_warnings_in_any_language() -> None:
     for seed in range(40):
         for language in ("en", "de", "es"):
@@ -173,6 +176,7 @@ def test_generated_missions_have_no_scenario_warnings_in_any_language() -> None:
             assert check_scenario(mission) == []
 
 
+@pytest.mark.full(reason="generates hundreds of missions")
 def test_ambushes_are_occasional_like_the_official_ones() -> None:
     options = GenerateOptions()
     count = 2000

@@ -149,6 +149,7 @@ def test_settings_that_cannot_fit_are_refused_with_what_to_change(tmp_path: Path
 # --- each setting is honoured, and every rule holds with it --------------------------------------
 
 
+@pytest.mark.full(reason="generates many missions")
 def test_length_and_phase_lengths_are_exact() -> None:
     for kind, length_ms in (("mission", 720_000), ("simulation", 540_000), ("double-action", 900_000)):
         options = GenerateOptions(kind=kind, length_ms=length_ms)
@@ -159,6 +160,7 @@ def test_length_and_phase_lengths_are_exact() -> None:
     assert {m.phase_ends_ms for m in keeps_every_rule(options, 30)} == {(300_000, 540_000, 720_000)}
 
 
+@pytest.mark.full(reason="generates many missions per kind")
 @pytest.mark.parametrize("kind", KINDS)
 def test_event_counts_and_outage_lengths_are_as_asked(kind: str) -> None:
     options = GenerateOptions(kind=kind, length_ms=14 * 60_000, outages=(6, 6), outage_length_ms=(10_000, 15_000),
@@ -169,6 +171,7 @@ def test_event_counts_and_outage_lengths_are_as_asked(kind: str) -> None:
         assert sum(f.incoming_data) == 0 and 5 <= sum(f.data_transfers) <= 6
 
 
+@pytest.mark.full(reason="generates a grid of hundreds of missions")
 def test_a_grid_of_counts_and_lengths_places_every_event_asked_for() -> None:
     """Every combination that check_options accepts gives every event asked for (the room check holds)."""
     accepted = 0
@@ -187,6 +190,7 @@ def test_a_grid_of_counts_and_lengths_places_every_event_asked_for() -> None:
     assert accepted >= 40
 
 
+@pytest.mark.full(reason="generates many missions")
 def test_ambush_chance_zero_and_hundred() -> None:
     never = GenerateOptions(ambush_percent=0)
     assert all(measure(m).ambushes == 0 for m in keeps_every_rule(never))
@@ -195,6 +199,7 @@ def test_ambush_chance_zero_and_hundred() -> None:
         assert measure(mission).ambushes == sum(1 for n in measure(mission).threats_per_phase[:2] if n > 1)
 
 
+@pytest.mark.full(reason="generates many missions per cap")
 def test_caps_on_serious_and_internal_threats() -> None:
     for options in (GenerateOptions(max_serious=1), GenerateOptions(kind="double-action", max_internal=0),
                     GenerateOptions(max_serious=0, threat_level=6), GenerateOptions(max_internal=5, threat_level=8)):
@@ -211,6 +216,7 @@ def test_caps_on_serious_and_internal_threats() -> None:
 # --- zones ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.full(reason="generates many missions per kind")
 @pytest.mark.parametrize("kind", KINDS)
 def test_zones_are_spread_as_on_the_official_tracks(kind: str) -> None:
     options = GenerateOptions(kind=kind)
@@ -237,6 +243,7 @@ def _zones_used(options: GenerateOptions, seed: int) -> int:
     return len({t.zone for t in plan_threats(random.Random(seed), options) if not t.internal})
 
 
+@pytest.mark.full(reason="generates hundreds of missions")
 def test_the_zone_rule_is_relaxed_exactly_when_a_zone_may_get_no_threat() -> None:
     """Without a zone-spread relaxation every mission uses all three zones (as the official settings of
     its crew do); with one, some seed leaves a zone empty."""
@@ -268,6 +275,7 @@ def test_generate_and_stats_say_when_a_zone_may_get_no_threat(tmp_path: Path) ->
 # --- threat piles --------------------------------------------------------------------------------
 
 
+@pytest.mark.full(reason="generates many missions")
 def test_threat_piles_are_dealt_evenly_and_written_and_read_back() -> None:
     options = GenerateOptions(threat_colors=("white", "yellow"))
     for mission in keeps_every_rule(options):
@@ -470,6 +478,7 @@ def _random_misuses(code: str, seeded: bool = True) -> list[str]:
 
 
 # Missions always come from a seed; the log draws a campaign's track from --draw-seed, or unseeded.
+@pytest.mark.full(reason="generates missions under a tracing random source")
 @pytest.mark.parametrize("package, seeded", [("generate", True), ("logbook", False)])
 def test_only_random_itself_is_drawn_from(package: str, seeded: bool) -> None:
     """randrange, choice, shuffle, sample, gauss ... are not guaranteed across Python versions; random() is."""

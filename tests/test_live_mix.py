@@ -29,6 +29,7 @@ class RecordingOutput(NullOutput):
         self.recorded += data
 
 
+@pytest.mark.full(reason="a real espeak-ng render, compared sample for sample")
 def test_the_stream_is_the_render_mix_with_speech_at_the_cue_time() -> None:
     scenario = load_scenario(str(TRACK))
     prepared = prepare_mix(scenario, MixSettings(background=False))

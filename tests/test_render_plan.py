@@ -40,6 +40,7 @@ def test_no_official_track_overlaps(language: str, options: ScriptOptions) -> No
     assert not found
 
 
+@pytest.mark.full(reason="real espeak-ng synthesis of every phrase")
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_shipped_lengths_match_the_real_voice(language: str) -> None:
     """Re-synthesize the phrases of the tightest cue (a data transfer) and a few others."""

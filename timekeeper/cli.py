@@ -103,44 +103,60 @@ def _quiet_stdout() -> None:
         os.close(null)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the group. Ctrl-C exits 130 and SIGTERM (or SIGHUP) 143, each after
-    cleaning up (no temporary file is left); a closed stdout (`| head -1`) ends the command quietly
-    with 141, a full one (`> /dev/full`) with 10."""
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point: exit with the status of run(argv)."""
+    sys.exit(run(argv))
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the group on `argv` (default: the command line) and return the exit status. Ctrl-C gives
+    130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left); a closed
+    stdout (`| head -1`) ends the command quietly with 141, a full one (`> /dev/full`) with 10."""
     args = sys.argv[1:] if argv is None else argv
     undecodable = _undecodable_argument(args)
     if undecodable is not None:
-        _fail(undecodable)
+        return _fail(undecodable)
+    saved = {}
     for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
         if signum is not None:
             with contextlib.suppress(ValueError):  # only the main thread may set handlers
-                signal.signal(signum, _terminate)
+                saved[signum] = signal.signal(signum, _terminate)
+    try:
+        return _run_group(args)
+    finally:  # a caller in the same process (a test) gets its own handlers back
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+
+
+def _run_group(args: list[str]) -> int:
+    """The group's exit status on `args`, every failure printed as one line (see run)."""
     try:
         status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stop:  # click turns Ctrl-C into Abort
         if isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated):
             _echo_err("Terminated.")
-            sys.exit(ExitStatus.TERMINATED)
+            return ExitStatus.TERMINATED
         _echo_err("Interrupted.")
-        sys.exit(ExitStatus.INTERRUPTED)
+        return ExitStatus.INTERRUPTED
     except (BrokenPipeError, PipeClosed):
         _quiet_stdout()
-        sys.exit(ExitStatus.PIPE_CLOSED)
+        return ExitStatus.PIPE_CLOSED
     except click.ClickException as error:
-        _fail(error, args)
+        return _fail(error, args)
     except OSError as error:  # a system failure no command foresaw: still one line naming the file
         if "--debug" in args:
             raise
         if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
             _quiet_stdout()
-            _fail(OutputError.cannot_write("<stdout>", error), args)
-        _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None), args)
+            return _fail(OutputError.cannot_write("<stdout>", error), args)
+        return _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None),
+                     args)
     except Exception as error:  # a bug: one line unless the user asked for the traceback
         if "--debug" in args:
             raise
         _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
-        sys.exit(ExitStatus.ERROR)
-    sys.exit(status if isinstance(status, int) else ExitStatus.SUCCESS)
+        return ExitStatus.ERROR
+    return status if isinstance(status, int) else ExitStatus.SUCCESS
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what Python makes of command-line bytes that are not UTF-8
@@ -188,13 +204,13 @@ def _shortened(text: str, args: list[str]) -> str:
     return text
 
 
-def _fail(error: click.ClickException, args: list[str] | None = None) -> NoReturn:
+def _fail(error: click.ClickException, args: list[str] | None = None) -> int:
     """Print `error` as `Error: message` (usage errors with their usage line), with the arguments
-    `args` it repeats shortened, and exit with its code."""
+    `args` it repeats shortened; its exit code."""
     shown = io.StringIO()
     error.show(file=shown)
     _echo_err(_shortened(shown.getvalue(), args or []), nl=False)
-    sys.exit(error.exit_code)
+    return error.exit_code
 
 
 def _echo_err(text: str, nl: bool = True) -> None:
@@ -202,4 +218,4 @@ def _echo_err(text: str, nl: bool = True) -> None:
         click.echo(text, err=True, nl=nl)
 
 
-__all__ = ["cli", "main", "TimekeeperError"]
+__all__ = ["cli", "main", "run", "TimekeeperError"]

@@ -1,7 +1,7 @@
 """Make the page's screenshots small enough to keep in docs/screenshots: each PNG scaled to its CSS
 pixels (phones are shot at twice their size) and reduced to a 128-colour palette.
 
-    TIMEKEEPER_SCREENSHOTS=/tmp/shots python -m pytest tests/test_serve_screen.py
+    TIMEKEEPER_SCREENSHOTS=/tmp/shots python -m pytest --full tests/test_serve_screen.py
     python tools/shrink_screenshots.py /tmp/shots docs/screenshots
 """
 

@@ -1,0 +1,100 @@
+"""The commands the other fast tests do not reach, in the test's own process (tests/inprocess.py):
+`python -m timekeeper`, `live` on a virtual clock, `serve` up to the moment it would listen, the
+ship's log's prompts, campaigns and printout, and `stats --plot`."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+from inprocess import run_cli
+from measuredvoice import speak_measured
+
+from timekeeper.errors import ExitStatus
+
+SHORT = Path(__file__).resolve().parent / "data" / "render" / "short.yaml"
+CREW = "Ann:captain, Bob:co, Cid, Dee:sc"
+
+
+def test_python_m_timekeeper_exits_with_the_status(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(sys, "argv", ["timekeeper", "--version"])
+    with pytest.raises(SystemExit) as stopped:
+        runpy.run_module("timekeeper", run_name="__main__")
+    assert stopped.value.code == ExitStatus.SUCCESS and "timekeeper" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", ["timekeeper", "show", "no-such-track"])
+    with pytest.raises(SystemExit) as stopped:
+        runpy.run_module("timekeeper", run_name="__main__")
+    assert stopped.value.code == ExitStatus.INVALID_SCENARIO
+
+
+def test_live_plays_the_end_of_a_track_on_a_virtual_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.live import clock
+
+    class VirtualClock(clock.Clock):  # the mission's minutes pass in milliseconds
+        def __init__(self, start_ms: int = 0, source: object = None) -> None:
+            super().__init__(start_ms, clock.VirtualTime())
+
+    speak_measured(monkeypatch)
+    monkeypatch.setattr(clock, "Clock", VirtualClock)
+    done = run_cli("live", str(SHORT), "--backend", "null", "--start-at", "2:30")
+    assert done.exit_code == ExitStatus.SUCCESS, done.output
+    lines = done.stdout.splitlines()
+    assert lines[0] == "2:30 Operation ends in twenty seconds."
+    assert lines[1].startswith("2:43 Operation ends in five") and "Mission complete" in lines[1]
+    assert "Render drill" in done.stdout and "End of mission" in done.stdout  # the card after the mission
+    assert run_cli("live", str(SHORT), "--backend", "no-such-backend").exit_code == ExitStatus.USAGE
+
+
+def test_serve_parses_its_options_and_says_where_it_listens(monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.serve import app
+
+    started = []
+
+    def listen(config, ready) -> None:  # type: ignore[no-untyped-def]
+        started.append(config)
+        ready(43210)
+
+    monkeypatch.setattr(app, "run", listen)
+    done = run_cli("serve", "--port", "0")
+    assert done.exit_code == ExitStatus.SUCCESS, done.output
+    assert "http://127.0.0.1:43210/" in done.stdout
+    assert started[0].host == "127.0.0.1" and started[0].token is None and not started[0].public
+    refused = run_cli("serve", "--redis", "http://127.0.0.1:6379")
+    assert refused.exit_code == ExitStatus.USAGE and "expected a Redis URL" in refused.stderr
+    assert len(started) == 1
+
+
+def test_log_prompts_for_each_value_and_prints_the_log(tmp_path: Path) -> None:
+    db = str(tmp_path / "log.sqlite3")
+    # crew, date (today), track, both difficulties (1), destroyed by (none), survived, destroyed, damage
+    # red, white, blue, then the defaults of the rest
+    answers = "\n".join([CREW, "", "mission-3", "", "", "", "4", "10", "2", "0", "1", "", "", ""]) + "\n"
+    asked = run_cli("log", "--db", db, "add", "--prompt", input=answers)
+    assert asked.exit_code == ExitStatus.SUCCESS, asked.output
+    assert "Crew" in asked.stdout and "damage:      red 2, white 0, blue 1" in asked.stdout
+    pdf = tmp_path / "log.pdf"
+    assert run_cli("log", "--db", db, "print", "-o", str(pdf)).exit_code == ExitStatus.SUCCESS
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_a_campaign_starts_and_its_first_mission_is_recorded(tmp_path: Path) -> None:
+    db = str(tmp_path / "log.sqlite3")
+    started = run_cli("log", "--db", db, "campaign", "start", "--crew", CREW, "--track", "mission-7")
+    assert started.exit_code == ExitStatus.SUCCESS, started.output
+    added = run_cli("log", "--db", db, "add", "--campaign", "current", "--destroyed", "8", "--damage", "red=2")
+    assert added.exit_code == ExitStatus.SUCCESS, added.output
+    shown = run_cli("log", "--db", db, "campaign", "show")
+    assert shown.exit_code == ExitStatus.SUCCESS and "mission 1: mission-7" in shown.stdout
+    following = run_cli("log", "--db", db, "campaign", "next", "--repair", "red=1", "--track", "mission-3")
+    assert following.exit_code == ExitStatus.SUCCESS, following.output
+    assert "mission 2: mission-3" in run_cli("log", "--db", db, "campaign", "show").stdout
+
+
+def test_stats_plot_writes_a_png(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "stats.png"
+    done = run_cli("stats", "--count", "2", "--seed", "3", "--plot", str(png))
+    assert done.exit_code == ExitStatus.SUCCESS, done.output
+    assert png.read_bytes().startswith(b"\x89PNG")

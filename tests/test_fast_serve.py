@@ -1,0 +1,164 @@
+"""`timekeeper serve`'s application in the test's own process, through aiohttp's test client on
+loopback (the app that serve/app.py builds, its middleware and every kind of route), the voice a
+MeasuredVoice (tests/measuredvoice.py): the fast tier's view of the server. The real process, its
+limits and the browser are the full tier's (test_serve_*.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import wave
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from measuredvoice import speak_measured
+
+from timekeeper.serve.app import make_app
+from timekeeper.serve.state import ServeConfig
+
+POST = {"X-Timekeeper": "1"}  # the page's header on every POST
+
+
+def served(config: ServeConfig, check: Callable[[TestClient], Awaitable[None]]) -> None:
+    """Run `check` against the app of `config`, served on 127.0.0.1 for the test."""
+
+    async def session() -> None:
+        client = TestClient(TestServer(make_app(config), host="127.0.0.1"))
+        await client.start_server()
+        try:
+            await asyncio.wait_for(check(client), timeout=120)
+        finally:
+            await client.close()
+
+    asyncio.run(session())
+
+
+async def new_game(client: TestClient, track: str = "builtin:test-run-1", **settings: object) -> dict:
+    reply = await client.post("/api/games", json={"track": track, "settings": settings}, headers=POST)
+    assert reply.status == 200, await reply.text()
+    return await reply.json()
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServeConfig:
+    speak_measured(monkeypatch)
+    return ServeConfig(state=tmp_path / "state", sound_cache=tmp_path / "sound", renders=tmp_path / "renders",
+                       log=tmp_path / "log.sqlite3", port=0)
+
+
+def test_page_info_and_tracks(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        page = await client.get("/")
+        assert page.status == 200 and "<html" in (await page.text()).lower()
+        info = await (await client.get("/api/info")).json()
+        assert "generate" in info and info["generate"]["options"]
+        tracks = (await (await client.get("/api/tracks")).json())["tracks"]
+        assert any(track["id"] == "builtin:mission-1" for track in tracks)
+        worker = await client.get("/sw.js")
+        assert worker.status == 200 and "javascript" in worker.headers["Content-Type"]
+        messages = await client.get("/api/messages/de")
+        assert messages.status == 200 and (await messages.json())
+
+    served(config, check)
+
+
+def test_the_guard_refuses_other_hosts_and_posts_without_the_header(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        rebound = await client.get("/api/info", headers={"Host": "evil.example"})
+        assert rebound.status == 403
+        forged = await client.post("/api/games", json={"track": "builtin:mission-1"})
+        assert forged.status == 403 and "error" in await forged.json()
+        missing = await client.post("/api/games", json={"track": "builtin:../../etc/passwd"}, headers=POST)
+        assert missing.status == 404 and "no such track" in (await missing.json())["error"]
+
+    served(config, check)
+
+
+def test_a_game_its_downloads_and_its_clock(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        game = await new_game(client)
+        base = f"/api/games/{game['id']}"
+        assert (await (await client.get(base)).json())["id"] == game["id"]
+        assert "title: " in await (await client.get(base + "/track.yaml")).text()
+        assert (await (await client.get(base + "/track.txt")).text()).strip().endswith("PE2")
+        assert "<svg" in await (await client.get(base + "/qr.svg")).text()
+        card = await client.get(base + "/card.html")
+        assert card.status == 200 and "First Test Run" in await card.text()
+        playing = await client.post(base + "/command", json={"type": "play"}, headers=POST)
+        assert (await playing.json())["status"] == "playing"
+        paused = await (await client.post(base + "/command", json={"type": "pause"}, headers=POST)).json()
+        assert paused["status"] == "paused" and paused["position_ms"] >= 0
+        early = await client.post(base + "/command", json={"type": "end"}, headers=POST)
+        assert early.status == 409
+
+    served(config, check)
+
+
+def test_the_sound_is_the_measured_mix(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        game = await new_game(client)
+        sound = await client.get(f"/api/games/{game['id']}/sound.wav")
+        assert sound.status == 200
+        with wave.open(io.BytesIO(await sound.read())) as served_wav:
+            length_ms = served_wav.getnframes() * 1000 / served_wav.getframerate()
+        assert length_ms == pytest.approx(game["timeline"]["duration_ms"], abs=1)
+
+    served(config, check)
+
+
+def test_a_screen_hears_the_clock_over_its_websocket(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        game = await new_game(client)
+        async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
+                client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
+            assert (await sound.receive_json(timeout=10))["type"] == "state"
+            first = await screen.receive_json(timeout=10)
+            assert first["type"] == "state" and first["playback"]["status"] != "playing"
+            await sound.send_json({"type": "hello", "client": "phone-a"})
+            await sound.send_json({"type": "claim"})
+            await sound.send_json({"type": "play"})
+            for _ in range(20):  # the next state messages, until the one that says playing
+                message = await screen.receive_json(timeout=10)
+                if message["type"] == "state" and message["playback"]["status"] == "playing":
+                    break
+            else:
+                raise AssertionError("the screen never heard that the game plays")
+            assert message["playback"]["holder"] == "phone-a"
+
+    served(config, check)
+
+
+def test_the_ship_log_and_the_lobby(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        listing = await client.get("/api/log")
+        assert listing.status == 200 and "lines" in await listing.json()
+        assert (await client.get("/api/log/999999")).status == 404
+        lobby = await client.post("/api/lobby", json={"track": "builtin:test-run-1"}, headers=POST)
+        assert lobby.status in (200, 201), await lobby.text()
+        opened = await lobby.json()
+        code = opened.get("code") or opened.get("join", {}).get("code")
+        assert code
+        joined = await client.get(f"/api/join/{code}")
+        assert joined.status == 200
+
+    served(config, check)
+
+
+def test_hosted_mode_offers_nothing_of_the_machine(config: ServeConfig, tmp_path: Path) -> None:
+    import dataclasses
+
+    hosted = dataclasses.replace(config, public=True)
+
+    async def check(client: TestClient) -> None:
+        reply = await client.get("/api/info")
+        assert reply.status == 200 and "Set-Cookie" in reply.headers  # a new browser gets a crew key
+        info = await reply.json()
+        assert info["public"] is True and info["music"] == [] and info["install"] == []
+        groups = {track["group"] for track in (await (await client.get("/api/tracks")).json())["tracks"]}
+        assert "folder" not in groups and "added" not in groups
+        installing = await client.post("/api/voices/install", json={"language": "de"}, headers=POST)
+        assert installing.status == 403
+
+    served(hosted, check)

@@ -1,0 +1,110 @@
+"""Voice machinery without a real engine at work (the full tier synthesizes for real): packs written,
+indexed and spoken, the cue layouts, background levelling, the neural voices' pace check, the
+soundcheck's pacing, and the quiet block around chatty libraries."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from measuredvoice import MeasuredVoice, tone
+
+from timekeeper.durations import default_measure
+from timekeeper.pcm import clip_ms
+from timekeeper.phrases import phrase_book
+from timekeeper.scenario.catalog import load_scenario
+from timekeeper.script import build_timeline
+
+SHORT = Path(__file__).resolve().parent / "data" / "render" / "short.yaml"
+
+
+def test_an_exported_pack_reads_back_and_speaks_its_clips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.voice import export
+    from timekeeper.voice.packs import PackVoice, index_pack
+
+    monkeypatch.setattr(export, "pack_clips", lambda language, voice=None, progress=None: {
+        "threat": tone(400), "zone_red": tone(600)})  # two clips instead of the synthesized voice's hundred
+    folder = tmp_path / "my pack: v2"
+    written = export.export_pack("en", folder, fmt="mp3")
+    assert sorted(path.name for path in written) == ["pack.yaml", "threat.mp3", "zone_red.mp3"]
+    assert yaml.safe_load((folder / "pack.yaml").read_text(encoding="utf-8")) == {"name": "my pack: v2", "language": "en"}
+    files, manifest = index_pack(folder)
+    assert set(files) == {"threat", "zone_red"} and manifest["language"] == "en"
+    voice = PackVoice(folder, "en", fallback=MeasuredVoice("en"))
+    assert voice.name == "pack:my pack: v2"
+    assert abs(clip_ms(voice.clip("zone_red", "Zone red.")) - 600) < 60  # the pack's clip (mp3 padding trimmed or not)
+    assert clip_ms(voice.clip("zone_blue", "Zone blue.")) == default_measure("en")("zone_blue", "Zone blue.")  # fallback
+
+
+def test_a_pack_of_another_language_is_refused(tmp_path: Path) -> None:
+    from timekeeper.errors import VoiceError
+    from timekeeper.voice.packs import PackVoice
+
+    (tmp_path / "pack.yaml").write_text("name: x\nlanguage: de\n", encoding="utf-8")
+    with pytest.raises(VoiceError, match="--lang de"):
+        PackVoice(tmp_path, "en", fallback=MeasuredVoice("en"))
+
+
+def test_every_cue_of_a_track_has_a_recording_name_from_the_list() -> None:
+    from timekeeper.voice.layouts import cue_moment_ms, cue_name, cue_names
+
+    timeline = build_timeline(load_scenario(str(SHORT)), phrase_book("en"), default_measure("en"))
+    names = set(cue_names())
+    named = [cue for cue in timeline.cues if cue_name(cue) is not None]
+    assert named and all(cue_name(cue) in names for cue in named)
+    assert all(cue_moment_ms(cue, True) >= cue.at_ms for cue in named)
+
+
+def test_levelling_in_the_background_gives_what_finish_makes() -> None:
+    from timekeeper.voice.levelling import Levelling
+
+    drafts = {text: tone(200 + 100 * n) for n, text in enumerate(("One.", "Two.", "Three."))}
+    levelling = Levelling(lambda text, clip: clip * 0.5)  # finish(text, draft)
+    for text, draft in drafts.items():
+        levelling.add(text, draft)
+    assert len(levelling) == 3 and levelling.draft("Two.") is drafts["Two."]
+    levelling.start(["Three.", "One.", "Two."])
+    for draft in drafts.values():
+        final = levelling.final(draft)
+        assert final is not None and np.array_equal(final, draft * 0.5)
+    levelling.wait_all()
+    assert levelling.finished and all(levelling.ready(draft) for draft in drafts.values())
+
+
+def test_the_official_tracks_fit_the_measured_lengths_and_not_twice_as_slow() -> None:
+    from timekeeper.voice.pace import official_overlaps, shipped_scale
+
+    measured = default_measure("en")
+    assert official_overlaps("en", measured) == 0
+    assert official_overlaps("en", lambda key, text: 2 * measured(key, text)) > 0
+    scale = shipped_scale("pace-en_US-joe-medium-a8b9c4b6f0674a8d-en-4.json")
+    assert scale is not None and 0.5 < scale <= 1.0
+    assert shipped_scale("no-such-fit.json") is None
+
+
+def test_soundcheck_pacing_of_a_measured_timeline() -> None:
+    from timekeeper.soundcheck import pacing
+
+    timeline = build_timeline(load_scenario(str(SHORT)), phrase_book("en"), default_measure("en"))
+    smallest_gap_ms, squeezed, overlaps = pacing(timeline)
+    assert overlaps == 0 and squeezed == [] and 0 < smallest_gap_ms < 10_000
+
+
+def test_silenced_sends_a_descriptor_to_dev_null(capfd: pytest.CaptureFixture[str]) -> None:
+    from timekeeper.quiet import silenced
+
+    with silenced(1):
+        os.write(1, b"chatter from C\n")
+    os.write(1, b"heard\n")
+    assert capfd.readouterr().out == "heard\n"
+
+
+def test_the_servers_terminal_says_one_line_per_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    from timekeeper.serve.quiet import say
+
+    say("a phone stopped reading   (ConnectionResetError)")
+    say("a phone stopped reading   (ConnectionResetError)")  # the same kind again at once: dropped
+    assert capsys.readouterr().err == "timekeeper serve: a phone stopped reading (ConnectionResetError)\n"
