@@ -16,6 +16,7 @@ from typing import NoReturn
 import click
 
 from timekeeper import __version__
+from timekeeper.environment import Environment, current, using
 from timekeeper.errors import ExitStatus, OutputError, Terminated, TimekeeperError
 
 # command name -> "module:attribute" of a click command in timekeeper.commands
@@ -82,9 +83,7 @@ def cli(debug: bool) -> None:
       timekeeper live mission-5
     """
     # --debug is read where it is used: main() re-raises with it, `serve` reads the root context's params
-    from timekeeper.environment import current, using
-
-    # the environment is read once for the command (main(argv, env) may have installed one already)
+    # the environment is read once for the command (run(argv, env) may have installed one already)
     click.get_current_context().with_resource(using(current()))
 
 
@@ -103,15 +102,19 @@ def _quiet_stdout() -> None:
         os.close(null)
 
 
-def main(argv: list[str] | None = None) -> NoReturn:
-    """Console entry point: exit with the status of run(argv)."""
-    sys.exit(run(argv))
+def main(argv: list[str] | None = None, env: Environment | None = None) -> NoReturn:
+    """Console entry point: exit with the status of run(argv, env)."""
+    sys.exit(run(argv, env))
 
 
-def run(argv: list[str] | None = None) -> int:
-    """Run the group on `argv` (default: the command line) and return the exit status. Ctrl-C gives
-    130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left); a closed
-    stdout (`| head -1`) ends the command quietly with 141, a full one (`> /dev/full`) with 10."""
+def run(argv: list[str] | None = None, env: Environment | None = None) -> int:
+    """Run the group on `argv` (default: the command line) in the environment `env` (its folders
+    and engines; default: built from this process's variables) and return the exit status. Ctrl-C
+    gives 130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left); a
+    closed stdout (`| head -1`) ends the command quietly with 141, a full one (`> /dev/full`) with 10."""
+    if env is not None:
+        with using(env):
+            return run(argv)
     args = sys.argv[1:] if argv is None else argv
     undecodable = _undecodable_argument(args)
     if undecodable is not None:
