@@ -45,7 +45,7 @@ def timeline_cues(scenario: str, silent: bool) -> list[tuple[int, str]]:
 
         timeline = silent_mix(loaded, loaded.language or "en").timeline
     else:
-        from timekeeper.mix import MixSettings, prepare_mix
+        from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
         timeline = prepare_mix(loaded, MixSettings(language=loaded.language or "en")).timeline
     return [(cue.at_ms, cue.text) for cue in timeline.cues]
@@ -114,7 +114,7 @@ def main() -> None:
     parser.add_argument("--silent", action="store_true", help="silence over the timeline instead of the real mix")
     args = parser.parse_args()
 
-    from timekeeper.times import format_time, parse_time_ms
+    from timekeeper.grammar.times import format_time, parse_time_ms
 
     start_ms = parse_time_ms(args.start_at)
     cues = timeline_cues(args.scenario, args.silent)  # also warms the synthesis cache

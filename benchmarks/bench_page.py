@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from serving import LAPTOP, chromium, start_server, wait_for
 
-from timekeeper.phrases import LANGUAGES
+from timekeeper.grammar.phrases import LANGUAGES
 from timekeeper.serve.routes import PAGE_SCRIPTS
 
 PAGE_FILES = ("/", *(f"/assets/{name}" for name in PAGE_SCRIPTS), "/sw.js", "/assets/style.css", "/assets/manifest.webmanifest",

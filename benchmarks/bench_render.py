@@ -34,7 +34,7 @@ from pathlib import Path
 # process, so this process stays small: a child's peak RSS counts the parent it was forked from.
 WRITE_PCM = """
 import sys
-from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
 mix = prepare_mix(load_scenario("mission-1"), MixSettings())
 with open(sys.argv[1], "wb") as handle:

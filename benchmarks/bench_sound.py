@@ -4,7 +4,7 @@
     python benchmarks/bench_sound.py --missions 1 3 --languages de
 
 Each track is rendered to mp3 as `timekeeper render` does, then measured by
-timekeeper.soundcheck: FFmpeg's ebur128 filter (in PyAV) on the file (integrated loudness, LRA, true peak),
+timekeeper.soundtrack.soundcheck: FFmpeg's ebur128 filter (in PyAV) on the file (integrated loudness, LRA, true peak),
 pyloudnorm on each layer of the mix over its own windows (speech, klaxon, beep, static, bed),
 spectra of the bed and the static, fades, lead-in, ending and pacing from the timeline.
 Prints one row per render, the range of each figure, and every target missed (exit 1 if any).
@@ -23,10 +23,10 @@ def main() -> int:
     parser.add_argument("--missions", type=int, nargs="+", default=list(range(1, 9)))
     parser.add_argument("--languages", nargs="+", default=["en", "de", "es"])
     args = parser.parse_args()
-    from timekeeper.mix import MixSettings, prepare_mix
-    from timekeeper.render import render
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.soundcheck import TARGETS, measure
+    from timekeeper.soundtrack.mix import MixSettings, prepare_mix
+    from timekeeper.soundtrack.render import render
+    from timekeeper.soundtrack.soundcheck import TARGETS, measure
 
     rows = []
     missed: list[str] = []

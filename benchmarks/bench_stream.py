@@ -65,7 +65,7 @@ def lame_at(pcm: bytes, kbps: int) -> np.ndarray:
     decoded back to 44.1 kHz."""
     import lameenc
 
-    from timekeeper.codec import LAME_QUALITY
+    from timekeeper.audio.codec import LAME_QUALITY
     from timekeeper.serve.mp3stream import LEAD, RATE, at_rate
 
     encoder = lameenc.Encoder()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper.codec import decode as decode_file
+from timekeeper.audio.codec import decode as decode_file
 
 RATE = 44_100  # samples per second of every decoded file
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from timekeeper.durations import default_measure
-from timekeeper.pcm import SAMPLE_RATE, Clip, as_stored, ms_to_samples
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, as_stored, ms_to_samples
+from timekeeper.grammar.durations import default_measure
 from timekeeper.voice.base import Voice
 
 TONE_HZ = 440.0

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import io
 
+from timekeeper.grammar.script import Cue
 from timekeeper.live.clock import REAL_TIME, TimeSource
 from timekeeper.live.display import LineDisplay, LiveState
-from timekeeper.script import Cue
 
 
 class Recorder(LineDisplay):

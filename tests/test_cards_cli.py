@@ -9,7 +9,7 @@ from timekeeper.cards.markdown import markdown_card
 from timekeeper.cards.rows import card_rows
 from timekeeper.cards.text import text_card
 from timekeeper.errors import ExitStatus
-from timekeeper.phrases import LANGUAGES, phrase_book
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.scenario.flashcode import parse_flashcode
 

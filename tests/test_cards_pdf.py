@@ -12,8 +12,8 @@ from pypdf import PdfReader
 from timekeeper.cards.pdf import cards_pdf, sheet_for, write_cards_pdf
 from timekeeper.cards.rows import CardRow, card_rows
 from timekeeper.errors import OutputError, RenderError
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book
 from timekeeper.model import Announcement, IncomingData, Scenario, Threat, Zone
-from timekeeper.phrases import LANGUAGES, phrase_book
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 
 pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")

@@ -206,6 +206,6 @@ def test_builtin_scenarios_and_voices_ship_in_the_wheel(tmp_path: Path) -> None:
     assert words.stdout.strip() == "ČTI TEĎ:", words.stderr
     assert str(unpacked) in subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); "
-         "from timekeeper.paths import scenarios_dir; print(scenarios_dir())"],
+         "from timekeeper.files.paths import scenarios_dir; print(scenarios_dir())"],
         capture_output=True, text=True, cwd=elsewhere,
     ).stdout

@@ -1,7 +1,7 @@
 """A first render (empty clip cache) sounds exactly as every later one: phrases levelled in the
 background while the mix streams (prepare_mix(background=True), voice/levelling.py), the shipped
 seed of effects, of joe's English phrases and of the other languages' espeak-ng phrases
-(timekeeper/seed.py), and damaged cache files."""
+(timekeeper/audio/seed.py), and damaged cache files."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 from decoded import decode
 
-from timekeeper import seed, sound
-from timekeeper.loudness import SPEECH_LUFS, integrated_lufs
-from timekeeper.mix import MixSettings, prepare_mix
-from timekeeper.pcm import SAMPLE_RATE, pcm16
-from timekeeper.render import render
+from timekeeper.audio import effects, seed
+from timekeeper.audio.loudness import SPEECH_LUFS, integrated_lufs
+from timekeeper.audio.pcm import SAMPLE_RATE, pcm16
 from timekeeper.scenario.catalog import load_scenario
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
+from timekeeper.soundtrack.render import render
 from timekeeper.voice.levelling import Levelling
 from timekeeper.voice.select import default_voice
 
@@ -43,13 +43,13 @@ def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A clip cache of its own, empty, and no effect kept in this process."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("TIMEKEEPER_CACHE", str(folder))
-    monkeypatch.setattr(sound, "_EFFECTS", {})
+    monkeypatch.setattr(effects, "_EFFECTS", {})
     return folder
 
 
 def fresh(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     monkeypatch.setenv("TIMEKEEPER_CACHE", str(folder))
-    monkeypatch.setattr(sound, "_EFFECTS", {})
+    monkeypatch.setattr(effects, "_EFFECTS", {})
 
 
 def pcm_of(mix) -> bytes:
@@ -129,16 +129,16 @@ def test_damaged_cache_files_are_made_again(empty_cache: Path, tmp_path: Path, m
     settings = MixSettings(language="en")
     clean = wav_render(SHORT, tmp_path / "clean.wav", settings)
     phrases = sorted((empty_cache / "tts").rglob("*.wav"))
-    effects = sorted((empty_cache / "effects").glob("*.wav"))
-    assert len(phrases) > 10 and effects
+    effect_files = sorted((empty_cache / "effects").glob("*.wav"))
+    assert len(phrases) > 10 and effect_files
     truncated = phrases[0].read_bytes()[:1000]
     phrases[0].write_bytes(truncated)
     flipped = bytearray(phrases[1].read_bytes())
     flipped[len(flipped) // 2] ^= 0x40
     phrases[1].write_bytes(bytes(flipped))
     phrases[2].write_bytes(b"")
-    effects[0].write_bytes(effects[0].read_bytes()[:-100])
-    monkeypatch.setattr(sound, "_EFFECTS", {})
+    effect_files[0].write_bytes(effect_files[0].read_bytes()[:-100])
+    monkeypatch.setattr(effects, "_EFFECTS", {})
     again = wav_render(SHORT, tmp_path / "again.wav", settings)
     assert np.array_equal(again, clean)
     assert phrases[0].read_bytes() != truncated and phrases[2].stat().st_size > 1000  # made again and cached
@@ -149,10 +149,10 @@ def test_shipped_effects_are_the_effects_this_machine_makes(empty_cache: Path, m
     shipped = {key: value for key, value in index.items() if key.startswith("effects/")}
     assert len(shipped) == 7  # alert, beep, jump, static, three alarm beds
     monkeypatch.setattr(seed, "USE_SEED", False)
-    made = {"alert": sound.alert(), "beep": sound.beep(), "jump": sound.jump(), "static": sound.static_loop(),
-            **{f"bed-{phase + 1}": sound.bed_loop(phase) for phase in range(3)}}
+    made = {"alert": effects.alert(), "beep": effects.beep(), "jump": effects.jump(), "static": effects.static_loop(),
+            **{f"bed-{phase + 1}": effects.bed_loop(phase) for phase in range(3)}}
     for name, clip in made.items():
-        key = next(k for k in shipped if k.startswith(f"effects/v{sound.EFFECTS_VERSION}-{name}"))
+        key = next(k for k in shipped if k.startswith(f"effects/v{effects.EFFECTS_VERSION}-{name}"))
         samples = pcm16(clip)
         assert shipped[key]["sha256"] == hashlib.sha256(samples).hexdigest(), f"{name}: the shipped clip differs"
         monkeypatch.setattr(seed, "USE_SEED", True)
@@ -164,7 +164,7 @@ def test_a_damaged_seed_is_not_used(tmp_path: Path) -> None:
     folder = tmp_path / "seed"
     shutil.copytree(seed.seed_dir(), folder)
     seed.seed_index.cache_clear()
-    key = f"effects/v{sound.EFFECTS_VERSION}-beep-400.wav"
+    key = f"effects/v{effects.EFFECTS_VERSION}-beep-400.wav"
     cache = tmp_path / "cache"
     assert seed.seed_clip(cache / key, cache, folder) is not None
     flac = seed.seed_file(folder, key)
@@ -192,7 +192,7 @@ def joe(monkeypatch: pytest.MonkeyPatch) -> str:
 def test_joe_speaks_every_english_phrase_from_the_seed(joe: str, empty_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The shipped phrases are keyed for the installed joe (model, fingerprint, pace) and decode to
     their checksums; a first mix synthesizes nothing (Piper is never started) and caches them."""
-    from timekeeper.phrases import phrase_book
+    from timekeeper.grammar.phrases import phrase_book
     from timekeeper.voice import neural
 
     def no_piper(*args, **kwargs):
@@ -233,8 +233,8 @@ def test_silence_is_found_where_pydub_finds_it(tmp_path: Path) -> None:
     at random places and levels, steps just around the -40 dBFS threshold, real speech."""
     from pydub.silence import detect_leading_silence
 
-    from timekeeper.audio import SILENCE_DBFS, leading_silence_ms, to_segment
-    from timekeeper.pcm import from_pcm16
+    from timekeeper.audio.clips import SILENCE_DBFS, leading_silence_ms, to_segment
+    from timekeeper.audio.pcm import from_pcm16
 
     rng = np.random.default_rng(5)
     cases = [np.zeros(n, np.int16) for n in (0, 1, 44, 45, 46, 89, 4410)]
@@ -270,7 +270,7 @@ def test_espeak_as_synthesized_here_is_the_shipped_clip(language: str, empty_cac
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """espeak-ng speaks each sentence in a fresh process and draws nothing at random: a few
     phrases of each language's default voice, made now, are the shipped clips sample for sample."""
-    from timekeeper.phrases import phrase_book
+    from timekeeper.grammar.phrases import phrase_book
     from timekeeper.voice.tts import TtsVoice
 
     voice = TtsVoice(language)

@@ -13,9 +13,9 @@ import yaml
 from inprocess import run_cli
 from measuredvoice import TONE_PEAK, speak_measured
 
-from timekeeper.codec import decode
+from timekeeper.audio.codec import decode
+from timekeeper.audio.pcm import SAMPLE_RATE
 from timekeeper.errors import ExitStatus
-from timekeeper.pcm import SAMPLE_RATE
 
 SHORT = Path(__file__).resolve().parent / "data" / "render" / "short.yaml"
 

@@ -12,11 +12,11 @@ import pytest
 import yaml
 from measuredvoice import MeasuredVoice, tone
 
-from timekeeper.durations import default_measure
-from timekeeper.pcm import clip_ms
-from timekeeper.phrases import phrase_book
+from timekeeper.audio.pcm import clip_ms
+from timekeeper.grammar.durations import default_measure
+from timekeeper.grammar.phrases import phrase_book
+from timekeeper.grammar.script import build_timeline
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.script import build_timeline
 
 SHORT = Path(__file__).resolve().parent / "data" / "render" / "short.yaml"
 
@@ -86,7 +86,7 @@ def test_the_official_tracks_fit_the_measured_lengths_and_not_twice_as_slow() ->
 
 
 def test_soundcheck_pacing_of_a_measured_timeline() -> None:
-    from timekeeper.soundcheck import pacing
+    from timekeeper.soundtrack.soundcheck import pacing
 
     timeline = build_timeline(load_scenario(str(SHORT)), phrase_book("en"), default_measure("en"))
     smallest_gap_ms, squeezed, overlaps = pacing(timeline)
@@ -94,7 +94,7 @@ def test_soundcheck_pacing_of_a_measured_timeline() -> None:
 
 
 def test_silenced_sends_a_descriptor_to_dev_null(capfd: pytest.CaptureFixture[str]) -> None:
-    from timekeeper.quiet import silenced
+    from timekeeper.files.quiet import silenced
 
     with silenced(1):
         os.write(1, b"chatter from C\n")

@@ -145,9 +145,9 @@ def test_errors_are_not_a_problem_for_the_loader():
 
 @pytest.mark.parametrize("name", ["mission-5", "double-action-2", "test-run-2"])
 def test_an_imported_track_is_announced_like_the_original(name):
-    from timekeeper.durations import default_measure
-    from timekeeper.phrases import phrase_book
-    from timekeeper.script import ScriptOptions, build_timeline
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import ScriptOptions, build_timeline
 
     original = load_scenario(name)
     imported = parse_flashcode(format_flashcode(original))

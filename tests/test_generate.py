@@ -17,7 +17,7 @@ from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.options import GENERATOR_VERSION, KINDS
 from timekeeper.generate.rules import FAST_RULES, RULES, check_generated
 from timekeeper.generate.threats import plan_threats
-from timekeeper.languages import LANGUAGES
+from timekeeper.grammar.languages import LANGUAGES
 from timekeeper.model import CommsDown, DataTransfer, Threat, Zone
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.load import load_text

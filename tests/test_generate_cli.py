@@ -158,7 +158,7 @@ def test_generate_renders_the_mission_right_away(tmp_path: Path) -> None:
         samples = np.frombuffer(audio.readframes(audio.getnframes()), dtype=np.int16).astype(np.float64)
     assert 0 <= len(samples) / rate * 1000 - mission.duration_ms < 8000  # to the end: last words, jump, silence
 
-    from timekeeper.loudness import integrated_lufs
+    from timekeeper.audio.loudness import integrated_lufs
 
     def loudness(from_ms: int, to_ms: int) -> float:
         return integrated_lufs(samples[from_ms * rate // 1000: to_ms * rate // 1000] / 32768)

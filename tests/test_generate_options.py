@@ -310,9 +310,9 @@ def test_the_schema_knows_piles() -> None:
 @pytest.mark.parametrize(("language", "word"), [("en", "Yellow pile"), ("de", "Gelber Stapel"), ("es", "Mazo amarillo")])
 def test_piles_are_shown_on_cards_and_by_show_but_never_spoken(tmp_path: Path, language: str, word: str) -> None:
     from timekeeper.cards.markdown import markdown_card
-    from timekeeper.durations import default_measure
-    from timekeeper.phrases import phrase_book
-    from timekeeper.script import build_timeline
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import build_timeline
 
     mission = generate(4711, GenerateOptions(threat_colors=("yellow",)))
     (tmp_path / "m.yaml").write_text(dump_scenario(mission), encoding="utf-8")
@@ -334,10 +334,10 @@ def test_piles_are_shown_on_cards_and_by_show_but_never_spoken(tmp_path: Path, l
 
 
 def test_piles_are_shown_on_the_live_screen() -> None:
-    from timekeeper.durations import default_measure
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import CueKind, build_timeline
     from timekeeper.live.display import LineDisplay, LiveState, TerminalDisplay
-    from timekeeper.phrases import phrase_book
-    from timekeeper.script import CueKind, build_timeline
 
     mission = dataclasses.replace(generate(4711, GenerateOptions(threat_colors=("red",))), language="de")
     timeline = build_timeline(mission, phrase_book("de"), default_measure("de"))

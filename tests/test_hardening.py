@@ -14,10 +14,10 @@ import pytest
 import yaml
 from running import timekeeper as run
 
-from timekeeper.times import parse_clock_option
-from timekeeper.userfiles import read_user_file
+from timekeeper.audio.clipcache import DamagedClip, read_wav, write_wav
+from timekeeper.files.userfiles import read_user_file
+from timekeeper.grammar.times import parse_clock_option
 from timekeeper.voice.tts import TtsVoice
-from timekeeper.wavcache import DamagedClip, read_wav, write_wav
 
 SHORT = str(Path(__file__).parent / "data" / "render" / "short.yaml")
 LIVE_TRACK = str(Path(__file__).parent / "data" / "live" / "three-phases.yaml")
@@ -278,7 +278,7 @@ def test_read_user_file_refuses_pipes_devices_and_oversized_files(tmp_path: Path
 
 def test_check_output_path_keeps_links_and_refuses_what_must_not_be_replaced(tmp_path: Path) -> None:
     from timekeeper.errors import OutputError
-    from timekeeper.outputpath import check_output_path
+    from timekeeper.files.outputpath import check_output_path
 
     real = tmp_path / "real.wav"
     real.write_bytes(b"old")
@@ -313,7 +313,7 @@ def test_an_interruption_right_after_the_temporary_file_is_made_leaves_nothing(
     import tempfile
     import threading
 
-    from timekeeper import atomicfile
+    from timekeeper.files import atomicfile
 
     real_mkstemp = tempfile.mkstemp
 
@@ -344,11 +344,11 @@ def test_an_interruption_right_after_the_temporary_file_is_made_leaves_nothing(
 def _prompter_states():  # type: ignore[no-untyped-def]
     """The prompter's screen state every half second of each data transfer of a generated mission
     (the longest words to read), with or without the quit question."""
-    from timekeeper.durations import default_measure
     from timekeeper.generate import GenerateOptions, generate
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import CueKind, build_timeline
     from timekeeper.live.display import PROMPT_LEAD_MS, LiveState
-    from timekeeper.phrases import phrase_book
-    from timekeeper.script import CueKind, build_timeline
 
     mission = generate(1, GenerateOptions())
     timeline = build_timeline(mission, phrase_book("en"), default_measure("en"))

@@ -11,7 +11,7 @@ import pytest
 from decoded import RATE, decode
 from running import timekeeper
 
-from timekeeper.phrases import phrase_book
+from timekeeper.grammar.phrases import phrase_book
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 LIVE_TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
@@ -20,8 +20,8 @@ NEW_LANGUAGES = ("fr", "it", "pl", "cs")
 
 @pytest.mark.parametrize("language", NEW_LANGUAGES)
 def test_render_speaks_every_cue_in_the_language(language: str, tmp_path: Path) -> None:
-    from timekeeper.mix import MixSettings, prepare_mix
     from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
     out = tmp_path / f"short-{language}.wav"
     done = timekeeper("render", str(SHORT), "--lang", language, "--no-background", "-o", str(out))

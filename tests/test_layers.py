@@ -1,6 +1,6 @@
 """The package's imports flow one way: no module imports one that (directly or not) imports it,
-and the layers keep their order (audio basics at the bottom, the grammar below the scenario files,
-the voices below the mix, the commands on top).
+and the layers keep their order (files at the bottom, the grammar below the scenario files,
+the audio below the voices, the voices below the soundtrack, the commands on top).
 
 Read from the source with `ast`: every `import timekeeper...` and `from timekeeper... import`
 (relative ones too), at the top of a module or inside a function (a lazy import is still a
@@ -25,22 +25,22 @@ COMMAND_TARGET = re.compile(r"(timekeeper(?:\.\w+)+):\w+")  # "timekeeper.comman
 # Bottom to top: a module may import modules of its own layer or of a lower one, never of a higher one.
 # A subpackage is placed as a whole ("voice" is timekeeper/voice/); "__init__" is timekeeper/__init__.py.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "environment", "errors", "model", "times", "languages", "i18n", "pace", "paths", "quiet", "heldsignals",
-     "pcm"),  # basics
-    ("userfiles", "outputpath", "atomicfile", "wavcache", "seed", "codec", "audio", "loudness"),  # files, tools, clips
-    ("phrases", "script", "durations"),  # the announcement grammar and the words it speaks
+    ("__init__", "environment", "errors", "model"),  # basics: the folders and engines, the one error family, the scenario model
+    ("files",),  # files a user names, atomic writes, where outputs may go, the shipped folders
+    ("grammar",),  # mission times, languages, training pace, phrase tables, the announcement grammar
+    ("i18n",),  # the words around the game (message catalogues)
     ("scenario",),  # scenario files: loading, validation (which uses the grammar), flash codes
     ("generate", "cards"),  # make a scenario, print one: no sound
     ("logbook",),  # the ship's log: no sound
-    ("sound",),  # synthesized effects
+    ("audio",),  # PCM clips, editing, loudness, the clip cache, codecs, shipped clips, synthesized effects
     ("voice",),  # spoken phrases: TTS, neural, packs
-    ("mix", "soundsettings"),  # timeline + voice + effects -> one stream, and the settings of one
-    ("render", "live", "soundcheck"),  # the mix to a file, to a sound card, measured
+    ("soundtrack",),  # its settings; timeline + voice + effects -> one stream, to a file, measured
+    ("live",),  # the mix to a sound card, in real time
     ("serve",),  # the web front end
     ("commands",),  # the command line's commands
     ("cli", "__main__"),  # the command line
 )
-LEAVES = ("timekeeper.pcm", "timekeeper.model")  # import nothing of timekeeper
+LEAVES = ("timekeeper.audio.pcm", "timekeeper.model")  # import nothing of timekeeper
 
 
 def _module_name(path: Path) -> str:
@@ -81,7 +81,7 @@ def import_graph() -> dict[str, frozenset[str]]:
     """module -> the timekeeper modules it imports."""
     paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
 
-    def resolve(name: str) -> str | None:  # "timekeeper.pcm.Clip" -> "timekeeper.pcm"
+    def resolve(name: str) -> str | None:  # "timekeeper.audio.pcm.Clip" -> "timekeeper.audio.pcm"
         while name and name not in paths:
             name = name.rpartition(".")[0]
         return name or None
@@ -102,7 +102,7 @@ def import_graph() -> dict[str, frozenset[str]]:
 
 
 def unit(module: str) -> str:
-    """The layer unit of a module: its subpackage (timekeeper.voice), or itself (timekeeper.mix)."""
+    """The layer unit of a module: its subpackage (timekeeper.voice), or itself (timekeeper.soundtrack.mix)."""
     return ".".join(module.split(".")[:2])
 
 
@@ -159,23 +159,23 @@ def _graph_of(source: str, name: str = "timekeeper/probe.py") -> frozenset[str]:
 def test_the_graph_is_read_from_the_source() -> None:
     graph = import_graph()
     assert len(graph) > 100
-    assert "timekeeper.pcm" in graph["timekeeper.mix"]  # a top-level import
+    assert "timekeeper.audio.pcm" in graph["timekeeper.soundtrack.mix"]  # a top-level import
     assert "timekeeper.voice.pace" in graph["timekeeper.voice.neural"]  # an import inside a method
-    assert "timekeeper.sound" in graph["timekeeper.voice.export"]  # from timekeeper import sound
+    assert "timekeeper.audio.effects" in graph["timekeeper.voice.export"]  # from timekeeper.audio import effects
     assert "timekeeper.generate.sampler" in graph["timekeeper.generate"]  # a package's __init__ is a node
     assert "timekeeper.commands.render" in graph["timekeeper.cli"]  # a command imported by name when it runs
     assert "timekeeper.generate.stats" not in graph["timekeeper.generate.plot"]  # only under TYPE_CHECKING
 
 
 def test_the_reader_sees_relative_imports_and_running_branches() -> None:
-    assert _graph_of("from . import pcm\nfrom .voice.base import Voice\n", "timekeeper/mix.py") == {
-        "timekeeper.pcm", "timekeeper.voice.base.Voice"}
-    assert _graph_of("from .. import script\nfrom . import base\n", "timekeeper/voice/__init__.py") == {
-        "timekeeper.script", "timekeeper.voice.base"}
-    assert _graph_of("from ..script import Cue\n", "timekeeper/voice/tts.py") == {"timekeeper.script.Cue"}
+    assert _graph_of("from . import pcm\nfrom ..voice.base import Voice\n", "timekeeper/audio/clips.py") == {
+        "timekeeper.audio.pcm", "timekeeper.voice.base.Voice"}
+    assert _graph_of("from .. import model\nfrom . import base\n", "timekeeper/voice/__init__.py") == {
+        "timekeeper.model", "timekeeper.voice.base"}
+    assert _graph_of("from ..grammar.script import Cue\n", "timekeeper/voice/tts.py") == {"timekeeper.grammar.script.Cue"}
     checked = "if TYPE_CHECKING:\n    import timekeeper.a\nelse:\n    import timekeeper.b\n"
     assert _graph_of(checked) == {"timekeeper.b"}
-    assert _graph_of('TARGET = "timekeeper.commands.live:live_command"\nNOTE = "see timekeeper.mix"\n') == {
+    assert _graph_of('TARGET = "timekeeper.commands.live:live_command"\nNOTE = "see timekeeper.soundtrack.mix"\n') == {
         "timekeeper.commands.live"}
 
 

@@ -12,8 +12,8 @@ from timekeeper.live.clock import Clock, VirtualTime
 from timekeeper.live.outputs import NullOutput, PcmFormat
 from timekeeper.live.premix import premix
 from timekeeper.live.session import Outcome, run_live
-from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
 TRACK = Path(__file__).parent / "data" / "live" / "three-phases.yaml"
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from scripted import Recorder, ScriptedKeys
 
+from timekeeper.grammar.script import Cue
 from timekeeper.live.clock import Clock, VirtualTime
 from timekeeper.live.outputs import NullOutput, PcmFeed, PcmFormat, TextOutput
 from timekeeper.live.session import Outcome, run_live
 from timekeeper.live.silent import SilentMix, silent_mix
 from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, Zone
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
-from timekeeper.script import Cue
 
 EXACT_MS = 0.001  # virtual time has no jitter: a cue is shown at its moment, to float rounding
 

@@ -338,11 +338,11 @@ def _first_prompter_line(*options: str) -> str:
 
 
 def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
-    from timekeeper.durations import default_measure
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import CueKind, build_timeline
     from timekeeper.live.display import prompt_text
-    from timekeeper.phrases import phrase_book
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.script import CueKind, build_timeline
 
     threat = _first_prompter_line()
     assert threat.startswith("0:01 next at 0:05 (in 4 s): [KLAXON] "), threat
@@ -353,12 +353,12 @@ def test_prompter_marks_the_klaxon_and_the_transfer_beep() -> None:
 
 def test_the_prompter_names_the_sounds_in_the_words_of_the_language() -> None:
     """German screens mark the klaxon and the beep with the German table's words, as cards and the voice do."""
-    from timekeeper.durations import default_measure
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import CueKind, Sound, build_timeline
+    from timekeeper.grammar.times import format_time
     from timekeeper.live.display import LiveState, TerminalDisplay
-    from timekeeper.phrases import phrase_book
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.script import CueKind, Sound, build_timeline
-    from timekeeper.times import format_time
 
     threat = _first_prompter_line("--lang", "de")
     assert threat.startswith("0:01 next at 0:05 (in 4 s): [ALARMSIRENE] Unbestätigter Bericht."), threat

@@ -11,13 +11,13 @@ from decoded import RATE, decode, rms
 from running import timekeeper
 
 from timekeeper.errors import ExitStatus
-from timekeeper.mix import MixSettings, prepare_mix
+from timekeeper.grammar.pace import stretched
+from timekeeper.grammar.script import CueKind
+from timekeeper.grammar.times import format_time
 from timekeeper.model import CommsDown
-from timekeeper.pace import stretched
 from timekeeper.scenario.catalog import load_scenario
 from timekeeper.scenario.flashcode import format_flashcode
-from timekeeper.script import CueKind
-from timekeeper.times import format_time
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 

@@ -12,10 +12,10 @@ from decoded import RATE, decode, rms
 from running import timekeeper
 
 from timekeeper.errors import RenderError
-from timekeeper.mix import MixSettings, prepare_mix
-from timekeeper.render import render
+from timekeeper.grammar.script import CueKind, Sound, Speech
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.script import CueKind, Sound, Speech
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
+from timekeeper.soundtrack.render import render
 
 DATA = Path(__file__).parent / "data" / "render"
 SHORT = DATA / "short.yaml"
@@ -149,7 +149,7 @@ def test_failed_render_keeps_the_old_file(tmp_path: Path) -> None:
 
 
 def test_encoder_failure_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from timekeeper import codec
+    from timekeeper.audio import codec
 
     out = tmp_path / "keep.ogg"
     out.write_bytes(b"the old track")
@@ -202,7 +202,7 @@ def test_music_from_reads_the_bed_from_any_sample(tmp_path) -> None:
         out.setsampwidth(2)
         out.setframerate(RATE)
         out.writeframes((np.sin(2 * np.pi * 220 * seconds) * 8000).astype("<i2").tobytes())
-    from timekeeper.pcm import pcm16
+    from timekeeper.audio.pcm import pcm16
 
     scenario = load_scenario(str(SHORT))
     assert prepare_mix(scenario, MixSettings()).music_from(0) is None

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from running import timekeeper as run
 
-from timekeeper.durations import default_measure, shipped_durations
-from timekeeper.phrases import LANGUAGES, phrase_book
+from timekeeper.grammar.durations import default_measure, shipped_durations
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book
+from timekeeper.grammar.script import ScriptOptions, build_timeline
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
-from timekeeper.script import ScriptOptions, build_timeline
 from timekeeper.voice.engines import engine_name
 from timekeeper.voice.settings import TtsSettings
 

@@ -157,8 +157,8 @@ def test_generate_with_the_chosen_voice_warns_of_overlaps_as_generate_voice_does
     from voicepacks import slow_bundle_pack
 
     from timekeeper.generate import generate
-    from timekeeper.mix import MixSettings
-    from timekeeper.render import voice_overlaps
+    from timekeeper.soundtrack.mix import MixSettings
+    from timekeeper.soundtrack.render import voice_overlaps
 
     packs = tmp_path / "voices"
     pack = slow_bundle_pack(packs / "slow")

@@ -13,10 +13,10 @@ from pathlib import Path
 from decoded import RATE, decode
 
 from timekeeper.environment import Environment, current, using
-from timekeeper.mix import MixSettings, prepare_mix
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.serve.audio import RenderJob
 from timekeeper.serve.childrender import RENDER_NICE, render_in_child
+from timekeeper.serve.mixes import RenderJob
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
 
 def children_of(pid: int) -> list[int]:

@@ -211,8 +211,8 @@ def test_an_abandoned_part_file_is_removed_but_not_one_being_written(tmp_path):
 
 @pytest.mark.full(reason="makes a real mp3 while another maker holds the lock")
 def test_a_file_locked_by_another_maker_is_not_made_twice(tmp_path):
-    from timekeeper.mix import MixSettings, prepare_mix
     from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
     mix = prepare_mix(load_scenario("test-run-1"), MixSettings(background=False))
     cache = SoundCache(tmp_path)

@@ -33,8 +33,8 @@ def redis_url(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def mix():
-    from timekeeper.mix import MixSettings, prepare_mix
     from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
     return prepare_mix(load_scenario("test-run-1"), MixSettings(background=False))
 

@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 from running import timekeeper
 
-from timekeeper import loudness, soundcheck
-from timekeeper.durations import default_measure
-from timekeeper.mix import MixSettings, prepare_mix
-from timekeeper.phrases import LANGUAGES, first_sentence, phrase_book
+from timekeeper.audio import loudness
+from timekeeper.grammar.durations import default_measure
+from timekeeper.grammar.phrases import LANGUAGES, first_sentence, phrase_book
+from timekeeper.grammar.script import GAP_MS, NATURAL, CueKind, ScriptOptions, build_timeline
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
-from timekeeper.script import GAP_MS, NATURAL, CueKind, ScriptOptions, build_timeline
+from timekeeper.soundtrack import soundcheck
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 from timekeeper.voice.tts import TtsVoice
 
 OFFICIAL = sorted(name for name, path in builtin_paths().items() if path.parent.name == "official")
@@ -196,15 +197,15 @@ def test_a_clip_already_at_the_speech_level_still_has_its_peaks_held() -> None:
 
 
 def test_music_is_levelled_to_the_bed(tmp_path: Path) -> None:
-    from timekeeper import sound
+    from timekeeper.audio import effects
 
     tone = 0.5 * np.sin(2 * np.pi * 440 * np.arange(44_100 * 2) / 44_100)
     levels = []
     for name, gain in (("quiet", 0.02), ("loud", 1.0)):
         write_wav(tmp_path / f"{name}.wav", tone * gain)
-        music = sound.Music(tmp_path / f"{name}.wav")
+        music = effects.Music(tmp_path / f"{name}.wav")
         levels.append(loudness.integrated_lufs(music.chunks(0).read(44_100 * 3)))
-    assert levels == pytest.approx([sound.MUSIC_LUFS] * 2, abs=0.5)
+    assert levels == pytest.approx([effects.MUSIC_LUFS] * 2, abs=0.5)
 
 
 def test_a_squeezed_cue_is_spoken_faster_to_its_planned_length() -> None:

@@ -1,4 +1,4 @@
-"""The one parser of sound settings (timekeeper/soundsettings.py), as the command line and the page use it."""
+"""The one parser of sound settings (timekeeper/soundtrack/settings.py), as the command line and the page use it."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 
 from timekeeper.environment import Environment, using
 from timekeeper.errors import RenderError
-from timekeeper.mix import MixSettings
 from timekeeper.model import MAX_PLAYERS
-from timekeeper.soundsettings import SettingProblem, SoundSettings, sound_settings, spoken_language
+from timekeeper.soundtrack.mix import MixSettings
+from timekeeper.soundtrack.settings import SettingProblem, SoundSettings, sound_settings, spoken_language
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.phrases import LANGUAGES, SOURCE_FIELDS, phrase_book
+from timekeeper.grammar.phrases import LANGUAGES, SOURCE_FIELDS, phrase_book
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "translations.md"
 NOT_CHECKED = "translated by the project, not checked by a native speaker"

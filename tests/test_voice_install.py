@@ -199,7 +199,7 @@ def test_without_piper_the_language_falls_back_to_espeak(voices_home: Path, monk
 
 
 def test_every_shipped_language_has_a_recommended_voice() -> None:
-    from timekeeper.phrases import LANGUAGES
+    from timekeeper.grammar.phrases import LANGUAGES
     from timekeeper.voice.install import VOICE_NAME
     from timekeeper.voice.recommended import RECOMMENDED
 

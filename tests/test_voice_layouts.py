@@ -13,14 +13,14 @@ from decoded import RATE, decode, rms
 from running import timekeeper
 from voicepacks import spoken_clip
 
-from timekeeper.codec import FORMATS, encode
-from timekeeper.mix import MixSettings, prepare_mix
-from timekeeper.pcm import SAMPLE_RATE, pcm16
+from timekeeper.audio.clipcache import write_wav
+from timekeeper.audio.codec import FORMATS, encode
+from timekeeper.audio.pcm import SAMPLE_RATE, pcm16
+from timekeeper.grammar.script import ALERT_MS, GAP_MS, CueKind, Sound
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.script import ALERT_MS, GAP_MS, CueKind, Sound
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 from timekeeper.voice.export import export_pack
 from timekeeper.voice.tts import decode_file
-from timekeeper.wavcache import write_wav
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 

@@ -35,8 +35,8 @@ def joe_files() -> tuple[Path, Path]:
 
 
 def test_render_with_the_neural_voice_speaks_every_cue(tmp_path: Path) -> None:
-    from timekeeper.mix import MixSettings, prepare_mix
     from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
     out = tmp_path / "short-joe.wav"
     done = timekeeper("render", str(SHORT), "--voice", f"piper:{JOE}", "--no-background", "-o", str(out))
@@ -82,7 +82,7 @@ def longest_pause_ms(samples: np.ndarray, window_ms: int = 10) -> int:
 def test_sentences_are_as_far_apart_as_espeak_ngs(tmp_path: Path) -> None:
     """Piper pauses only briefly between sentences of one line; each sentence is spoken on its own
     and joined with the grammar's gap, as the espeak-ng voice's are."""
-    from timekeeper.script import GAP_MS
+    from timekeeper.grammar.script import GAP_MS
     from timekeeper.voice.neural import NeuralVoice, find_model
     from timekeeper.voice.tts import TtsVoice
 

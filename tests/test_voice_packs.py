@@ -11,11 +11,11 @@ from running import timekeeper
 from tones import convert
 from voicepacks import espeak_wav
 
+from timekeeper.audio.pcm import clip_ms
 from timekeeper.errors import VoiceError
-from timekeeper.mix import MixSettings, prepare_mix
-from timekeeper.pcm import clip_ms
+from timekeeper.grammar.script import CueKind, Sound
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.script import CueKind, Sound
+from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 from timekeeper.voice.export import export_pack
 from timekeeper.voice.packs import PackVoice
 from timekeeper.voice.settings import TtsSettings

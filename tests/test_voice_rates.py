@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from running import timekeeper
 
-from timekeeper.durations import default_measure, measured_with
-from timekeeper.phrases import LANGUAGES
+from timekeeper.grammar.durations import default_measure, measured_with
+from timekeeper.grammar.phrases import LANGUAGES
 from timekeeper.voice.pace import ESPEAK_DEFAULT_WPM, MAX_SQUEEZED_CUES, official_pressure
 from timekeeper.voice.settings import TtsSettings
 

@@ -14,7 +14,7 @@ from running import timekeeper
 from tones import write_tone
 from voicepacks import slow_bundle_pack
 
-from timekeeper.times import parse_time_ms
+from timekeeper.grammar.times import parse_time_ms
 
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 
@@ -115,8 +115,8 @@ def test_validate_with_a_voice_times_announcements_with_its_clips(long_pack: Pat
 
 def test_generate_with_a_voice_reports_what_validate_reports(long_pack: Path, tmp_path: Path) -> None:
     from timekeeper.generate import generate
-    from timekeeper.mix import MixSettings
-    from timekeeper.render import voice_overlaps
+    from timekeeper.soundtrack.mix import MixSettings
+    from timekeeper.soundtrack.render import voice_overlaps
 
     settings = MixSettings(voice=str(long_pack))
     seed = next(seed for seed in range(1, 200) if voice_overlaps(generate(seed), settings))  # long bundles collide

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from timekeeper.audio import trimmed
+from timekeeper.audio.clipcache import cache_dir
+from timekeeper.audio.clips import trimmed
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.voice import engines
 from timekeeper.voice.tts import LEAD_PAD_MS, TAIL_PAD_MS, TtsVoice
-from timekeeper.wavcache import cache_dir
 
 
 def test_synthesizes_trimmed_speech_and_caches_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from timekeeper.audio.clipcache import write_wav
 from timekeeper.voice.engines import get_engine
 from timekeeper.voice.export import export_pack
 from timekeeper.voice.tts import decode_file, finish_phrase
-from timekeeper.wavcache import write_wav
 
 BUNDLE_WORDS = {
     "data_transfer": "Data transfer. Repeat, data transfer. Data transfer in five, four, three, two, one.",

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from timekeeper.errors import TimekeeperError
-from timekeeper.languages import LANGUAGES, language_code
+from timekeeper.grammar.languages import LANGUAGES, language_code
 
 LOCALES_DIR = Path(__file__).resolve().parent / "locales"
 FALLBACK = "en"

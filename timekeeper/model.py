@@ -119,7 +119,7 @@ class Scenario:
     seed: int | None = None
     double_threats: bool = False
     generator: tuple[tuple[str, str], ...] = field(default=())
-    pace: float = 1.0  # a training pace stretched every time by this factor (timekeeper/pace.py)
+    pace: float = 1.0  # a training pace stretched every time by this factor (timekeeper/grammar/pace.py)
 
     @property
     def duration_ms(self) -> int:

@@ -14,9 +14,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from timekeeper.grammar.times import parse_time_ms  # noqa: E402
 from timekeeper.model import CommsDown, DataTransfer, IncomingData, Scenario, Threat, TrackKind, Zone  # noqa: E402
 from timekeeper.scenario.dump import dump_scenario  # noqa: E402
-from timekeeper.times import parse_time_ms  # noqa: E402
 
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "official-missions.yaml"
 TARGET = ROOT / "scenarios" / "official"

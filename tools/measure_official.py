@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from timekeeper.files.paths import scenarios_dir  # noqa: E402
 from timekeeper.generate.features import measure, summarize  # noqa: E402
-from timekeeper.paths import scenarios_dir  # noqa: E402
 from timekeeper.scenario.catalog import load_scenario  # noqa: E402
 
 GROUPS = {

@@ -18,8 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timekeeper.paths import voices_dir
-from timekeeper.phrases import LANGUAGES, phrase_book
+from timekeeper.files.paths import voices_dir
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book
 from timekeeper.voice.engines import get_engine
 from timekeeper.voice.tts import TtsVoice
 

@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from timekeeper.paths import voices_dir  # noqa: E402
-from timekeeper.phrases import LANGUAGES, phrase_book  # noqa: E402
-from timekeeper.script import Measure  # noqa: E402
+from timekeeper.files.paths import voices_dir  # noqa: E402
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book  # noqa: E402
+from timekeeper.grammar.script import Measure  # noqa: E402
 from timekeeper.voice.pace import ESPEAK_DEFAULT_WPM, MAX_SQUEEZED_CUES, official_pressure  # noqa: E402
 from timekeeper.voice.tts import TtsVoice  # noqa: E402
 

@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--template", type=Path, default=TEMPLATE, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(TEMPLATE.parent.parent))
-    from timekeeper.atomicfile import write_atomic
     from timekeeper.errors import OutputError
+    from timekeeper.files.atomicfile import write_atomic
 
     try:
         text = fill(args.template.read_text(encoding="utf-8"), listen=args.listen, http_listen=args.http_listen,

@@ -7,7 +7,7 @@
 
 The clips are made exactly as a first render makes them (NeuralVoice: Piper, or TtsVoice:
 espeak-ng; trimming, levelling) into an empty clip cache, then stored under the same keys as
-lossless FLAC with the sha256 of their samples (timekeeper.seed). English's default is joe, which
+lossless FLAC with the sha256 of their samples (timekeeper.audio.seed). English's default is joe, which
 comes with timekeeper; every other language's default is the synthesized voice until its Piper voice
 is installed. Before writing, the official tracks are laid out with the new clips (5 players,
 4 players, solo): a language is refused if any of them overlaps. The clips of the other languages
@@ -28,26 +28,26 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timekeeper import seed, sound
-from timekeeper.atomicfile import replacing
-from timekeeper.pcm import clip_ms, pcm16
-from timekeeper.phrases import LANGUAGES, phrase_book
-from timekeeper.seed import INDEX, encode_flac, seed_clip, seed_dir, seed_file, seed_key
+from timekeeper.audio import effects, seed
+from timekeeper.audio.clipcache import read_wav
+from timekeeper.audio.pcm import clip_ms, pcm16
+from timekeeper.audio.seed import INDEX, encode_flac, seed_clip, seed_dir, seed_file, seed_key
+from timekeeper.files.atomicfile import replacing
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book
 from timekeeper.voice.base import Voice
 from timekeeper.voice.pace import official_pressure
-from timekeeper.wavcache import read_wav
 
 NEURAL = {"en"}  # the languages whose default voice comes with timekeeper as a Piper voice (joe)
 
 
 def made_effects() -> None:
     """Every effect a render uses, made (not taken from the seed) into the clip cache."""
-    sound.alert()
-    sound.beep()
-    sound.jump()
-    sound.static_loop()
-    for phase in range(len(sound.BED_TONES)):
-        sound.bed_loop(phase)
+    effects.alert()
+    effects.beep()
+    effects.jump()
+    effects.static_loop()
+    for phase in range(len(effects.BED_TONES)):
+        effects.bed_loop(phase)
 
 
 def default_voice(language: str, scratch: Path) -> Voice:
@@ -128,7 +128,7 @@ def main() -> int:
             clips.update({key: (samples, text, language) for key, (samples, text) in made.items()})
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["TIMEKEEPER_CACHE"] = scratch
-        sound._EFFECTS.clear()
+        effects._EFFECTS.clear()
         made_effects()
         for path in sorted((Path(scratch) / "effects").glob("*.wav")):
             clips[path.relative_to(scratch).as_posix()] = (pcm16(read_wav(path)), path.stem, None)
@@ -137,7 +137,7 @@ def main() -> int:
         entries[key] = {"samples": len(samples) // 2, "sha256": hashlib.sha256(samples).hexdigest(), "what": what,
                         **({"language": language} if language else {})}
     with replacing(new / INDEX) as temp:
-        temp.write_text(json.dumps({"voices": voices, "effects_version": sound.EFFECTS_VERSION, "clips": entries}, indent=1,
+        temp.write_text(json.dumps({"voices": voices, "effects_version": effects.EFFECTS_VERSION, "clips": entries}, indent=1,
                                    ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     new.rename(target)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from timekeeper.cards.rows import card_header, card_rows
+from timekeeper.grammar.phrases import PhraseBook, book_for
 from timekeeper.model import Scenario
-from timekeeper.phrases import PhraseBook, book_for
 
 ZONE_MARKS = {"red": "🟥", "white": "⬜", "blue": "🟦"}
 

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timekeeper.atomicfile import write_atomic
 from timekeeper.cards.pdf_card import FONT, Box, CardPainter, CardText, Layout, card_text
 from timekeeper.cards.rows import CardRow, card_header, card_rows
 from timekeeper.errors import RenderError
+from timekeeper.files.atomicfile import write_atomic
+from timekeeper.grammar.phrases import PhraseBook, book_for
 from timekeeper.model import Scenario
-from timekeeper.phrases import PhraseBook, book_for
 
 FONTS_DIR = Path(__file__).resolve().parent.parent / "fonts"
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from fpdf import FPDF
 
 from timekeeper.cards.rows import CardHeader, CardRow
+from timekeeper.grammar.phrases import PhraseBook
 from timekeeper.model import Announcement, Zone
-from timekeeper.phrases import PhraseBook
 
 FONT = "DejaVu"
 PT_MM = 25.4 / 72

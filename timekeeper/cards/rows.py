@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timekeeper.durations import default_measure
+from timekeeper.grammar.durations import default_measure
+from timekeeper.grammar.phrases import PhraseBook, phrase_book
+from timekeeper.grammar.script import CueKind, ScriptOptions, build_timeline
+from timekeeper.grammar.times import format_time
 from timekeeper.model import Announcement, CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat, Zone
-from timekeeper.phrases import PhraseBook, phrase_book
-from timekeeper.script import CueKind, ScriptOptions, build_timeline
-from timekeeper.times import format_time
 
 
 @dataclass(frozen=True)

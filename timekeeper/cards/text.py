@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from timekeeper.cards.rows import card_header, card_rows
+from timekeeper.grammar.phrases import PhraseBook, book_for
 from timekeeper.model import Scenario
-from timekeeper.phrases import PhraseBook, book_for
 
 SPOKEN_WIDTH = 60
 

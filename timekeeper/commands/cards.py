@@ -40,9 +40,9 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
       timekeeper card mission-4 --voice ~/packs/greek -o cards-el.pdf
       timekeeper card mission-1 --pace 1.5 --format text   # the times of a training-pace render
     """
-    from timekeeper.atomicfile import write_atomic
     from timekeeper.commands.options import scenario_inputs
-    from timekeeper.outputpath import check_output_path
+    from timekeeper.files.atomicfile import write_atomic
+    from timekeeper.files.outputpath import check_output_path
     from timekeeper.scenario.catalog import builtin_paths, load_scenario
 
     names = list(scenarios)
@@ -55,7 +55,7 @@ def card_command(scenarios: tuple[str, ...], output: Path | None, language: str 
     if output is not None:
         check_output_path(output, scenario_inputs(*names), what="card")
     if voice is not None:
-        from timekeeper.soundsettings import spoken_language
+        from timekeeper.soundtrack.settings import spoken_language
         from timekeeper.voice.select import open_voice
 
         language = open_voice(spoken_language(language, voice, None), voice).phrases()  # type: ignore[assignment]

@@ -39,8 +39,8 @@ def import_command(code_or_file: str, output: str | None, title: str | None, ski
       timekeeper import fan-missions.txt -o fan-missions/
       timekeeper import --repair 010AL1TW,130CS30,150CS20,345AL5TB,700PE2 -o fixed.yaml
     """
-    from timekeeper.atomicfile import write_atomic
     from timekeeper.errors import ScenarioError
+    from timekeeper.files.atomicfile import write_atomic
     from timekeeper.scenario import flashfile
     from timekeeper.scenario.flashcode import DEFAULT_TITLE, parse_flashcode, repair_flashcode
     from timekeeper.scenario.load import printable_text
@@ -97,7 +97,7 @@ def _is_folder(name: str) -> bool:
 def _code_file(argument: str) -> tuple[str, str] | None:
     """(display name, text) when `argument` names a file of codes (or `-`), else None."""
     from timekeeper.errors import ScenarioError
-    from timekeeper.userfiles import path_exists, read_user_file, read_user_stream
+    from timekeeper.files.userfiles import path_exists, read_user_file, read_user_stream
 
     what = "a file of FlashPlayerCodes"
     if argument == "-":
@@ -142,9 +142,9 @@ def export_command(scenario: str, format_name: str | None, output: Path | None) 
     The format follows the extension of -o (.txt: the code, .yaml or .yml:
     the scenario file) unless --format names it.
     """
-    from timekeeper.atomicfile import write_atomic
     from timekeeper.commands.options import scenario_inputs
-    from timekeeper.outputpath import check_output_path
+    from timekeeper.files.atomicfile import write_atomic
+    from timekeeper.files.outputpath import check_output_path
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.scenario.dump import dump_checked
     from timekeeper.scenario.flashcode import format_flashcode, parse_flashcode

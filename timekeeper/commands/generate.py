@@ -151,8 +151,8 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
 
 def _check_render_target(target: Path) -> None:
     """Refuse a bad --render file before generating anything."""
-    from timekeeper.codec import FORMATS
-    from timekeeper.outputpath import check_output_path
+    from timekeeper.audio.codec import FORMATS
+    from timekeeper.files.outputpath import check_output_path
 
     if target.suffix.lower() not in FORMATS:
         raise click.BadParameter(f"{target}: unknown audio format {target.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",
@@ -162,7 +162,7 @@ def _check_render_target(target: Path) -> None:
 
 def _check_voice(missions: list, language: str | None, voice: str) -> None:
     """Warn where `voice` would make a generated mission's announcements overlap."""
-    from timekeeper.render import generated_voice_overlaps
+    from timekeeper.soundtrack.render import generated_voice_overlaps
 
     for warning in generated_voice_overlaps(missions, language, voice):
         click.echo(f"Warning: {warning}", err=True)
@@ -173,7 +173,7 @@ def _render(scenario, target: Path, language: str | None, voice: str | None = No
     from timekeeper.commands.options import ProgressBar, mix_settings
     from timekeeper.generate.options import reproducing_command
     from timekeeper.model import MAX_PLAYERS
-    from timekeeper.render import render
+    from timekeeper.soundtrack.render import render
 
     settings = mix_settings(scenario, language, voice, scenario.players or MAX_PLAYERS, False)
     result = render(scenario, target, settings, source=reproducing_command(scenario.seed, scenario.generator),
@@ -212,8 +212,8 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
 
     options = _options(settings)
     if plot:
+        from timekeeper.files.outputpath import check_output_path
         from timekeeper.generate.plot import require_matplotlib
-        from timekeeper.outputpath import check_output_path
 
         check_output_path(plot, what="plot")
         require_matplotlib()  # fail before the work if matplotlib is missing

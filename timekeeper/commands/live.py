@@ -23,7 +23,7 @@ from timekeeper.errors import ExitStatus, PlaybackError
 from timekeeper.live.outputs import BACKENDS
 
 if TYPE_CHECKING:
-    from timekeeper.phrases import PhraseBook
+    from timekeeper.grammar.phrases import PhraseBook
 
 
 
@@ -68,10 +68,10 @@ def live_command(
       timekeeper live mission-1 --backend null | tee mission.log
       timekeeper live mission-1 --pace 1.5           # training pace for beginners
     """
+    from timekeeper.grammar.times import format_time
     from timekeeper.live.mission import LiveOptions, live_mission
     from timekeeper.live.session import Outcome
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.times import format_time
 
     loaded = paced(load_scenario(scenario), pace)
     start_ms = _start_ms(start_at, loaded.duration_ms)
@@ -117,7 +117,7 @@ def end_card(scenario, language: str | PhraseBook) -> str:
 
 def _start_ms(text: str, duration_ms: int) -> int:
     """--start-at as mission ms, before the end of the mission (a usage error otherwise)."""
-    from timekeeper.times import format_time, parse_clock_option
+    from timekeeper.grammar.times import format_time, parse_clock_option
 
     try:
         start_ms = parse_clock_option(text)

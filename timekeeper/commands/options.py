@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from timekeeper.languages import LANGUAGES, language_code
+from timekeeper.grammar.languages import LANGUAGES, language_code
 from timekeeper.model import MAX_PLAYERS
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar as ClickProgressBar
 
-    from timekeeper.mix import MixSettings
     from timekeeper.model import Scenario
+    from timekeeper.soundtrack.mix import MixSettings
 
 
 class LanguageCode(click.ParamType):
@@ -83,7 +83,7 @@ class PaceFactor(click.ParamType):
     name = "FACTOR"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        from timekeeper.pace import pace_problem
+        from timekeeper.grammar.pace import pace_problem
 
         if isinstance(value, float):
             return value
@@ -107,7 +107,7 @@ pace_option = click.option(
 
 def paced(scenario: Scenario, pace: float) -> Scenario:
     """The loaded `scenario` at training pace `pace` (pace.py), before anything reads it."""
-    from timekeeper.pace import stretched
+    from timekeeper.grammar.pace import stretched
 
     return stretched(scenario, pace)
 
@@ -153,8 +153,8 @@ def mix_settings(
     scenario: Scenario, language: str | None, voice: str | None, players: int, solo: bool, **extra: object
 ) -> MixSettings:
     """Command-line choices as MixSettings, checked and defaulted as the page's are
-    (timekeeper/soundsettings.py); a setting that cannot be used is a usage error naming its option."""
-    from timekeeper.soundsettings import SettingProblem, sound_settings
+    (timekeeper/soundtrack/settings.py); a setting that cannot be used is a usage error naming its option."""
+    from timekeeper.soundtrack.settings import SettingProblem, sound_settings
 
     raw = {"language": language, "voice": voice, "players": players, "solo": solo, **extra}
     try:

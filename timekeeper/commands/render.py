@@ -48,9 +48,9 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
       timekeeper plan my-mission.yaml --voice ~/packs/ship-ai --strict
       timekeeper plan mission-1 --pace 1.5            # a training pace: every time half as late again
     """
-    from timekeeper.render import plan, plan_lines
+    from timekeeper.grammar.times import format_time
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.times import format_time
+    from timekeeper.soundtrack.render import plan, plan_lines
     from timekeeper.voice.select import default_voice
 
     loaded = paced(load_scenario(scenario), pace)
@@ -101,11 +101,11 @@ def render_command(
       timekeeper render mission-5 --players 4 --no-background -o m5.wav
       timekeeper render mission-1 --pace 1.25 -o training.mp3   # beginners: a quarter more time
     """
-    from timekeeper.codec import FORMATS
-    from timekeeper.outputpath import check_output_path
-    from timekeeper.render import render
+    from timekeeper.audio.codec import FORMATS
+    from timekeeper.files.outputpath import check_output_path
+    from timekeeper.grammar.times import format_time
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.times import format_time
+    from timekeeper.soundtrack.render import render
 
     if out.suffix.lower() not in FORMATS:
         raise click.BadParameter(f"{out}: unknown audio format {out.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",

@@ -256,7 +256,7 @@ def export_command(ctx: click.Context, output: Path | None, format_name: str | N
       timekeeper log export -o log.csv
       timekeeper log export --format json > log.json
     """
-    from timekeeper.atomicfile import write_atomic
+    from timekeeper.files.atomicfile import write_atomic
     from timekeeper.logbook.exchange import export_csv, export_json
 
     chosen = output_format(output, format_name, {".csv": "csv", ".json": "json"}, "csv", what="logs")

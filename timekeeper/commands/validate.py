@@ -57,7 +57,7 @@ def validate_command(
 def _voice_spacing(language: str | None, voice: str) -> Callable[[Scenario], list[str]]:
     """Overlaps of a scenario's announcements when `voice` speaks them (as `plan --voice` lays them out)."""
     from timekeeper.commands.options import mix_settings
-    from timekeeper.render import voice_overlaps
+    from timekeeper.soundtrack.render import voice_overlaps
 
     return lambda scenario: voice_overlaps(scenario, mix_settings(scenario, language, voice, 5, False))
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from timekeeper.phrases import LANGUAGES
+from timekeeper.grammar.phrases import LANGUAGES
 
 
 @click.command("voices")

@@ -53,8 +53,8 @@ def is_folder(output: str) -> bool:
 
 def write_batch(missions: list[Scenario], output: str) -> list[Path]:
     """Write one mission to the file `output`, or every mission into the folder `output` (atomically)."""
-    from timekeeper.atomicfile import write_atomic
-    from timekeeper.outputpath import check_output_folder
+    from timekeeper.files.atomicfile import write_atomic
+    from timekeeper.files.outputpath import check_output_folder
 
     if len(missions) > 1 and not is_folder(output):
         if output.endswith((".yaml", ".yml")):

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from timekeeper.durations import default_measure
+from timekeeper.grammar.durations import default_measure
+from timekeeper.grammar.phrases import LANGUAGES, phrase_book
+from timekeeper.grammar.script import CueKind, build_timeline
 from timekeeper.model import CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat, Zone
-from timekeeper.phrases import LANGUAGES, phrase_book
-from timekeeper.script import CueKind, build_timeline
 
 PROBE_SPACING_MS = 60_000
 PROBE_PHASE_MS = 600_000  # long probe phases: cue lengths do not depend on where a cue falls

@@ -20,9 +20,9 @@ from typing import Any
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word, flag, label
 from timekeeper.generate.profile import PLACED, Profile
+from timekeeper.grammar.times import format_time, parse_time_ms
 from timekeeper.i18n import FALLBACK, translate, ui_language
 from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
-from timekeeper.times import format_time, parse_time_ms
 
 GENERATOR_VERSION = "5"  # bump when the same seed and options would give a different mission
 KINDS = tuple(kind.value for kind in (TrackKind.MISSION, TrackKind.SIMULATION, TrackKind.DOUBLE_ACTION))  # imitated
@@ -209,7 +209,7 @@ class OptionSpec:
 def choice_label(spec: OptionSpec, choice: Any, ui: str) -> str:
     """A choice as the page shows it: a kind or pile in the printed words of `ui` ("Doppelaktion"),
     a crew size as "5 Spieler"."""
-    from timekeeper.phrases import phrase_book
+    from timekeeper.grammar.phrases import phrase_book
 
     words = phrase_book(ui_language(ui))
     if spec.key == "players":

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timekeeper.atomicfile import replacing
 from timekeeper.errors import MissingToolError, OutputError
+from timekeeper.files.atomicfile import replacing
 
 if TYPE_CHECKING:
     from types import ModuleType

@@ -21,9 +21,9 @@ from timekeeper.generate.options import (
 )
 from timekeeper.generate.problems import setting_text
 from timekeeper.generate.threats import fewest_external
+from timekeeper.grammar.times import format_time
 from timekeeper.i18n import FALLBACK, translate
 from timekeeper.model import EventType
-from timekeeper.times import format_time
 
 
 @dataclass(frozen=True)

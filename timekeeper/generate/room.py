@@ -17,8 +17,8 @@ from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threa
 from timekeeper.generate.problems import LENGTHS, SettingProblem, Word
 from timekeeper.generate.profile import PLACED
 from timekeeper.generate.threats import PlannedThreat
+from timekeeper.grammar.times import format_time
 from timekeeper.model import TURNS_PER_PHASE, EventType
-from timekeeper.times import format_time
 
 if TYPE_CHECKING:
     from timekeeper.generate.options import GenerateOptions

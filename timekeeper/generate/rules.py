@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.options import GenerateOptions
+from timekeeper.grammar.times import format_time
 from timekeeper.model import CommsDown, EventType, Scenario, turn_phase
-from timekeeper.times import format_time
 
 PHASE_MARGIN_MS = 5000  # the "small margin" around the official phase lengths
 
@@ -143,9 +143,9 @@ def _ambush(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
 
 
 def _no_overlap(s: Scenario, f: Features, o: GenerateOptions) -> list[str]:
-    from timekeeper.durations import default_measure
-    from timekeeper.phrases import LANGUAGES, phrase_book
-    from timekeeper.script import ScriptOptions, build_timeline
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import LANGUAGES, phrase_book
+    from timekeeper.grammar.script import ScriptOptions, build_timeline
 
     found = []
     for language in LANGUAGES:

@@ -81,7 +81,7 @@ class Report:
 
 
 def official_features(kind: str) -> list[Features]:
-    from timekeeper.paths import scenarios_dir
+    from timekeeper.files.paths import scenarios_dir
     from timekeeper.scenario.catalog import load_scenario
 
     return [measure(load_scenario(str(scenarios_dir() / "official" / f"{name}.yaml"))) for name in SOURCES[kind]]

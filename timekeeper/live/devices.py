@@ -9,9 +9,9 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from timekeeper.errors import PlaybackError
+from timekeeper.files.quiet import silenced
 from timekeeper.live.clock import Clock
 from timekeeper.live.outputs import BACKENDS, AudioOutput, NullOutput, PcmFeed, PcmFormat, TextOutput
-from timekeeper.quiet import silenced
 
 HINT = "--backend text runs the mission as a prompter (a person reads the announcements), --backend null rehearses it silently"
 PERIOD_MS = 20  # one device callback period

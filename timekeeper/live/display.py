@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from timekeeper.grammar.phrases import phrase_book
+from timekeeper.grammar.script import Cue, CueKind, Sound, Speech, Timeline
+from timekeeper.grammar.times import format_time
 from timekeeper.i18n import messages, translate, ui_language
 from timekeeper.model import CommsDown
-from timekeeper.phrases import phrase_book
-from timekeeper.script import Cue, CueKind, Sound, Speech, Timeline
-from timekeeper.times import format_time
 
 PROMPT_LEAD_MS = 5000  # the prompter shows an announcement this long before it is due
 REDRAW_MS = 100
@@ -73,7 +73,7 @@ def shown_text(cue: Cue, language: str) -> str:
     pile = getattr(cue.event, "pile", None)
     if pile is None or cue.kind is not CueKind.THREAT:
         return cue.text
-    from timekeeper.phrases import phrase_book
+    from timekeeper.grammar.phrases import phrase_book
 
     return f"{cue.text} [{phrase_book(language).word(f'pile_{pile.value}')}]"
 
@@ -342,7 +342,7 @@ def compact_text(cue: Cue, language: str = "en") -> str:
     """A short form of `cue` that keeps what players need: "T+8 Threat BLUE ?",
     "Communications down until 4:20", or the first words of anything else."""
     from timekeeper.cards.rows import event_row
-    from timekeeper.phrases import phrase_book
+    from timekeeper.grammar.phrases import phrase_book
 
     if cue.event is not None and cue.kind in (CueKind.THREAT, CueKind.INCOMING_DATA, CueKind.DATA_TRANSFER,
                                                CueKind.COMMS_DOWN):

@@ -14,7 +14,7 @@ from timekeeper.live.session import LiveResult, Mix, run_live
 from timekeeper.model import Scenario
 
 if TYPE_CHECKING:
-    from timekeeper.mix import MixSettings
+    from timekeeper.soundtrack.mix import MixSettings
 
 Progress = Callable[[int, int], None]
 
@@ -52,7 +52,7 @@ def check_backend(backend: str) -> None:
 
 def prepare(scenario: Scenario, settings: MixSettings, progress: Progress | None) -> Mix:
     """Synthesize (or load from the cache) every phrase and lay out the timeline: `render`'s mix."""
-    from timekeeper.mix import prepare_mix
+    from timekeeper.soundtrack.mix import prepare_mix
 
     return prepare_mix(scenario, settings, progress=progress)
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from timekeeper.script import Timeline
+from timekeeper.grammar.script import Timeline
 
 if TYPE_CHECKING:
     from timekeeper.live.session import Mix
@@ -42,7 +42,7 @@ class PremixedMix:
 
 
 def premix(mix: Mix, start_ms: int, progress: Progress | None = None) -> PremixedMix:
-    """Mix `mix` (a timekeeper.mix.PreparedMix) from `start_ms` to the end, reporting progress(done, total)."""
+    """Mix `mix` (a timekeeper.soundtrack.mix.PreparedMix) from `start_ms` to the end, reporting progress(done, total)."""
     total = max(1, -(-(mix.duration_ms - start_ms) // CHUNK_MS))
     parts = []
     for done, chunk in enumerate(mix.pcm(start_ms, CHUNK_MS), start=1):

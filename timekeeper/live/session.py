@@ -9,13 +9,13 @@ from enum import Enum
 from typing import Protocol
 
 from timekeeper.errors import Terminated
+from timekeeper.grammar.script import Cue, CueKind, Speech, Timeline
+from timekeeper.grammar.times import format_time
 from timekeeper.live import keys as keynames
 from timekeeper.live.clock import Clock
 from timekeeper.live.display import LineDisplay, LiveState, TerminalDisplay
 from timekeeper.live.keys import Keys
 from timekeeper.live.outputs import AudioOutput
-from timekeeper.script import Cue, CueKind, Speech, Timeline
-from timekeeper.times import format_time
 
 IDLE_WAKE_MS = 50.0  # the loop looks at keys, the device and the screen at least this often
 
@@ -23,7 +23,7 @@ Display = LineDisplay | TerminalDisplay
 
 
 class Mix(Protocol):
-    """What the session needs of `timekeeper.mix.PreparedMix`."""
+    """What the session needs of `timekeeper.soundtrack.mix.PreparedMix`."""
 
     @property
     def timeline(self) -> Timeline: ...

@@ -1,4 +1,4 @@
-"""A silent stand-in for `timekeeper.mix.PreparedMix`: the real timeline, zero-valued PCM.
+"""A silent stand-in for `timekeeper.soundtrack.mix.PreparedMix`: the real timeline, zero-valued PCM.
 
 Used by tests and benchmarks to run the live loop without synthesizing speech.
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from timekeeper.grammar.phrases import phrase_book
+from timekeeper.grammar.script import Measure, ScriptOptions, Timeline, build_timeline, estimate_ms
 from timekeeper.model import Scenario
-from timekeeper.phrases import phrase_book
-from timekeeper.script import Measure, ScriptOptions, Timeline, build_timeline, estimate_ms
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ class ImportResult:
 
 def import_csv(log: ShipLog, path: Path) -> ImportResult:
     """Add the missions and campaigns of an exported CSV; all or nothing (LogEntryError names file:line)."""
-    from timekeeper.userfiles import read_user_file
+    from timekeeper.files.userfiles import read_user_file
 
     raw = read_user_file(path, MAX_CSV_BYTES, what="a ship's log CSV", error=LogEntryError)  # no FIFO, no /dev/zero
     try:

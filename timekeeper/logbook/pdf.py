@@ -10,9 +10,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper.atomicfile import write_atomic
 from timekeeper.cards.pdf import FONTS_DIR
 from timekeeper.cards.pdf_card import FONT
+from timekeeper.files.atomicfile import write_atomic
 from timekeeper.logbook.rows import COLUMNS, CampaignLine, LogLine, MissionLine
 
 PAGE_MM = (297.0, 210.0)

@@ -109,8 +109,8 @@ def _table(title: str, groups: tuple[GroupStats, ...], counted: str, *, with_ope
 
 def plot_stats(stats: LogStats, path) -> None:
     """Best and mean score per track, and every scored mission over time per crew, as a PNG."""
-    from timekeeper.atomicfile import replacing
     from timekeeper.errors import OutputError
+    from timekeeper.files.atomicfile import replacing
     from timekeeper.generate.plot import require_matplotlib
 
     pyplot = require_matplotlib()

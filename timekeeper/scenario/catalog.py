@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError
+from timekeeper.files.paths import scenarios_dir
 from timekeeper.model import Scenario
-from timekeeper.paths import scenarios_dir
 from timekeeper.scenario.load import load_file
 from timekeeper.scenario.problems import errors
 
@@ -38,7 +38,7 @@ def official_track_number(name: str) -> int | None:
 
 def resolve(name_or_path: str) -> tuple[Path, str]:
     """(file, display name) for a path or a built-in name; ScenarioError if neither."""
-    from timekeeper.userfiles import path_exists
+    from timekeeper.files.userfiles import path_exists
 
     path = Path(name_or_path)
     if path_exists(path) or name_or_path.endswith((".yaml", ".yml")) or "/" in name_or_path:
@@ -75,7 +75,7 @@ class ListingRow:
 
 def builtin_listing() -> list[ListingRow]:
     """Name, title, kind and length of every built-in scenario (read quickly, not validated)."""
-    from timekeeper.times import format_time
+    from timekeeper.grammar.times import format_time
 
     rows = []
     for name, path in builtin_paths().items():

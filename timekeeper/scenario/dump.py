@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from timekeeper.grammar.times import format_time
 from timekeeper.model import Announcement, CommsDown, Event, Scenario, Threat, TrackKind, event_type_name
-from timekeeper.times import format_time
 
 
 def dump_scenario(scenario: Scenario, header: str = "") -> str:

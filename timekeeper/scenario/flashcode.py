@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from timekeeper.errors import ScenarioError
+from timekeeper.grammar.times import format_time
 from timekeeper.model import (
     MAX_PHASES,
     Announcement,
@@ -29,7 +30,6 @@ from timekeeper.model import (
 from timekeeper.scenario.load import MAX_EVENTS
 from timekeeper.scenario.problems import Severity
 from timekeeper.scenario.rules import check_scenario
-from timekeeper.times import format_time
 
 DEFAULT_TITLE = "Imported track"
 MAX_TOKENS = MAX_EVENTS + MAX_PHASES

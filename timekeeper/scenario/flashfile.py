@@ -7,8 +7,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from timekeeper.atomicfile import write_atomic
 from timekeeper.errors import OutputError, ScenarioError, located, place
+from timekeeper.files.atomicfile import write_atomic
 from timekeeper.model import Scenario
 from timekeeper.scenario.dump import dump_checked
 from timekeeper.scenario.flashcode import parse_flashcode, repair_flashcode

@@ -10,7 +10,8 @@ from pathlib import Path
 import yaml
 
 from timekeeper.errors import ScenarioError
-from timekeeper.languages import LANGUAGES
+from timekeeper.grammar.languages import LANGUAGES
+from timekeeper.grammar.times import format_time, parse_time_ms
 from timekeeper.model import (
     MAX_PLAYERS,
     MAX_SEED,
@@ -29,7 +30,6 @@ from timekeeper.model import (
 from timekeeper.scenario import yamlnodes
 from timekeeper.scenario.problems import Problem, Severity, errors
 from timekeeper.scenario.rules import Finding, check_scenario
-from timekeeper.times import format_time, parse_time_ms
 
 MAX_EVENTS = 500
 MAX_CHARS = {"title": 200, "notes": 5000, "text": 300}  # longest title, notes and announcement text

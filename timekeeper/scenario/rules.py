@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from timekeeper.grammar.times import format_time
 from timekeeper.model import (
     MAX_PHASES,
     MAX_TURN,
@@ -19,7 +20,6 @@ from timekeeper.model import (
     turn_phase,
 )
 from timekeeper.scenario.problems import Severity
-from timekeeper.times import format_time
 
 MAX_DURATION_MS = 60 * 60 * 1000  # one hour: longer than any sensible action round
 LATE_THREAT_GRACE_MS = 15_000  # a threat may still be announced this long after its phase ended
@@ -168,9 +168,9 @@ def _check_outages(scenario: Scenario) -> list[Finding]:
 
 def _check_spacing(scenario: Scenario) -> list[Finding]:
     """Warn where announcements (timed with the default voice of the language) would overlap."""
-    from timekeeper.durations import default_measure
-    from timekeeper.phrases import phrase_book
-    from timekeeper.script import build_timeline
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import build_timeline
 
     language = scenario.language or "en"
     timeline = build_timeline(scenario, phrase_book(language), default_measure(language))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timekeeper.languages import LANGUAGES
+from timekeeper.grammar.languages import LANGUAGES
 from timekeeper.model import MAX_PLAYERS, EventType, Pile, TrackKind, Zone
 from timekeeper.scenario.load import EVENT_KEYS
 

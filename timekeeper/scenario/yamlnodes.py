@@ -12,7 +12,7 @@ from typing import Any, TypedDict
 import yaml
 
 from timekeeper.errors import ScenarioError
-from timekeeper.userfiles import read_user_file
+from timekeeper.files.userfiles import read_user_file
 
 MAX_FILE_BYTES = 1_000_000
 MAX_DEPTH = 12

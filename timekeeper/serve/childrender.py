@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 from timekeeper.environment import Environment, current, process_wide
-from timekeeper.mix import MixSettings
 from timekeeper.model import Scenario
-from timekeeper.serve.audio import RenderJob
+from timekeeper.serve.mixes import RenderJob
+from timekeeper.soundtrack.mix import MixSettings
 
 RENDER_NICE = 10  # how much lower than the server's the children's CPU priority is (Unix niceness)
 PROGRESS_EVERY_S = 0.2  # a child reports its progress at most this often
@@ -94,8 +94,8 @@ def _child_main(pipe, path: str, scenario: Scenario, settings: MixSettings, sour
 
 def _render(pipe, path: Path, scenario: Scenario, settings: MixSettings, source: str) -> str | None:
     from timekeeper.errors import TimekeeperError
-    from timekeeper.mix import prepare_mix
-    from timekeeper.serve.audio import run_render
+    from timekeeper.serve.mixes import run_render
+    from timekeeper.soundtrack.mix import prepare_mix
 
     sent_at = [0.0]
 

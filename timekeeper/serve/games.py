@@ -19,12 +19,12 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from timekeeper.atomicfile import write_atomic
 from timekeeper.errors import OutputError, TimekeeperError
-from timekeeper.mix import MixSettings
+from timekeeper.files.atomicfile import write_atomic
+from timekeeper.grammar.pace import NORMAL_PACE, stretched
 from timekeeper.model import Scenario
-from timekeeper.pace import NORMAL_PACE, stretched
 from timekeeper.scenario.load import load_text
+from timekeeper.soundtrack.mix import MixSettings
 
 READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
 KEPT_GAMES = 50  # older saved games are forgotten

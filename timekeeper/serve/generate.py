@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from timekeeper.generate import OPTION_SPECS, batch
 from timekeeper.generate.options import MAX_SEED, check_seed, options_from_text
 from timekeeper.generate.relax import relaxed_rules
-from timekeeper.render import generated_voice_overlaps
 from timekeeper.serve.library import Library, LoadedTrack
+from timekeeper.soundtrack.render import generated_voice_overlaps
 
 MAX_PAGE_COUNT = 20  # missions one form sends for at once
 SPEC_KEYS = tuple(spec.key for spec in OPTION_SPECS)

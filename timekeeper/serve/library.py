@@ -14,16 +14,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper.atomicfile import write_atomic
 from timekeeper.errors import OutputError, ScenarioError
+from timekeeper.files.atomicfile import write_atomic
+from timekeeper.files.userfiles import read_user_file
+from timekeeper.grammar.times import format_time
 from timekeeper.model import Scenario
 from timekeeper.scenario.catalog import builtin_paths
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.load import LoadResult, load_file, load_text
 from timekeeper.scenario.problems import Problem, errors
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
-from timekeeper.times import format_time
-from timekeeper.userfiles import read_user_file
 
 MAX_FOLDER_FILES = 500  # scenario files listed from --scenarios DIR
 MAX_ADDED_TRACKS = 500  # tracks made in the page that are kept (the oldest go first)

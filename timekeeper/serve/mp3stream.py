@@ -29,9 +29,9 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from timekeeper.codec import LAME_DELAY, LAME_QUALITY, MP3_FRAME_SAMPLES
+from timekeeper.audio.codec import LAME_DELAY, LAME_QUALITY, MP3_FRAME_SAMPLES
+from timekeeper.audio.pcm import SAMPLE_RATE
 from timekeeper.errors import RenderError
-from timekeeper.pcm import SAMPLE_RATE
 
 RATE = 48_000  # Hz of the mp3
 KBPS = 48

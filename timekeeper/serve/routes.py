@@ -14,12 +14,12 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
-from timekeeper.serve.audio import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.clients import client_address, public_base
 from timekeeper.serve.crews import crew_of
 from timekeeper.serve.games import READY, GameError, wall_ms
 from timekeeper.serve.library import InvalidTrack, LoadedTrack
 from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
+from timekeeper.serve.mixes import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.mp3stream import CONTENT_TYPE
 from timekeeper.serve.quiet import say
 from timekeeper.serve.schemas import (
@@ -137,8 +137,8 @@ def page_language(request: web.Request) -> str:
 
 @declares(RouteInput(query=LangQuery))
 async def info(request: web.Request) -> web.Response:
-    from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
-    from timekeeper.phrases import LANGUAGES, phrase_book
+    from timekeeper.grammar.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
+    from timekeeper.grammar.phrases import LANGUAGES, phrase_book
     from timekeeper.serve.generate import generator_form
     from timekeeper.serve.voiceinstall import install_offers
     from timekeeper.voice.names import pack_language_name

@@ -20,9 +20,9 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from timekeeper.errors import TimekeeperError
 from timekeeper.generate.options import MAX_SEED
+from timekeeper.grammar.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.model import MAX_PLAYERS
-from timekeeper.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
 

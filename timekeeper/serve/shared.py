@@ -13,7 +13,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 
-from timekeeper.serve.audio import RenderJob
+from timekeeper.serve.mixes import RenderJob
 from timekeeper.serve.store import Store
 
 MIX_LOCK_S = 180.0  # the longest a mix may take to prepare before another worker tries

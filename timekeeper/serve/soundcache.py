@@ -32,9 +32,9 @@ from pathlib import Path
 
 from timekeeper import __version__
 from timekeeper.errors import RenderError
-from timekeeper.mix import PreparedMix
 from timekeeper.serve import mp3stream
 from timekeeper.serve.soundlock import LockUnavailable, MakerLock, SoundLocks
+from timekeeper.soundtrack.mix import PreparedMix
 
 ENCODE_THREADS = 2  # threads that encode sound files (2.6 s of CPU per 10-minute mission), taking turns
 MAX_ENCODES = 16  # sound files being made at once by one server; beyond that one starts when a player asks again

@@ -15,15 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
-from timekeeper.mix import MixSettings, PreparedMix
-from timekeeper.phrases import LANGUAGES
-from timekeeper.script import Timeline
-from timekeeper.serve.audio import FORMATS, MixCache, RenderJob
+from timekeeper.grammar.phrases import LANGUAGES
+from timekeeper.grammar.script import Timeline
 from timekeeper.serve.childrender import render_in_child
 from timekeeper.serve.crews import Crews
 from timekeeper.serve.games import ENDED, PLAYING, Game, new_game_id
 from timekeeper.serve.library import Library, LoadedTrack, files_below
 from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
+from timekeeper.serve.mixes import FORMATS, MixCache, RenderJob
 from timekeeper.serve.rates import ClientRates
 from timekeeper.serve.schemas import Refused
 from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
@@ -38,6 +37,7 @@ from timekeeper.serve.work import (
     SLOW_WAITING,
     WorkQueue,
 )
+from timekeeper.soundtrack.mix import MixSettings, PreparedMix
 
 if TYPE_CHECKING:
     from timekeeper.serve.redisrates import RedisRates
@@ -61,8 +61,8 @@ def default_state_dir() -> Path:
 
 
 def default_sound_cache() -> Path:
-    """The page's sound files: the serve-sound folder of the render cache (timekeeper.wavcache)."""
-    from timekeeper.wavcache import cache_dir
+    """The page's sound files: the serve-sound folder of the render cache (timekeeper.audio.clipcache)."""
+    from timekeeper.audio.clipcache import cache_dir
 
     return cache_dir() / "serve-sound"
 
@@ -173,11 +173,11 @@ class ServerState:
         return parse_voice(voice_id).spec if voice_id else None
 
     def mix_settings(self, raw: dict, scenario_language: str | None) -> dict:
-        """Check the page's game settings as the command line's are (timekeeper/soundsettings.py):
+        """Check the page's game settings as the command line's are (timekeeper/soundtrack/settings.py):
         the JSON-safe fields of MixSettings, and the training pace (a number from 1 to 2 that
-        stretches the whole mission, timekeeper/pace.py); the voice, music and language must be
+        stretches the whole mission, timekeeper/grammar/pace.py); the voice, music and language must be
         ones this server offers."""
-        from timekeeper.soundsettings import SettingProblem, sound_settings
+        from timekeeper.soundtrack.settings import SettingProblem, sound_settings
 
         if raw.get("language"):
             self._offered_language(raw["language"])
@@ -346,7 +346,7 @@ class ServerState:
     def renders_dir(self) -> Path:
         """Where soundtrack downloads are kept: `--renders DIR`, which every worker of a deployment
         shares, else the cache folder's serve-renders."""
-        from timekeeper.wavcache import cache_dir
+        from timekeeper.audio.clipcache import cache_dir
 
         return self.config.renders or cache_dir() / "serve-renders"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
+from timekeeper.grammar.phrases import PhraseBook
+from timekeeper.grammar.script import CueKind, Speech, Timeline
 from timekeeper.model import CommsDown
-from timekeeper.phrases import PhraseBook
-from timekeeper.script import CueKind, Speech, Timeline
 from timekeeper.serve.games import Game
 
 ALERT_KINDS = (CueKind.THREAT,)

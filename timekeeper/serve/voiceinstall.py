@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from timekeeper.errors import TimekeeperError
-from timekeeper.phrases import LANGUAGES
+from timekeeper.grammar.phrases import LANGUAGES
 
 
 @dataclass

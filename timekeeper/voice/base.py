@@ -1,7 +1,7 @@
 """The `Voice` interface: clips of spoken phrases, and how long each one lasts.
 
 Every voice (the synthesized one, a neural one, a prerecorded pack) delivers its phrases as clips
-(timekeeper.pcm), so the mixer never converts anything while it streams.
+(timekeeper.audio.pcm), so the mixer never converts anything while it streams.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from timekeeper.pcm import Clip, Progress, clip_ms
+from timekeeper.audio.pcm import Clip, Progress, clip_ms
 
 if TYPE_CHECKING:
-    from timekeeper.phrases import PhraseBook
-    from timekeeper.script import Cue, Speech
+    from timekeeper.grammar.phrases import PhraseBook
+    from timekeeper.grammar.script import Cue, Speech
 
 @dataclass(frozen=True)
 class Placement:
@@ -78,7 +78,7 @@ class Voice(ABC):
         """`clip` sped up to `tempo` (a tight cue; see script.PACES), made once per clip and tempo."""
         if tempo == 1.0:
             return clip
-        from timekeeper.audio import sped_up
+        from timekeeper.audio.clips import sped_up
 
         if self._faster is None:
             self._faster = {}
@@ -89,7 +89,7 @@ class Voice(ABC):
 
     def phrases(self) -> PhraseBook:
         """The words this voice speaks and outputs print (the language's shipped table by default)."""
-        from timekeeper.phrases import phrase_book
+        from timekeeper.grammar.phrases import phrase_book
 
         return phrase_book(self.language)
 
@@ -108,9 +108,9 @@ def cached_or_shipped(path: Path, base: Path, *, write_back: bool = True) -> Cli
     neither has it."""
     import contextlib
 
+    from timekeeper.audio.clipcache import DamagedClip, read_wav, write_wav
+    from timekeeper.audio.seed import seed_clip
     from timekeeper.errors import TimekeeperError
-    from timekeeper.seed import seed_clip
-    from timekeeper.wavcache import DamagedClip, read_wav, write_wav
 
     if path.is_file():
         try:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import TimekeeperError
-from timekeeper.phrases import LANGUAGES
+from timekeeper.grammar.phrases import LANGUAGES
 from timekeeper.voice.reference import PIPER_PREFIX
 
 

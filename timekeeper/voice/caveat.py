@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from timekeeper.durations import measured_with
 from timekeeper.errors import TimekeeperError
+from timekeeper.grammar.durations import measured_with
 from timekeeper.voice.engines import engine_name
 from timekeeper.voice.settings import TtsSettings
 

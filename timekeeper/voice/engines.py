@@ -214,7 +214,7 @@ def espeak_wheel() -> tuple[Path, Path] | None:
 @contextlib.contextmanager
 def quiet_stdout() -> Iterator[None]:
     """Silence what an engine prints (pyttsx3 prints "Audio saved to ...")."""
-    from timekeeper.quiet import silenced
+    from timekeeper.files.quiet import silenced
 
     with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), silenced(1):
         yield

@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from timekeeper.atomicfile import replacing, write_atomic
+from timekeeper.audio.clipcache import write_wav
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, Progress, pcm16
 from timekeeper.errors import OutputError, VoiceError
+from timekeeper.files.atomicfile import replacing, write_atomic
+from timekeeper.grammar.phrases import phrase_book
+from timekeeper.grammar.script import build_timeline
 from timekeeper.model import DataTransfer, Scenario
-from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, pcm16
-from timekeeper.phrases import phrase_book
-from timekeeper.script import build_timeline
 from timekeeper.voice.packs import (
     BUNDLES,
     COMBINED,
@@ -22,7 +23,6 @@ from timekeeper.voice.packs import (
     ZONES,
 )
 from timekeeper.voice.tts import TtsVoice
-from timekeeper.wavcache import write_wav
 
 EXPORT_FORMATS = ("wav", "mp3")
 STATIC_EXPORT_MS = 10_000
@@ -30,7 +30,7 @@ STATIC_EXPORT_MS = 10_000
 
 def pack_clips(language: str, voice: str | None = None, progress: Progress | None = None) -> dict[str, Clip]:
     """Community clip name -> audio, for every phrase, bundle and effect of a complete pack."""
-    from timekeeper import sound
+    from timekeeper.audio import effects
 
     book = phrase_book(language)
     tts = TtsVoice(language, voice)
@@ -40,8 +40,8 @@ def pack_clips(language: str, voice: str | None = None, progress: Progress | Non
         for key in (*THREAT_KINDS, *ZONES):
             del clips[key]
     clips.update(_bundles(language, tts))
-    clips["alert"] = sound.alert()
-    clips["white_noise"] = sound.loop_slice(sound.static_loop(), 0, STATIC_EXPORT_MS * SAMPLE_RATE // 1000)
+    clips["alert"] = effects.alert()
+    clips["white_noise"] = effects.loop_slice(effects.static_loop(), 0, STATIC_EXPORT_MS * SAMPLE_RATE // 1000)
     return clips
 
 
@@ -111,7 +111,7 @@ def manifest_text(name: str, language: str, tts: TtsVoice) -> str:
 
 
 def _write_mp3(path: Path, clip: Clip) -> None:
-    from timekeeper.codec import FORMATS, encode
+    from timekeeper.audio.codec import FORMATS, encode
 
     with replacing(path) as temp:
         encode([pcm16(clip)], SAMPLE_RATE, 1, temp, FORMATS[".mp3"], {})

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from timekeeper.atomicfile import replacing
+from timekeeper.audio.pcm import Progress
 from timekeeper.environment import current
 from timekeeper.errors import OutputError, VoiceError
-from timekeeper.pcm import Progress
+from timekeeper.files.atomicfile import replacing
 from timekeeper.voice.neural import NeuralModel, piper_dir
 from timekeeper.voice.recommended import RECOMMENDED
 

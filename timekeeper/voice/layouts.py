@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import VoiceError
-from timekeeper.script import COUNT_STEP_MS, Cue, CueKind, Sound
+from timekeeper.grammar.script import COUNT_STEP_MS, Cue, CueKind, Sound
 
 ANDROID_GRAMMAR = "grammar.xml"
 GRAMMAR_LIMIT_BYTES = 256_000
@@ -122,8 +122,8 @@ def cue_names() -> list[str]:
 
 def cue_name(cue: Cue) -> str | None:
     """The name of `cue` under `cues:` (None for free-text announcements)."""
+    from timekeeper.grammar.script import threat_phrase_keys
     from timekeeper.model import Threat
-    from timekeeper.script import threat_phrase_keys
 
     if cue.kind is CueKind.THREAT and isinstance(cue.event, Threat):
         keys = [key for key in threat_phrase_keys(cue.event) if not key.startswith("time_t_plus_")]

@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 
-from timekeeper.pcm import Clip
+from timekeeper.audio.pcm import Clip
 
 WORKERS = 2  # levelling threads (numpy and scipy release the GIL for the long loops)
 
@@ -29,8 +29,8 @@ Finish = Callable[[str, Clip], Clip]
 def import_ahead() -> None:
     """Import the levelling's libraries (scipy, pyloudnorm: about a second) in a thread of their
     own, while the phrases are being drafted, unless they are loaded already."""
-    if "timekeeper.loudness" not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=("timekeeper.loudness",), name="timekeeper-import",
+    if "timekeeper.audio.loudness" not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=("timekeeper.audio.loudness",), name="timekeeper-import",
                          daemon=True).start()
 
 

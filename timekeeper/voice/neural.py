@@ -28,14 +28,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from timekeeper.audio.clipcache import cache_dir, write_wav
+from timekeeper.audio.pcm import Clip, Progress, as_stored
 from timekeeper.environment import current
 from timekeeper.errors import MissingToolError, TimekeeperError, VoiceError
-from timekeeper.pcm import Clip, Progress, as_stored
 from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.reference import PIPER_PREFIX, parse_voice
 from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences
-from timekeeper.wavcache import cache_dir, write_wav
 
 CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge

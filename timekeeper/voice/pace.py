@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper.atomicfile import replacing
-from timekeeper.pcm import Progress
-from timekeeper.phrases import phrase_book
-from timekeeper.script import Measure, ScriptOptions, build_timeline
+from timekeeper.audio.pcm import Progress
+from timekeeper.files.atomicfile import replacing
+from timekeeper.grammar.phrases import phrase_book
+from timekeeper.grammar.script import Measure, ScriptOptions, build_timeline
 from timekeeper.voice.base import Voice
 
 SCALES = tuple(round(1.0 - 0.04 * step, 2) for step in range(11))  # 1.0 down to 0.6
@@ -66,7 +66,7 @@ def official_overlaps(language: str, measure: Measure) -> int:
 
 def shipped_scale(name: str) -> float | None:
     """The length scale kept in voices/`name` (a fit shipped with timekeeper), else None."""
-    from timekeeper.paths import voices_dir
+    from timekeeper.files.paths import voices_dir
 
     try:
         return float(json.loads((voices_dir() / name).read_text(encoding="utf-8"))["length_scale"])

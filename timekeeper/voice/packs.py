@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from timekeeper.audio.pcm import Clip, Progress, clip_ms
 from timekeeper.errors import VoiceError
-from timekeeper.pcm import Clip, Progress, clip_ms
-from timekeeper.phrases import LANGUAGES, PhraseBook, pack_book
-from timekeeper.script import COUNT_STEP_MS, Cue, Speech
-from timekeeper.times import format_time
+from timekeeper.grammar.phrases import LANGUAGES, PhraseBook, pack_book
+from timekeeper.grammar.script import COUNT_STEP_MS, Cue, Speech
+from timekeeper.grammar.times import format_time
 from timekeeper.voice.base import Placement, Voice
 from timekeeper.voice.layouts import ANDROID_GRAMMAR, CueRecording, android_manifest, cue_moment_ms, cue_name, cue_recordings
 from timekeeper.voice.tts import decode_file
@@ -146,7 +146,7 @@ class PackVoice(Voice):
         name = f"{kind}_{zone}"
         if name in self.files:
             return self.pack_clip(name)
-        from timekeeper.phrases import phrase_book
+        from timekeeper.grammar.phrases import phrase_book
 
         book = phrase_book(self.language)
         return self.fallback.clip(name, f"{book.say(kind)} {book.say(zone)}")
@@ -224,11 +224,11 @@ def check_length(path: Path, name: str) -> None:
 
 
 def _levelled(name: str, clip: Clip) -> Clip:
-    from timekeeper import loudness, sound
+    from timekeeper.audio import effects, loudness
 
-    if name in sound.EFFECT_LUFS:
-        ceiling = sound.STATIC_CEILING_DBTP if name == "white_noise" else sound.EFFECT_CEILING_DBTP
-        return loudness.normalized(clip, sound.EFFECT_LUFS[name], ceiling)
+    if name in effects.EFFECT_LUFS:
+        ceiling = effects.STATIC_CEILING_DBTP if name == "white_noise" else effects.EFFECT_CEILING_DBTP
+        return loudness.normalized(clip, effects.EFFECT_LUFS[name], ceiling)
     return loudness.normalized(clip, loudness.SPEECH_LUFS, compress=True)
 
 
@@ -288,8 +288,8 @@ def read_manifest(path: Path) -> dict:
     with nesting limited and aliases never expanded (no alias bombs), then converted by hand.
     """
     from timekeeper.errors import ScenarioError
+    from timekeeper.files.userfiles import read_user_file
     from timekeeper.scenario import yamlnodes
-    from timekeeper.userfiles import read_user_file
 
     raw = read_user_file(path, MAX_MANIFEST_BYTES, what="a voice pack manifest", error=VoiceError)
     try:
@@ -320,7 +320,7 @@ def read_manifest(path: Path) -> dict:
 
 
 def _language(path: Path, node: yaml.Node) -> str:
-    from timekeeper.languages import language_code
+    from timekeeper.grammar.languages import language_code
     from timekeeper.scenario import yamlnodes
 
     code = language_code(node.value) if isinstance(node, yaml.ScalarNode) and len(node.value) < 10 else None
@@ -372,7 +372,7 @@ def _pack_words(folder: Path, language: str, manifest: dict) -> PhraseBook:
 def _inside(folder: Path, path: Path, label: str) -> Path:
     """`path` resolved, if it stays inside the pack; a clip must be a regular file of at most
     MAX_CLIP_BYTES (a link to /dev/zero or a 4 GB file would never finish decoding)."""
-    from timekeeper.userfiles import check_input_file
+    from timekeeper.files.userfiles import check_input_file
 
     resolved = path.resolve()
     if not resolved.is_relative_to(folder):

@@ -75,7 +75,7 @@ def open_voice(language: str, spec: str | None = None) -> Voice:
             from timekeeper.errors import VoiceError
 
             raise VoiceError("no such voice pack folder", path=spec)
-        from timekeeper.phrases import LANGUAGES
+        from timekeeper.grammar.phrases import LANGUAGES
         from timekeeper.voice.packs import PackVoice
 
         return PackVoice(folder, language, fallback=TtsVoice(language if language in LANGUAGES else "en"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from timekeeper.phrases import phrase_book
+from timekeeper.grammar.phrases import phrase_book
 
 
 @dataclass(frozen=True)

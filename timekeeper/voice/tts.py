@@ -1,7 +1,7 @@
 """The synthesized voice (espeak-ng, or pyttsx3: see engines.py) with an on-disk clip cache.
 
 Each phrase is synthesized once per (text, voice, rate, volume, engine), one sentence at a
-time: the sentences are trimmed and joined with the grammar's sentence gap (pydub, audio.py),
+time: the sentences are trimmed and joined with the grammar's sentence gap (pydub, clips.py),
 normalized to the speech loudness (BS.1770, loudness.py) and kept as a 16-bit WAV at
 SAMPLE_RATE under the cache folder, so a second render synthesizes and measures nothing.
 """
@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from timekeeper.audio.clipcache import cache_dir, write_wav
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, Progress, as_stored
 from timekeeper.errors import TimekeeperError, VoiceError
-from timekeeper.pcm import SAMPLE_RATE, Clip, Progress, as_stored
 from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
 from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.settings import TtsSettings
-from timekeeper.wavcache import cache_dir, write_wav
 
 CACHE_FORMAT = 10  # bump when trimming, levels or storage change, so old clips are not reused
 LEAD_PAD_MS = 10
@@ -62,19 +62,19 @@ def finish_phrase(sentences_audio: list[Clip]) -> Clip:
 def draft_phrase(sentences_audio: list[Clip]) -> Clip:
     """The first step of finish_phrase: the trimmed sentences joined with the sentence gap and faded
     at the edges, not yet levelled (already the phrase's final length)."""
-    from timekeeper import audio
-    from timekeeper.script import GAP_MS
+    from timekeeper.audio import clips
+    from timekeeper.grammar.script import GAP_MS
 
-    parts = [audio.trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS) for clip in sentences_audio]
+    parts = [clips.trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS) for clip in sentences_audio]
     parts = [part for part in parts if len(part)]
     if not parts:
         return np.zeros(0, dtype=np.float32)
-    return audio.faded(audio.joined(parts, GAP_MS), EDGE_FADE_MS, EDGE_FADE_MS)
+    return clips.faded(clips.joined(parts, GAP_MS), EDGE_FADE_MS, EDGE_FADE_MS)
 
 
 def level_phrase(draft: Clip) -> Clip:
     """The second step of finish_phrase: `draft` at the speech level (its length unchanged)."""
-    from timekeeper.loudness import SPEECH_LUFS, normalized
+    from timekeeper.audio.loudness import SPEECH_LUFS, normalized
 
     return normalized(draft, SPEECH_LUFS, compress=True)
 
@@ -195,7 +195,7 @@ class TtsVoice(Voice):
 
     def _speak(self, engine: Engine, sentence: str, folder: Path) -> Clip:
         """One sentence as the engine says it (untrimmed), via a temp file in `folder`."""
-        from timekeeper import audio
+        from timekeeper.audio import clips
 
         assert self._voice_id is not None
         fd, raw = tempfile.mkstemp(dir=folder, suffix=".raw.wav")
@@ -203,7 +203,7 @@ class TtsVoice(Voice):
         try:
             engine.synthesize(sentence, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
             try:
-                return audio.read_wav(Path(raw))
+                return clips.read_wav(Path(raw))
             except Exception:  # not a plain WAV (some system voices write other formats)
                 return decode_file(Path(raw))
         finally:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from timekeeper.audio.pcm import clip_ms
 from timekeeper.errors import VoiceError
-from timekeeper.pcm import clip_ms
-from timekeeper.script import TAIL_MS, Cue, Part, Sound, Speech, Timeline
-from timekeeper.times import format_time
+from timekeeper.grammar.script import TAIL_MS, Cue, Part, Sound, Speech, Timeline
+from timekeeper.grammar.times import format_time
 from timekeeper.voice.base import Placement, Voice
 
 AFTER_END_MS = 30_000  # a clip may run this long past the end of the mission (the closing words)

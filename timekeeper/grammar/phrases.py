@@ -10,8 +10,8 @@ from types import MappingProxyType
 import yaml
 
 from timekeeper.errors import VoiceError
-from timekeeper.languages import LANGUAGES  # noqa: F401  (re-exported: the shipped languages)
-from timekeeper.paths import voices_dir
+from timekeeper.files.paths import voices_dir
+from timekeeper.grammar.languages import LANGUAGES  # noqa: F401  (re-exported: the shipped languages)
 
 # Printed words that name what the voice says: cards and the live screen print the spoken
 # phrase's first sentence, so both always use the same words (one table per language).

@@ -4,7 +4,7 @@ voice effect, and a user's music file streamed as a bed.
 
 Clips are mono float32 at SAMPLE_RATE. Tones are built from sines below BAND_LIMIT_HZ (no
 square waves, so nothing aliases) and noise is shaped in the frequency domain. Each effect is
-normalized to its loudness target (LUFS, measured by timekeeper.loudness) once and kept in the
+normalized to its loudness target (LUFS, measured by timekeeper.audio.loudness) once and kept in the
 clip cache, so a render neither synthesizes nor measures it again. Continuous sounds (static,
 bed, music) are looped per chunk from the absolute sample position, so a track of any length
 streams in constant memory.
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip
 from timekeeper.errors import RenderError
-from timekeeper.pcm import SAMPLE_RATE, Clip
-from timekeeper.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
+from timekeeper.grammar.script import ALERT_MS, BEEP_MS, JUMP_MS, LEAD_IN_MS
 
 EFFECTS_VERSION = 11  # bump when an effect or its level changes, so cached effects are remade
 # Loudness of each effect over its own length, LUFS; the voice speaks at loudness.SPEECH_LUFS (-12).
@@ -101,9 +101,9 @@ def _cached_effect(
     """Effect `name` from the clip cache, or made, normalized to `target_lufs` and cached."""
     if name in _EFFECTS:
         return _EFFECTS[name]
+    from timekeeper.audio.clipcache import cache_dir, read_wav, write_wav
+    from timekeeper.audio.pcm import as_stored
     from timekeeper.errors import TimekeeperError
-    from timekeeper.pcm import as_stored
-    from timekeeper.wavcache import cache_dir, read_wav, write_wav
 
     path = cache_dir() / "effects" / f"v{EFFECTS_VERSION}-{name}.wav"
     clip: Clip | None = None
@@ -113,11 +113,11 @@ def _cached_effect(
         except (OSError, EOFError, ValueError):
             clip = None
     if clip is None or len(clip) == 0:
-        from timekeeper.seed import seed_clip
+        from timekeeper.audio.seed import seed_clip
 
         clip = seed_clip(path, cache_dir())  # shipped with timekeeper: the samples made below (tests/test_seed.py)
         if clip is None:
-            from timekeeper.loudness import normalized
+            from timekeeper.audio.loudness import normalized
 
             clip = as_stored(normalized(make(), target_lufs, ceiling_dbtp))  # as a later run reads it
         try:
@@ -321,7 +321,7 @@ class Music:
 
     def _gain(self) -> float:
         """The gain that brings the music to MUSIC_LUFS (BS.1770 over its first seconds)."""
-        from timekeeper.loudness import integrated_lufs
+        from timekeeper.audio.loudness import integrated_lufs
 
         reader = MusicReader(self._stream(0), 1.0)
         opening = reader.read(min(self.n_samples, MUSIC_MEASURE_S * SAMPLE_RATE))

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper import sound
-from timekeeper.codec import decode, ebur128
-from timekeeper.loudness import integrated_lufs
-from timekeeper.mix import BED, EFFECTS, SPEECH, STATIC, PreparedMix
-from timekeeper.pcm import SAMPLE_RATE
-from timekeeper.script import GAP_MS, Cue, Sound, Speech, Timeline
+from timekeeper.audio import effects
+from timekeeper.audio.codec import decode, ebur128
+from timekeeper.audio.loudness import integrated_lufs
+from timekeeper.audio.pcm import SAMPLE_RATE
+from timekeeper.grammar.script import GAP_MS, Cue, Sound, Speech, Timeline
+from timekeeper.soundtrack.mix import BED, EFFECTS, SPEECH, STATIC, PreparedMix
 
 PHONE_LOW_HZ = 300.0  # a phone speaker plays little below this
 STATIC_TOP_HZ = 8000.0
@@ -155,7 +155,7 @@ def _parts(cue: Cue, kind: type) -> list:
 def pacing(timeline: Timeline) -> tuple[int, list[str], int]:
     """(smallest gap between sentences in cues spoken at their natural pace, the squeezed cues,
     overlaps). Counts and the lead into them are timed by the grammar, not gaps."""
-    from timekeeper.times import format_time
+    from timekeeper.grammar.times import format_time
 
     smallest = 10**9
     squeezed = []
@@ -204,7 +204,7 @@ def measure(mix: PreparedMix, rendered: Path) -> SoundFigures:
         figures.bed_left_at_end = float(np.abs(last_second).max()) if len(last_second) else 0.0
     else:
         figures.bed_under_speech_lufs = float("-inf")
-    alias = max(_high_share(np.tile(clip, 3), sound.BAND_LIMIT_HZ) for clip in (sound.alert(), sound.beep(), sound.jump()))
+    alias = max(_high_share(np.tile(clip, 3), effects.BAND_LIMIT_HZ) for clip in (effects.alert(), effects.beep(), effects.jump()))
     figures.effects_alias_db = 10 * np.log10(alias) if alias > 0 else float("-inf")
     speech_starts = [p.at_ms for c in cues for p in _parts(c, Speech)]
     figures.lead_in_ms = min(speech_starts)

@@ -6,15 +6,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper import codec
-from timekeeper.atomicfile import replacing
-from timekeeper.codec import Format
+from timekeeper.audio import codec
+from timekeeper.audio.codec import Format
 from timekeeper.errors import OutputError
-from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
+from timekeeper.files.atomicfile import replacing
+from timekeeper.files.outputpath import check_output_path
+from timekeeper.grammar.phrases import PhraseBook, phrase_book
+from timekeeper.grammar.script import Timeline
 from timekeeper.model import Scenario
-from timekeeper.outputpath import check_output_path
-from timekeeper.phrases import PhraseBook, phrase_book
-from timekeeper.script import Timeline
+from timekeeper.soundtrack.mix import MixSettings, PreparedMix, prepare_mix
 
 ALBUM = "timekeeper"
 
@@ -83,8 +83,8 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
     """The timeline the render would use: the synthesized voice's shipped phrase lengths when it is
     the default, else (a voice named in `settings`, or a Piper default voice) that voice's real
     lengths (synthesizing or loading its clips)."""
-    from timekeeper.durations import default_measure
-    from timekeeper.script import build_timeline
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.script import build_timeline
     from timekeeper.voice.select import default_voice
 
     if settings.voice is None and default_voice(settings.language) is None:
@@ -95,7 +95,7 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
 
 def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
     """The announcements of `scenario` that overlap when the voice of `settings` speaks them."""
-    from timekeeper.times import format_time
+    from timekeeper.grammar.times import format_time
 
     return [
         f"with voice {settings.voice}: {o.second.kind.value} at {format_time(o.second.at_ms, precise=True)} overlaps"
@@ -109,7 +109,7 @@ def generated_voice_overlaps(missions: list[Scenario], language: str | None, voi
     that `voice` would make overlap (what `generate --voice` and the page's Generate warn of). The
     language is `language`, else the voice's, else the mission's."""
     from timekeeper.model import MAX_PLAYERS
-    from timekeeper.soundsettings import sound_settings
+    from timekeeper.soundtrack.settings import sound_settings
 
     found = []
     for mission in missions:
@@ -122,8 +122,8 @@ def generated_voice_overlaps(missions: list[Scenario], language: str | None, voi
 def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
     """One line per cue (start, end, kind, words; sounds in brackets), overlap markers, and the
     number of overlaps."""
-    from timekeeper.script import Speech
-    from timekeeper.times import format_time
+    from timekeeper.grammar.script import Speech
+    from timekeeper.grammar.times import format_time
 
     overlapping = {id(overlap.second): overlap for overlap in timeline.overlaps()}
     lines = []

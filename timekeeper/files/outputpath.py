@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from timekeeper.errors import OutputError
-from timekeeper.userfiles import kind_of
+from timekeeper.files.userfiles import kind_of
 
 
 def check_output_path(path: str | Path, inputs: Iterable[str | Path | None] = (), *, what: str = "output") -> Path:

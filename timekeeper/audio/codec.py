@@ -20,8 +20,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip
 from timekeeper.errors import RenderError
-from timekeeper.pcm import SAMPLE_RATE, Clip
 
 Progress = Callable[[int, int], None]
 MP3_KBPS = 128

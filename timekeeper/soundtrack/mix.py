@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper import sound
-from timekeeper.durations import default_measure
+from timekeeper.audio import effects
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, pcm16
+from timekeeper.grammar.durations import default_measure
+from timekeeper.grammar.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
 from timekeeper.model import Scenario
-from timekeeper.pcm import SAMPLE_RATE, Clip, pcm16
-from timekeeper.script import STATIC_KEY, ScriptOptions, Sound, Timeline, build_timeline
 from timekeeper.voice.base import Placement, Voice
 from timekeeper.voice.levelling import Levelling
 from timekeeper.voice.voicing import voice_timeline
@@ -67,7 +67,7 @@ class PreparedMix:
     channels: int = CHANNELS
     sample_width: int = SAMPLE_WIDTH
     static_clip: Clip | None = field(default=None, repr=False)  # a voice pack's own static, looped
-    _music: sound.Music | None = field(default=None, repr=False)
+    _music: effects.Music | None = field(default=None, repr=False)
     # phrases still being levelled (prepare_mix(background=True)): their placements hold the draft,
     # of the same length, until mix_chunk or settle() swaps in the final clip
     levelling: Levelling | None = field(default=None, repr=False)
@@ -81,9 +81,9 @@ class PreparedMix:
         )
         self._speech_starts = [span[0] for span in self._speech]
         self._statics = sorted((_samples(bed.at_ms), _samples(bed.end_ms)) for bed in self.timeline.beds)
-        self._static_loop = self.static_clip if self.static_clip is not None or not self._statics else sound.static_loop()
+        self._static_loop = self.static_clip if self.static_clip is not None or not self._statics else effects.static_loop()
         if self.settings.background and self.settings.music is not None and self._music is None:
-            self._music = sound.Music(Path(self.settings.music))
+            self._music = effects.Music(Path(self.settings.music))
 
     @property
     def duration_ms(self) -> int:
@@ -93,7 +93,7 @@ class PreparedMix:
     def n_samples(self) -> int:
         return _samples(self.duration_ms)
 
-    def music_from(self, sample: int) -> sound.MusicReader | None:
+    def music_from(self, sample: int) -> effects.MusicReader | None:
         """A reader of the music bed from sample `sample` on, to hand to mix_chunk (None: no music)."""
         return self._music.chunks(sample) if self._music is not None else None
 
@@ -107,7 +107,7 @@ class PreparedMix:
             yield pcm16(chunk)
 
     def mix_chunk(
-        self, begin: int, n: int, music: sound.MusicReader | None = None, layers: frozenset[str] = LAYERS
+        self, begin: int, n: int, music: effects.MusicReader | None = None, layers: frozenset[str] = LAYERS
     ) -> Clip:
         """Float samples [begin, begin + n) of the mix (of just `layers`, if given)."""
         out = np.zeros(n, dtype=np.float32)
@@ -135,16 +135,16 @@ class PreparedMix:
                 if lo < hi:
                     speaking = self._near_speech(begin, end) if speaking is None else speaking
                     assert self._static_loop is not None  # made whenever there are outages
-                    noise = sound.outage_static(self._static_loop, span, lo, hi - lo)
-                    ducked = sound.duck_gain(lo, hi - lo, speaking, sound.STATIC_DUCK_GAIN)
+                    noise = effects.outage_static(self._static_loop, span, lo, hi - lo)
+                    ducked = effects.duck_gain(lo, hi - lo, speaking, effects.STATIC_DUCK_GAIN)
                     out[lo - begin : hi - begin] += noise * ducked
         if self.settings.background and BED in layers:
-            bed = sound.alarm_bed(begin, n, self.timeline.phase_ends_ms)
+            bed = effects.alarm_bed(begin, n, self.timeline.phase_ends_ms)
             if music is not None:
                 bed += music.read(n)
             speaking = self._near_speech(begin, end) if speaking is None else speaking
-            out += bed * sound.duck_gain(begin, n, speaking)
-        return sound.soft_clip(out)
+            out += bed * effects.duck_gain(begin, n, speaking)
+        return effects.soft_clip(out)
 
     def _settled(self, index: int, levelling: Levelling) -> Placement:
         """Placement `index` with its final clip (waiting for its levelling if need be)."""
@@ -163,7 +163,7 @@ class PreparedMix:
         return self
 
     def _near_speech(self, begin: int, end: int) -> list[tuple[int, int]]:
-        reach = _samples(sound.DUCK_RELEASE_MS + sound.DUCK_ATTACK_MS) + self._longest
+        reach = _samples(effects.DUCK_RELEASE_MS + effects.DUCK_ATTACK_MS) + self._longest
         first = bisect.bisect_left(self._speech_starts, begin - reach)
         last = bisect.bisect_right(self._speech_starts, end + reach)
         return self._speech[first:last]
@@ -230,7 +230,7 @@ def with_voice_effect(placements: list[Placement], computer_voice: bool = False)
     for placement in placements:
         key = id(placement.clip)
         if key not in processed:
-            processed[key] = sound.ship_computer(placement.clip)
+            processed[key] = effects.ship_computer(placement.clip)
         result.append(dataclasses.replace(placement, clip=processed[key]))
     return result
 
@@ -251,7 +251,7 @@ def effect_placements(timeline: Timeline, voice: Voice) -> list[Placement]:
     return placements
 
 
-SYNTHESIZED: dict[str, Callable[[int], Clip]] = {"alert": sound.alert, "beep": sound.beep, "jump": sound.jump}
+SYNTHESIZED: dict[str, Callable[[int], Clip]] = {"alert": effects.alert, "beep": effects.beep, "jump": effects.jump}
 
 
 def _synthesize(part: Sound) -> Clip:

@@ -7,9 +7,9 @@ import hashlib
 import struct
 from pathlib import Path
 
-from timekeeper.atomicfile import replacing
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16
 from timekeeper.environment import current
-from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16
+from timekeeper.files.atomicfile import replacing
 
 
 def cache_dir() -> Path:

@@ -12,7 +12,7 @@ import numpy as np
 import pyloudnorm
 from scipy import ndimage, signal
 
-from timekeeper.pcm import SAMPLE_RATE, Clip
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip
 
 SPEECH_LUFS = -12.0  # every phrase (evened out by a compressor first); with the pauses between
 # phrases and the bed between announcements a mission lands at -16 LUFS integrated

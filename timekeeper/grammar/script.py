@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
+from timekeeper.grammar.phrases import PhraseBook
 from timekeeper.model import (
     Announcement,
     CommsDown,
@@ -24,7 +25,6 @@ from timekeeper.model import (
     Scenario,
     Threat,
 )
-from timekeeper.phrases import PhraseBook
 
 # Measure(key, text) -> how long the voice takes to say it, in milliseconds.
 Measure = Callable[[str, str], int]

@@ -13,8 +13,8 @@ from functools import cache
 
 import yaml
 
-from timekeeper.paths import voices_dir
-from timekeeper.script import Measure, estimate_ms
+from timekeeper.files.paths import voices_dir
+from timekeeper.grammar.script import Measure, estimate_ms
 
 HEADER = re.compile(r"# engine: (?P<engine>[^,]+), voice: (?P<voice>[^,]+), rate: (?P<rate>\d+) wpm, volume: (?P<volume>[\d.]+)")
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from timekeeper.paths import voices_dir
-from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, from_pcm16
+from timekeeper.files.paths import voices_dir
 
 USE_SEED = True  # False: every clip is made (tools/seed_clips.py, and tests comparing with made clips)
 INDEX = "index.json"

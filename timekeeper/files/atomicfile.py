@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from timekeeper.errors import OutputError
-from timekeeper.heldsignals import held_signals
-from timekeeper.outputpath import check_output_path
+from timekeeper.files.heldsignals import held_signals
+from timekeeper.files.outputpath import check_output_path
 
 
 @contextlib.contextmanager

@@ -12,9 +12,9 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 
-from timekeeper.mix import MixSettings, PreparedMix, prepare_mix
+from timekeeper.audio.pcm import pcm16
 from timekeeper.model import Scenario
-from timekeeper.pcm import pcm16
+from timekeeper.soundtrack.mix import MixSettings, PreparedMix, prepare_mix
 
 WAV_HEADER_BYTES = 44
 CHUNK_SAMPLES = 44_100  # mixed and sent one second at a time
@@ -114,9 +114,9 @@ def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str
                report: Callable[[int, int], None] | None = None) -> None:
     """Encode `mix` to `job.path` (kept as it was if this fails), recording progress in `job`
     (seconds of audio done and in all) and passing it to `report`."""
-    from timekeeper.codec import output_format
+    from timekeeper.audio.codec import output_format
     from timekeeper.errors import OutputError, TimekeeperError
-    from timekeeper.render import encode, tags
+    from timekeeper.soundtrack.render import encode, tags
 
     def progress(done: int, total: int) -> None:
         job.done, job.total = done, total

@@ -1,9 +1,9 @@
 """Clip editing with pydub: reading and converting files, joining sentences, trimming silence,
-fades and speeding up a tight cue. Clips travel as numpy float32 (see timekeeper.pcm); each
+fades and speeding up a tight cue. Clips travel as numpy float32 (see timekeeper.audio.pcm); each
 function converts to a pydub AudioSegment and back at its border.
 
 These run once per phrase or effect (the results are cached); the streaming mix never calls
-them. Levels are set in that float domain by timekeeper.loudness, which measures them.
+them. Levels are set in that float domain by timekeeper.audio.loudness, which measures them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ warnings.filterwarnings("ignore", message="Couldn't find ffmpeg or avconv", cate
 from pydub import AudioSegment  # noqa: E402
 from pydub.effects import speedup  # noqa: E402
 
-from timekeeper.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16  # noqa: E402
+from timekeeper.audio.pcm import SAMPLE_RATE, Clip, from_pcm16, pcm16  # noqa: E402
 
 SAMPLE_WIDTH = 2  # bytes: pydub works on 16-bit samples here
 SILENCE_DBFS = -40.0  # quieter than this counts as silence when trimming

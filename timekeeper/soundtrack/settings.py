@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import RenderError
-from timekeeper.languages import LANGUAGES, language_code
-from timekeeper.mix import MixSettings
+from timekeeper.grammar.languages import LANGUAGES, language_code
+from timekeeper.grammar.pace import NORMAL_PACE, pace_problem
 from timekeeper.model import MAX_PLAYERS
-from timekeeper.pace import NORMAL_PACE, pace_problem
+from timekeeper.soundtrack.mix import MixSettings
 
 MAX_MUSIC_BYTES = 500_000_000
 DEFAULT_LANGUAGE = "en"
@@ -37,7 +37,7 @@ class SettingProblem(ValueError):
 
 @dataclass(frozen=True)
 class SoundSettings:
-    """What to mix (MixSettings) and the training pace it is played at (1 to 2, timekeeper/pace.py)."""
+    """What to mix (MixSettings) and the training pace it is played at (1 to 2, timekeeper/grammar/pace.py)."""
 
     mix: MixSettings
     pace: float = NORMAL_PACE
@@ -81,7 +81,7 @@ def sound_settings(raw: Mapping[str, object], scenario_language: str | None = No
     background = bool(raw.get("background", True))
     music = Path(str(raw["music"])) if raw.get("music") else None
     if music is not None and background:
-        from timekeeper.userfiles import check_input_file
+        from timekeeper.files.userfiles import check_input_file
 
         check_input_file(music, MAX_MUSIC_BYTES, what="a music file (wav, mp3, ogg or flac)", error=RenderError)
     mix = MixSettings(
