@@ -46,6 +46,7 @@ KEEP_EVERY_BEATS = 15  # every 30 s the games a worker's screens follow are kept
 UPDATE_TRIES = 20  # a command is carried out again at most this often when other workers' commands win
 CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens follow
 REDIS_TIMEOUT_S = 5.0
+CLOSE_WAIT_S = 2.0  # the longest close() waits for the background loops
 REDIS_CONNECTIONS = 32  # connections a worker opens to Redis at most (and one for pub/sub)
 REPORT_SAVE_S = 5.0  # a sound device's position reports are written at most this often (each is passed on at once)
 PRESENCE_DELAY_S = 0.1  # arrivals within this are told in one presence list
@@ -145,6 +146,7 @@ class RedisStore(Store):
         self.clients: dict[int, str] = {}  # id of a local socket -> the client it said hello as
         self._redis: Any = None
         self._tasks: list[asyncio.Task] = []
+        self._closing = False  # set by close(): the background loops stop even if a cancellation was swallowed
         self._report_saved: dict[str, float] = {}  # game id -> when this worker last wrote a report (monotonic s)
         self._telling: set[str] = set()  # games whose presence list is about to be told
         self._pending: set[asyncio.Task] = set()
@@ -176,11 +178,17 @@ class RedisStore(Store):
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beating())]
 
     async def close(self) -> None:
-        for task in [*self._tasks, *self._pending]:
+        """Stop the background loops (waiting CLOSE_WAIT_S at most: redis-py may swallow a
+        cancellation while it reconnects) and the connections."""
+        self._closing = True
+        tasks = [*self._tasks, *self._pending]
+        for task in tasks:
             task.cancel()
-        for task in [*self._tasks, *self._pending]:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if tasks:
+            await asyncio.wait(tasks, timeout=CLOSE_WAIT_S)
+        for task in tasks:
+            if task.done() and not task.cancelled():
+                task.exception()  # (retrieved: its error is not reported as never retrieved)
         if self._redis is not None:
             with contextlib.suppress(Exception):
                 await self._redis.delete(PREFIX + "worker:" + self.worker)
@@ -202,7 +210,7 @@ class RedisStore(Store):
 
     async def _beating(self) -> None:
         beats = 0
-        while True:
+        while not self._closing:
             await asyncio.sleep(WORKER_BEAT_S)
             beats += 1
             with contextlib.suppress(Exception):
@@ -394,7 +402,7 @@ class RedisStore(Store):
 
     async def _listen(self) -> None:
         """Pass every worker's messages to this worker's screens, reconnecting when Redis goes away."""
-        while True:
+        while not self._closing:
             try:
                 pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
                 await pubsub.subscribe(CHANNEL)
