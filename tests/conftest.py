@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from scaleout import start_redis, stop_process
 from tiers import MARKER, file_reason, full_tier_reason
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,3 +156,11 @@ def open_browsers():
     yield make
     for driver in drivers:
         driver.quit()
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory) -> Iterator[str]:
+    """A real redis-server on a free loopback port for the tests of one file, stopped afterwards."""
+    process, port = start_redis(tmp_path_factory.mktemp("redis"))
+    yield f"redis://127.0.0.1:{port}/0"
+    stop_process(process)

@@ -24,13 +24,6 @@ from timekeeper.serve.schemas import Refused
 pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server (.ci/run installs it)")
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    process, port = start_redis(tmp_path_factory.mktemp("redis"))
-    yield f"redis://127.0.0.1:{port}/0"
-    stop_process(process)
-
-
 async def two_workers(url: str, per_minute: dict[str, int]) -> tuple[list[RedisStore], list[RedisRates]]:
     stores = [RedisStore(url), RedisStore(url)]
     for store in stores:

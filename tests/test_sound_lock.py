@@ -15,20 +15,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scaleout import free_port, start_redis, stop_process
+from scaleout import free_port
 
 from timekeeper.serve import soundcache
 from timekeeper.serve.soundcache import SoundCache
 from timekeeper.serve.soundlock import LockUnavailable, SoundLocks
 
 pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server (.ci/run installs it)")
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    process, port = start_redis(tmp_path_factory.mktemp("redis"))
-    yield f"redis://127.0.0.1:{port}/0"
-    stop_process(process)
 
 
 @pytest.fixture(scope="module")
