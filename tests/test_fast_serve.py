@@ -45,7 +45,7 @@ async def new_game(client: TestClient, track: str = "builtin:test-run-1", **sett
 def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ServeConfig:
     speak_measured(monkeypatch)
     return ServeConfig(state=tmp_path / "state", sound_cache=tmp_path / "sound", renders=tmp_path / "renders",
-                       log=tmp_path / "log.sqlite3", port=0)
+                       log=tmp_path / "log.sqlite3", port=0, encode_in_child=False)  # (the fake voice is this process's)
 
 
 def test_page_info_and_tracks(config: ServeConfig) -> None:

@@ -88,6 +88,7 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
     from timekeeper.serve.app import run
     from timekeeper.serve.network import lan_addresses
     from timekeeper.serve.redisstore import checked_url
+    from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB
     from timekeeper.serve.state import ServeConfig, default_state_dir, new_token
 
     host = _check_public(public, lan=lan, scenarios=scenarios, music=music, log_file=log_file, open_browser=open_browser,
@@ -96,11 +97,11 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
     token = new_token() if lan else None
     addresses = tuple(lan_addresses()) if lan else ()
     trusted = tuple(_address(a, "--trust-proxy") for a in trust_proxy) + (LOOPBACK if behind_proxy else ())
-    cache_mb = {} if sound_cache_mb is None else {"sound_cache_mb": sound_cache_mb}
     config = ServeConfig(host=host or ("0.0.0.0" if lan else "127.0.0.1"), port=port, scenarios=scenarios, music=music,
                          state=state or default_state_dir(), token=token, lan_addresses=addresses, log=log_file,
                          debug=bool((ctx.find_root().params or {}).get("debug")), sound_cache=sound_cache,
-                         **cache_mb, public=public, trusted_proxies=trusted, room_idle_s=room_idle,
+                         sound_cache_mb=DEFAULT_LIMIT_MB if sound_cache_mb is None else sound_cache_mb,
+                         public=public, trusted_proxies=trusted, room_idle_s=room_idle,
                          public_url=public_url.rstrip("/") if public_url else None,
                          redis=checked_url(redis_url) if redis_url else None, renders=renders, behind_proxy=behind_proxy,
                          max_screens=max_screens)

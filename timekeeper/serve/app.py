@@ -260,6 +260,7 @@ async def _watch_endings(app: web.Application):
                     await broadcast(state, game)
 
     await state.store.start()
+    state.sounds.warm_up()
     task = asyncio.create_task(loop())
     yield
     task.cancel()

@@ -109,12 +109,22 @@ class SoundCache:
         self._ensure(sound, mix)
         return sound
 
-    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> None:
+    def warm_up(self) -> None:
+        """Get ready to make files at once (threads start when needed: nothing to do)."""
+
+    def making(self, key: str) -> bool:
+        """Whether the sound file of `key` is being made by this cache now."""
+        with self._guard:
+            return key in self._running
+
+    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> bool:
+        """Start making `sound` on this cache's threads unless it is complete, being made, or too
+        many are; True if started now."""
         if sound.path.is_file():
-            return
+            return False
         with self._wake:
             if sound.key in self._running or len(self._running) >= MAX_ENCODES or self._stopping.is_set():
-                return
+                return False
             self._running.add(sound.key)
             self._failed.pop(sound.key, None)
             self._jobs.append((sound, self._writing(sound, mix)))
@@ -123,6 +133,7 @@ class SoundCache:
                 worker.start()
                 self._workers.append(worker)
             self._wake.notify()
+        return True
 
     def _work(self) -> None:
         """A worker: one step (a second of sound) of the oldest job at a time, then the job goes
@@ -137,11 +148,16 @@ class SoundCache:
                 sound, steps = self._jobs.popleft()
             finished = self._step(sound, steps)
             with self._wake:
-                if finished:
-                    self._running.discard(sound.key)
-                else:
+                if not finished:
                     self._jobs.append((sound, steps))
                     self._wake.notify()
+                    continue
+                self._running.discard(sound.key)
+                failed = self._failed.get(sound.key)
+            self._over(sound.key, failed)
+
+    def _over(self, key: str, failed: str | None) -> None:
+        """A job ended: made, left to another process, or failed (`failed` says why)."""
 
     def _step(self, sound: SoundFile, steps: Generator[None, None, bool]) -> bool:
         """One step of a job; True when it is over (made, left to another process, or failed)."""

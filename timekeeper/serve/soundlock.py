@@ -15,8 +15,6 @@ import secrets
 import time
 from typing import Any
 
-from timekeeper.serve.redisstore import PREFIX, REDIS_TIMEOUT_S
-
 LOCK_TTL_S = 30.0  # a maker that stops renewing loses the lock after this
 
 # KEYS[1]: the lock; ARGV[1]: its holder's token; ARGV[2]: the expiry in ms. Kept only by its holder.
@@ -64,16 +62,18 @@ class SoundLocks:
     def __init__(self, url: str, ttl_s: float = LOCK_TTL_S) -> None:
         import redis
 
-        self.ttl_s = ttl_s
+        from timekeeper.serve.redisstore import PREFIX, REDIS_TIMEOUT_S  # (here: the encoder child imports this module)
+
+        self.prefix = f"{PREFIX}lock:sound:"
+        self.url, self.ttl_s = url, ttl_s  # (what a child process needs to hold locks of its own)
         self.renew_every_s = ttl_s / 6
         self.client: Any = redis.Redis.from_url(url, decode_responses=True, socket_timeout=REDIS_TIMEOUT_S,
                                                 socket_connect_timeout=REDIS_TIMEOUT_S)
         self.renew_script = self.client.register_script(_RENEW)
         self.release_script = self.client.register_script(_RELEASE)
 
-    @staticmethod
-    def name(key: str) -> str:
-        return f"{PREFIX}lock:sound:{key}"
+    def name(self, key: str) -> str:
+        return self.prefix + key
 
     def take(self, key: str) -> MakerLock | None:
         """The lock on the sound file `key`, or None when another process holds it."""

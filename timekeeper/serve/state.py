@@ -27,6 +27,7 @@ from timekeeper.serve.rates import ClientRates
 from timekeeper.serve.schemas import Refused
 from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
 from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
+from timekeeper.serve.soundchild import ChildSoundCache
 from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
 from timekeeper.serve.work import (
     MIX_THREADS,
@@ -90,6 +91,7 @@ class ServeConfig:
     renders: Path | None = None  # soundtrack downloads, shared by every worker (None: the cache folder's)
     behind_proxy: bool = False  # requests come through a reverse proxy on this machine (trusted: loopback)
     max_screens: int | None = None  # WebSockets this process holds at once (None: PUBLIC_SCREENS or MAX_SCREENS)
+    encode_in_child: bool = True  # the page's sound files encoded by a child process (serve/soundchild.py), else threads here
 
     @property
     def lan(self) -> bool:
@@ -109,8 +111,9 @@ class ServerState:
         self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
         self.rates = make_rates(config, self.store)  # hosted mode: per-client limits
         self.mixes = MixCache()
-        self.sounds = SoundCache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000,
-                                 sound_locks(config))
+        sound_cache = ChildSoundCache if config.encode_in_child else SoundCache  # (a child: no answer waits on encoding)
+        self.sounds = sound_cache(config.sound_cache or default_sound_cache(), config.sound_cache_mb * 1_000_000,
+                                  sound_locks(config))
         self.jobs: dict[str, RenderJob] = {}
         self.voice_installs: dict[str, VoiceInstallJob] = {}  # language -> its recommended voice's download
         self.sockets = ScreenCount(screens_allowed(config))
