@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -153,7 +155,19 @@ def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ..
     else:
         options.add_argument(f"--window-size={size[0]},{size[1]}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    scratch = tempfile.mkdtemp(prefix="timekeeper-chromium-")  # its profile and the folders it leaves in TMPDIR
+    options.add_argument(f"--user-data-dir={scratch}/profile")
+    service = Service("/usr/bin/chromedriver", env={**os.environ, "TMPDIR": scratch})
+    driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(REQUEST_TIMEOUT_S)
     driver.set_script_timeout(REQUEST_TIMEOUT_S)
+    quit_browser = driver.quit
+
+    def quit_and_clean() -> None:
+        try:
+            quit_browser()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    driver.quit = quit_and_clean  # type: ignore[method-assign]
     return driver
