@@ -39,6 +39,7 @@ from timekeeper.serve.work import (
     WorkQueue,
 )
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix
+from timekeeper.voice.reference import PACK_PREFIX, TTS_PREFIX
 
 if TYPE_CHECKING:
     from timekeeper.serve.redisrates import RedisRates
@@ -133,13 +134,13 @@ class ServerState:
 
         offered: list[dict] = [{"id": "", "name": None, "language": None}]
         for pack in found_packs():
-            offered.append({"id": f"pack:{pack.folder.name}", "name": pack.name, "language": pack.language})
+            offered.append({"id": PACK_PREFIX + pack.folder.name, "name": pack.name, "language": pack.language})
         try:
             _engine, by_language = installed_by_language()
         except TimekeeperError:
             by_language = {}
         for language, ids in sorted(by_language.items()):
-            offered += [{"id": f"tts:{voice}", "name": None, "language": language} for voice in ids[:30]]
+            offered += [{"id": TTS_PREFIX + voice, "name": None, "language": language} for voice in ids[:30]]
         return offered
 
     def voices_in(self, ui: str) -> list[dict]:
@@ -149,10 +150,10 @@ class ServerState:
         from timekeeper.voice.names import tts_voice_name
 
         def name(voice: dict) -> str:
-            if voice["id"].startswith("pack:"):
+            if voice["id"].startswith(PACK_PREFIX):
                 return translate(ui, "voice.pack", name=voice["name"])
-            if voice["id"].startswith("tts:"):
-                return tts_voice_name(voice["id"][4:], ui)
+            if voice["id"].startswith(TTS_PREFIX):
+                return tts_voice_name(voice["id"].removeprefix(TTS_PREFIX), ui)
             return translate(ui, "voice.builtin")
 
         return [{**voice, "name": name(voice)} for voice in self.voices]
@@ -160,7 +161,7 @@ class ServerState:
     @property
     def languages(self) -> list[str]:
         """The shipped languages, then those only an installed voice pack speaks (Greek, Japanese ...)."""
-        spoken_by_packs = {v["language"] for v in self.voices if v["id"].startswith("pack:") and v["language"]}
+        spoken_by_packs = {v["language"] for v in self.voices if v["id"].startswith(PACK_PREFIX) and v["language"]}
         return [*LANGUAGES, *sorted(spoken_by_packs - set(LANGUAGES))]
 
     def music_files(self) -> dict[str, Path]:

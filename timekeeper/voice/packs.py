@@ -26,6 +26,7 @@ from timekeeper.grammar.script import COUNT_STEP_MS, Cue, Speech
 from timekeeper.grammar.times import format_time
 from timekeeper.voice.base import Placement, Voice
 from timekeeper.voice.layouts import ANDROID_GRAMMAR, CueRecording, android_manifest, cue_moment_ms, cue_name, cue_recordings
+from timekeeper.voice.reference import PACK_PREFIX
 from timekeeper.voice.tts import decode_file
 
 MANIFEST = "pack.yaml"
@@ -57,7 +58,7 @@ class PackVoice(Voice):
         self.language = language
         self.fallback = fallback
         self.files, manifest = index_pack(self.folder)
-        self.name = f"pack:{manifest.get('name') or self.folder.name}"
+        self.name = PACK_PREFIX + (manifest.get('name') or self.folder.name)
         pack_language = manifest.get("language")
         if pack_language and pack_language != language:
             raise VoiceError(f"this voice pack speaks {pack_language!r}; use --lang {pack_language}", path=str(self.folder))

@@ -26,6 +26,7 @@ from timekeeper.errors import TimekeeperError, VoiceError
 from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
 from timekeeper.voice.levelling import Levelling, import_ahead
+from timekeeper.voice.reference import TTS_PREFIX
 from timekeeper.voice.settings import TtsSettings
 
 CACHE_FORMAT = 10  # bump when trimming, levels or storage change, so old clips are not reused
@@ -88,7 +89,7 @@ class TtsVoice(Voice):
         self.warnings: list[str] = []
         self.language = language
         self.settings = TtsSettings.default(language, voice)
-        self.name = f"tts:{self.settings.voice}"
+        self.name = TTS_PREFIX + self.settings.voice
         self.base = folder or cache_dir()
         self.folder = self.base / "tts"
         self.engine_choice = engine
