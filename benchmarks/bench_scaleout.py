@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import random
@@ -420,6 +421,7 @@ async def run(args, deployment: Deployment) -> dict:
 
     # --- a worker killed mid-mission ------------------------------------------------------------
     on_killed = sum(1 for room in bench.rooms for s in room.screens)  # every screen is watched
+    errors_before_kill = len(bench.errors)
     deployment.kill_worker(0)  # (the closed sockets' errors are counted, not shown)
     killed = time.monotonic()
     deadline = killed + RECONNECT_LIMIT_S
@@ -432,6 +434,8 @@ async def run(args, deployment: Deployment) -> dict:
     followers = [s for s in lost if not s.device]
     back = [s.back_in_sync_s for s in followers if s.back_in_sync_s is not None]
     figures["worker killed: screens that lost their worker (of all)"] = (len(lost), on_killed)
+    figures["worker killed: connections lost and reconnections failed (kinds)"] = dict(
+        collections.Counter(bench.errors[errors_before_kill:]))
     figures["worker killed: back within 100 ms of the device, s (p50, p99, max; not back)"] = (
         round(quantile(back, 0.5), 2), round(quantile(back, 0.99), 2), round(max(back), 2) if back else None,
         len(followers) - len(back))
