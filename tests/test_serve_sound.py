@@ -113,6 +113,15 @@ def test_byte_ranges_resume_and_impossible_ranges(server):
     assert server.request(f"/api/games/{game['id']}/sound/..%2Fx.mp3").status in (400, 404)
 
 
+def wait_for_file(path: Path, timeout_s: float = 30.0) -> None:
+    """Wait until the complete sound file is there: its last bytes (a fixed tag) can be served
+    before its maker (the server's encoder child, at a lower priority) has renamed it."""
+    deadline = time.monotonic() + timeout_s
+    while not path.is_file() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path.is_file(), f"{path.name} was not completed within {timeout_s:.0f} s"
+
+
 def test_the_sound_is_served_while_it_is_made_and_shared_and_kept(tmp_path):
     cache = tmp_path / "sound"
     running = start_server(tmp_path / "state", "--sound-cache", str(cache))
@@ -127,6 +136,7 @@ def test_the_sound_is_served_while_it_is_made_and_shared_and_kept(tmp_path):
         assert late.status == 206 and len(late.body) == 150_000
         whole = running.request(url).body
         assert whole[:10_000] == first.body and whole[-150_000:] == late.body
+        wait_for_file(cache / url.rsplit("/", 1)[1])
         again = new_game(running)  # another game of the same track and settings: the same file
         assert again["id"] != game["id"] and again["sound"]["url"].rsplit("/", 1)[1] == url.rsplit("/", 1)[1]
         different = new_game(running, players=4)["sound"]["url"].rsplit("/", 1)[1]
@@ -160,6 +170,7 @@ def test_two_servers_on_one_folder_serve_the_same_bytes(tmp_path):
         for thread in threads:
             thread.join(60)
         assert bodies[0] == bodies[1] and len(bodies[0]) == games[0]["sound"]["bytes"]
+        wait_for_file(cache / games[0]["sound"]["url"].rsplit("/", 1)[1])
         assert [path.suffix for path in cache.iterdir()] == [".mp3"]
     finally:
         for running in servers:
