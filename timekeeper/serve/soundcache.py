@@ -117,23 +117,26 @@ class SoundCache:
         with self._guard:
             return key in self._running
 
-    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> bool:
-        """Start making `sound` on this cache's threads unless it is complete, being made, or too
-        many are; True if started now."""
-        if sound.path.is_file():
+    def _claim(self, sound: SoundFile) -> bool:
+        """(The guard held.) Note `sound` as being made unless it is complete, being made, too many
+        are, or the cache is stopping; True if it is this caller's to start."""
+        if sound.path.is_file() or sound.key in self._running or len(self._running) >= MAX_ENCODES or self._stopping.is_set():
             return False
+        self._running.add(sound.key)
+        self._failed.pop(sound.key, None)
+        return True
+
+    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> None:
+        """Start making `sound` on this cache's threads unless it is complete, being made, or too many are."""
         with self._wake:
-            if sound.key in self._running or len(self._running) >= MAX_ENCODES or self._stopping.is_set():
-                return False
-            self._running.add(sound.key)
-            self._failed.pop(sound.key, None)
+            if not self._claim(sound):
+                return
             self._jobs.append((sound, self._writing(sound, mix)))
             while len(self._workers) < ENCODE_THREADS:
                 worker = threading.Thread(target=self._work, name="timekeeper-sound", daemon=True)
                 worker.start()
                 self._workers.append(worker)
             self._wake.notify()
-        return True
 
     def _work(self) -> None:
         """A worker: one step (a second of sound) of the oldest job at a time, then the job goes

@@ -52,18 +52,14 @@ class ChildSoundCache(SoundCache):
             if self._child is None and not self._stopping.is_set():
                 self._start_child()
 
-    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> bool:
-        if sound.path.is_file():
-            return False
+    def _ensure(self, sound: SoundFile, mix: PreparedMix) -> None:
         scenario = mix.timeline.scenario
         with self._wake:
-            if sound.key in self._running or len(self._running) >= MAX_ENCODES or self._stopping.is_set():
-                return False
             if scenario is None:  # (a mix is always prepared from a scenario; named if not)
                 self._failed[sound.key] = "internal error: the mix does not name its scenario"
-                return False
-            self._running.add(sound.key)
-            self._failed.pop(sound.key, None)
+                return
+            if not self._claim(sound):
+                return
             if self._child is None or not self._child.is_alive():
                 self._start_child()
             assert self._child is not None and self._orders is not None
@@ -73,7 +69,6 @@ class ChildSoundCache(SoundCache):
                 orders.send(("make", sound, scenario, mix.settings, mix.voice_name))
         except (OSError, ValueError):  # the child just died: its reader forgets the job, the next ask starts one
             pass
-        return True
 
     def _start_child(self) -> None:
         """Start the encoder (the guard held) and the thread that reads what it tells."""
