@@ -1,16 +1,18 @@
 """The environment object (timekeeper/environment.py): every documented variable read in one
-module, built once from a mapping, installed by the front doors."""
+module, built once from a mapping, installed by the front doors, with the streams a command uses."""
 
 from __future__ import annotations
 
 import ast
+import io
 import threading
 from pathlib import Path
 
 import pytest
 
 from timekeeper import environment
-from timekeeper.environment import Environment, current, process_wide, using
+from timekeeper.environment import Environment, Streams, current, process_wide, using
+from timekeeper.errors import ExitStatus
 
 PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
 HOME = {"HOME": "/home/crew"}
@@ -151,3 +153,60 @@ def test_only_the_environment_module_reads_environment_variables():
 ])
 def test_the_scan_finds_reads_and_leaves_child_environments(source, reads):
     assert _environment_reads(ast.parse(source)) == reads
+
+
+def _streams_env(tmp_path: Path, stdin: str = "") -> tuple[Environment, io.StringIO, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    streams = Streams(given_stdin=io.StringIO(stdin), given_stdout=out, given_stderr=err)
+    return Environment.from_mapping({"HOME": str(tmp_path)}, streams), out, err
+
+
+def test_a_command_run_with_streams_reads_and_writes_only_them(tmp_path, capsys):
+    from timekeeper.cli import run
+
+    env, out, err = _streams_env(tmp_path, "drill\t010AL1TW,050ID,120AL2TR,340PE1,660PE2\n")
+    assert run(["import", "-", "-o", str(tmp_path / "codes")], env) == 0
+    assert (tmp_path / "codes" / "drill.yaml").is_file()
+    env, out, err = _streams_env(tmp_path)
+    assert run(["list"], env) == 0 and "mission-1" in out.getvalue() and err.getvalue() == ""
+    env, out, err = _streams_env(tmp_path)
+    assert run(["show", "no-such-mission"], env) == ExitStatus.INVALID_SCENARIO
+    assert out.getvalue() == "" and err.getvalue().count("\n") == 1 and "no-such-mission" in err.getvalue()
+    shown = capsys.readouterr()
+    assert shown.out == "" and shown.err == ""  # nothing reached the process's own streams
+
+
+def test_the_live_screen_and_keys_use_the_installed_streams(tmp_path):
+    from timekeeper.live.display import LineDisplay
+    from timekeeper.live.keys import Keys
+
+    env, out, err = _streams_env(tmp_path, "p")
+    with using(env):
+        display, keys = LineDisplay(), Keys()
+    assert display.out is out and display.err is err and keys._stream is env.streams.stdin
+
+
+def test_streams_left_unset_are_the_process_own_when_used(monkeypatch):
+    streams = Environment.from_mapping(HOME).streams
+    replaced = io.StringIO()
+    monkeypatch.setattr("sys.stdout", replaced)
+    assert streams.stdout is replaced and not streams.any_given
+
+
+def _standard_stream_uses(tree: ast.AST) -> list[int]:
+    """Lines of `tree` that name sys.stdin, sys.stdout or sys.stderr."""
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in {"stdin", "stdout", "stderr"}
+            and ast.unparse(node.value) == "sys"]
+
+
+def test_only_the_front_door_and_the_environment_name_the_process_streams():
+    allowed = {Path(environment.__file__).resolve(), PACKAGE / "cli.py",
+               PACKAGE / "files" / "quiet.py"}  # quiet.py silences the file descriptors 1 and 2 themselves
+    users = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in sorted(PACKAGE.rglob("*.py")) if path not in allowed
+        for line in _standard_stream_uses(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert users == []
+    assert _standard_stream_uses(ast.parse("import sys\nprint(1, file=sys.stderr)\nsys.exit(0)")) == [2]

@@ -11,12 +11,13 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
 
 import click
 
 from timekeeper import __version__
-from timekeeper.environment import Environment, current, using
+from timekeeper.environment import Environment, Streams, current, using
 from timekeeper.errors import ExitStatus, OutputError, Terminated, TimekeeperError
 
 # command name -> "module:attribute" of a click command in timekeeper.commands
@@ -113,7 +114,7 @@ def run(argv: list[str] | None = None, env: Environment | None = None) -> int:
     gives 130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left); a
     closed stdout (`| head -1`) ends the command quietly with 141, a full one (`> /dev/full`) with 10."""
     if env is not None:
-        with using(env):
+        with using(env), _talking_through(env.streams):
             return run(argv)
     args = sys.argv[1:] if argv is None else argv
     undecodable = _undecodable_argument(args)
@@ -129,6 +130,21 @@ def run(argv: list[str] | None = None, env: Environment | None = None) -> int:
     finally:  # a caller in the same process (a test) gets its own handlers back
         for signum, handler in saved.items():
             signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def _talking_through(streams: Streams) -> Iterator[None]:
+    """click's own output, prompts and reads on the streams given in `streams` while the block runs
+    (the process's streams are left as they are when none is given)."""
+    if not streams.any_given:
+        yield
+        return
+    saved = sys.stdin, sys.stdout, sys.stderr
+    sys.stdin, sys.stdout, sys.stderr = streams.stdin, streams.stdout, streams.stderr
+    try:
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
 
 
 def _run_group(args: list[str]) -> int:

@@ -1,5 +1,5 @@
 """The world outside the program that timekeeper reads: its folders and engines, from the
-environment variables, read in this one module.
+environment variables, read in this one module, and the streams a command talks through.
 
 `Environment.from_mapping(os.environ)` builds the frozen `Environment` once; library modules ask
 `current()` for their folders and engines instead of reading variables themselves:
@@ -22,6 +22,11 @@ TIMEKEEPER_VOICES (else $XDG_DATA_HOME/timekeeper/voices): voice packs; TIMEKEEP
 pyttsx3), TIMEKEEPER_DEFAULT_VOICE (a --voice value, or "synthesized") and TIMEKEEPER_PIPER_URL (where
 `voice install` downloads from). An empty variable counts as unset.
 
+`Environment.streams` holds the standard input, output and error a command uses (the live screen,
+the keys it reads, prompts, progress bars, `import -`). Left unset, each is the process's own at
+the moment it is used (so redirections and click's test runner apply); `cli.run(argv, env)` given
+an environment with streams of its own runs the whole command on them, click's output included.
+
 A child program is given the environment of this process unchanged (subprocess's default);
 nothing here builds one.
 """
@@ -29,18 +34,46 @@ nothing here builds one.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TextIO
 
 VARIABLES = (
     "TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_LOG", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
     "TIMEKEEPER_PIPER_VOICES", "TIMEKEEPER_TTS_ENGINE", "TIMEKEEPER_DEFAULT_VOICE", "TIMEKEEPER_PIPER_URL",
     "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "HOME",
 )
+
+
+@dataclass(frozen=True)
+class Streams:
+    """A command's standard input, output and error: the ones given, else (None) the process's own
+    at the moment they are asked for."""
+
+    given_stdin: TextIO | None = None
+    given_stdout: TextIO | None = None
+    given_stderr: TextIO | None = None
+
+    @property
+    def stdin(self) -> TextIO:
+        return sys.stdin if self.given_stdin is None else self.given_stdin
+
+    @property
+    def stdout(self) -> TextIO:
+        return sys.stdout if self.given_stdout is None else self.given_stdout
+
+    @property
+    def stderr(self) -> TextIO:
+        return sys.stderr if self.given_stderr is None else self.given_stderr
+
+    @property
+    def any_given(self) -> bool:
+        return any(stream is not None for stream in (self.given_stdin, self.given_stdout, self.given_stderr))
 
 
 @dataclass(frozen=True)
@@ -56,10 +89,12 @@ class Environment:
     tts_engine: str | None = None  # espeak-ng or pyttsx3 (None: espeak-ng if installed, else pyttsx3)
     default_voice: str | None = None  # a --voice value, or "synthesized" (None: the language's recommended)
     piper_url: str | None = None  # the Piper voice repository (None: voice/install.py's DEFAULT_URL)
+    streams: Streams = field(default_factory=Streams)  # stdin, stdout, stderr (default: the process's)
 
     @classmethod
-    def from_mapping(cls, variables: Mapping[str, str]) -> Environment:
-        """The environment these variables describe (os.environ, or any mapping a test or caller gives)."""
+    def from_mapping(cls, variables: Mapping[str, str], streams: Streams | None = None) -> Environment:
+        """The environment these variables describe (os.environ, or any mapping a test or caller
+        gives), talking through `streams` (default: the process's own)."""
 
         def value(name: str) -> str | None:
             return variables.get(name) or None
@@ -81,6 +116,7 @@ class Environment:
             tts_engine=value("TIMEKEEPER_TTS_ENGINE"),
             default_voice=value("TIMEKEEPER_DEFAULT_VOICE"),
             piper_url=value("TIMEKEEPER_PIPER_URL"),
+            streams=streams or Streams(),
         )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -96,13 +95,14 @@ def _is_folder(name: str) -> bool:
 
 def _code_file(argument: str) -> tuple[str, str] | None:
     """(display name, text) when `argument` names a file of codes (or `-`), else None."""
+    from timekeeper.environment import current
     from timekeeper.errors import ScenarioError
-    from timekeeper.files.userfiles import path_exists, read_user_file, read_user_stream
+    from timekeeper.files.userfiles import binary_of, path_exists, read_user_file, read_user_stream
 
     what = "a file of FlashPlayerCodes"
     if argument == "-":
         display = "<stdin>"
-        raw = read_user_stream(sys.stdin.buffer, MAX_CODE_FILE_BYTES, what=what, error=ScenarioError)
+        raw = read_user_stream(binary_of(current().streams.stdin), MAX_CODE_FILE_BYTES, what=what, error=ScenarioError)
     else:
         path = Path(argument)
         if not path_exists(path):

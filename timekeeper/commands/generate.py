@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from timekeeper.commands.options import output_format, shipped_language_option, voice_option, warn_shipped_timing
+from timekeeper.environment import current
 from timekeeper.generate.batch import MAX_COUNT
 from timekeeper.model import MAX_SEED
 
@@ -217,7 +217,7 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
 
         check_output_path(plot, what="plot")
         require_matplotlib()  # fail before the work if matplotlib is missing
-    with click.progressbar(length=count, label="Generating", file=sys.stderr) as bar:
+    with click.progressbar(length=count, label="Generating", file=current().streams.stderr) as bar:
         def progress(seeds):
             for index, seed in enumerate(seeds):
                 if index % 500 == 0:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from timekeeper.environment import current
 from timekeeper.grammar.languages import LANGUAGES, language_code
 from timekeeper.model import MAX_PLAYERS
 
@@ -207,10 +207,11 @@ class ProgressBar:
         self.shown = 0
 
     def __call__(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty() or total <= 0:
+        stderr = current().streams.stderr
+        if not stderr.isatty() or total <= 0:
             return
         if self.bar is None:
-            self.bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self.bar = click.progressbar(length=total, label=self.label, file=stderr)
             self.bar.__enter__()
         self.bar.update(done - self.shown)
         self.shown = done

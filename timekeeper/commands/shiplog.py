@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,6 +10,7 @@ from timekeeper.commands.campaign import campaign_group
 from timekeeper.commands.logdb import LOG_ID, open_from
 from timekeeper.commands.logprompt import prompt_missing
 from timekeeper.commands.options import OneLineText, output_format
+from timekeeper.environment import current
 from timekeeper.logbook.form import FormValue, text
 
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
@@ -95,7 +95,7 @@ def add_command(ctx: click.Context, prompt: bool | None, **options: object) -> N
     with open_from(ctx) as log:
         waiting = None if "campaign" in values else log.waiting_campaign(text(values, "track") or None)
         leg = waiting.pending if waiting is not None else None  # the drawn mission that waits for its result
-        if prompt or (prompt is None and sys.stdin.isatty()):
+        if prompt or (prompt is None and current().streams.stdin.isatty()):
             if waiting is not None and leg is not None and click.confirm(
                     f"Record it as mission {leg.number} of campaign {waiting.id} ({leg.track.label()})?", default=True):
                 values["campaign"] = str(waiting.id)

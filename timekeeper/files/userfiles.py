@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 from timekeeper.errors import TimekeeperError
 
@@ -109,6 +109,23 @@ def _check_kind(info: os.stat_result, shown: str, what: str, limit_bytes: int, e
         raise error(f"is {kind_of(info.st_mode)}, expected {what} (a regular file)", path=shown)
     if info.st_size > limit_bytes:
         raise error(f"is {info.st_size:,} bytes; {what} is limited to {limit_bytes:,} bytes", path=shown)
+
+
+def binary_of(stream: IO[str]) -> BinaryIO:
+    """The bytes under a text stream: a real stdin's buffer, or a text-only stream's text (a
+    caller's StringIO) read as UTF-8 bytes."""
+    raw = getattr(stream, "buffer", None)
+    return cast(BinaryIO, raw) if raw is not None else cast(BinaryIO, _Utf8Reader(stream))
+
+
+class _Utf8Reader:
+    """read(n) of a text stream as UTF-8 bytes (up to 4 n of them, for n characters)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def read(self, size: int = -1) -> bytes:
+        return self.stream.read(size).encode("utf-8", "surrogateescape")
 
 
 def _read_limited(handle: BinaryIO, limit_bytes: int) -> bytes | None:

@@ -9,11 +9,11 @@ import os
 import select
 import shutil
 import stat
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from timekeeper.environment import current as current_environment
 from timekeeper.grammar.phrases import phrase_book
 from timekeeper.grammar.script import Cue, CueKind, Sound, Speech, Timeline
 from timekeeper.grammar.times import format_time
@@ -86,8 +86,8 @@ class LineDisplay:
     """Piped output: one flushed line per cue as it starts, `m:ss` first."""
 
     def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        self.out: IO[str] | None = out or current_environment().streams.stdout
+        self.err = err or current_environment().streams.stderr
         self._prompted: set[int] = set()
         self._poll = _pipe_poll(self.out)
 
@@ -157,7 +157,7 @@ class TerminalDisplay:
     """
 
     def __init__(self, out: IO[str] | None = None, *, key_hints: bool | None = None) -> None:
-        self.out = out or sys.stdout
+        self.out = out or current_environment().streams.stdout
         self._last: Any = None
         self._notes: list[tuple[str, float]] = []  # (text, monotonic time it fades)
         self.key_hints = _stdin_is_terminal() if key_hints is None else key_hints
@@ -396,6 +396,7 @@ def _fit(line: str, width: int) -> str:
 
 def _stdin_is_terminal() -> bool:
     try:
-        return sys.stdin is not None and sys.stdin.isatty()
+        stdin = current_environment().streams.stdin
+        return stdin is not None and stdin.isatty()
     except (AttributeError, ValueError):
         return False

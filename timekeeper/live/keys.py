@@ -7,6 +7,7 @@ import select
 import sys
 from typing import IO, Any
 
+from timekeeper.environment import current
 from timekeeper.live.clock import REAL_TIME, TimeSource
 
 PAUSE = " "
@@ -26,7 +27,7 @@ class Keys:
     """
 
     def __init__(self, stream: IO[Any] | None = None, source: TimeSource = REAL_TIME) -> None:
-        self._stream = sys.stdin if stream is None else stream
+        self._stream = current().streams.stdin if stream is None else stream
         self._source = source  # waits with no input to watch go through the mission clock's source
         self._fd: int | None = None
         self._tty_fd: int | None = None

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from timekeeper.environment import current
 from timekeeper.live.devices import open_output
 from timekeeper.live.outputs import AudioOutput, PcmFormat
 from timekeeper.live.premix import premix
@@ -63,7 +63,8 @@ def play(mix: Mix, output: AudioOutput, options: LiveOptions) -> LiveResult:
     from timekeeper.live.display import LineDisplay, TerminalDisplay
     from timekeeper.live.keys import Keys
 
+    streams = current().streams
     clock = Clock(options.start_ms)
-    display = TerminalDisplay() if sys.stdout.isatty() else LineDisplay()
-    with Keys(source=clock.source) as keys, display:
+    display = TerminalDisplay(streams.stdout) if streams.stdout.isatty() else LineDisplay(streams.stdout, streams.stderr)
+    with Keys(streams.stdin, source=clock.source) as keys, display:
         return run_live(mix, output, display, keys, start_ms=options.start_ms, title=options.title, clock=clock)

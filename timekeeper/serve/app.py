@@ -10,12 +10,12 @@ import contextlib
 import hmac
 import ipaddress
 import re
-import sys
 import traceback
 
 from aiohttp import web
 from aiohttp.web import RequestHandler
 
+from timekeeper.environment import current
 from timekeeper.errors import TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.childrender import stop_children
@@ -337,4 +337,4 @@ def run(config: ServeConfig, ready) -> None:
         raise Failure(f"cannot listen on {config.host}:{config.port}: {error.strerror or error}"
                       " (another program uses the port? try --port 0 for a free one)") from error
     finally:
-        sys.stdout.flush()
+        current().streams.stdout.flush()

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
+
+from timekeeper.environment import current
 
 EVERY_S = 10.0  # the same kind of line at most this often
 NETWORK_LOGGERS = ("aiohttp.server", "aiohttp.web", "aiohttp.access", "aiohttp.websocket", "asyncio")
@@ -35,7 +36,7 @@ def say(line: str) -> None:
         return
     _last[kind] = now
     text = " ".join(line.split())[:240]
-    print(f"timekeeper serve: {text}", file=sys.stderr, flush=True)
+    print(f"timekeeper serve: {text}", file=current().streams.stderr, flush=True)
 
 
 def install(loop: asyncio.AbstractEventLoop, debug: bool) -> None:
