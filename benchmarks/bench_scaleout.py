@@ -95,6 +95,7 @@ class Screen:
         self.connected = asyncio.Event()
         self.lost_at: float | None = None  # monotonic time its worker went away (None: connected)
         self.back_in_sync_s: float | None = None
+        self.phases: dict[str, float] = {}  # after its worker died: seconds from lost_at to each step back
 
     def clock_ms(self, now_ms: float) -> float | None:
         pb = self.playback
@@ -126,9 +127,15 @@ class Screen:
             await asyncio.sleep(retry_s * (0.5 + random.random()))  # as the page does (spread)
             retry_s = min(retry_s * 2, 5.0)
 
+    def _step(self, name: str) -> None:
+        if self.lost_at is not None and name not in self.phases:
+            self.phases[name] = time.monotonic() - self.lost_at
+
     async def _connect(self) -> None:
         url = f"{self.bench.ws_base}/api/games/{self.room.game_id}/ws"
+        self._step("asked again")
         self.socket = await asyncio.wait_for(self.session.ws_connect(url, ssl=self.bench.tls, heartbeat=None), 10)
+        self._step("WebSocket open")
         await self.socket.send_str(json.dumps({"type": "hello", "client": self.client, "kind": "phone"}))
         if self.device and self.room.claimed:
             await self.socket.send_str(json.dumps({"type": "claim"}))
@@ -158,6 +165,7 @@ class Screen:
                     self.best_rtt = min(rtt, self.best_rtt)
                     self.offset_ms = data["server_ms"] - (data["t"] + rtt / 2)
             elif kind == "state":
+                self._step("first state")
                 self.playback = data["playback"]
                 if self.lost_at is not None:
                     self.connected.set()  # back: the page follows the state at once
@@ -444,6 +452,10 @@ async def run(args, deployment: Deployment) -> dict:
         seen = deployment.request(f"/api/games/{room.game_id}")
         if seen.status != 200 or seen.json()["playback"]["status"] != "playing":
             missing += 1
+    for step in ("asked again", "WebSocket open", "first state"):
+        times = [s.phases[step] for s in followers if step in s.phases]
+        figures[f"worker killed: '{step}' after the loss, s (p50, p99)"] = (
+            round(quantile(times, 0.5), 2), round(quantile(times, 0.99), 2))
     figures["worker killed: rooms lost or not playing"] = missing
     bench.stop.set()
     for task in side:
