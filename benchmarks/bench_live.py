@@ -30,7 +30,7 @@ from timekeeper.live.silent import silent_mix
 mission.prepare = lambda scenario, settings, progress: silent_mix(
     scenario, settings.language, players=settings.players, solo=settings.solo)
 from timekeeper.cli import main
-main(sys.argv[1:])
+raise SystemExit(main(sys.argv[1:]))
 """
 LINE = re.compile(r"^(\d+):(\d\d)(?:\.(\d{1,3}))? (.*)$")
 

@@ -1,4 +1,4 @@
-"""The command line run in the test's own process: `timekeeper.cli.run` (the console script's
+"""The command line run in the test's own process: `timekeeper.cli.main` (the console script's
 error handling and exit codes) inside click's CliRunner isolation (its own stdin, stdout, stderr
 and environment), so a fast test sees what a user sees without starting Python again."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from timekeeper.cli import run
+from timekeeper.cli import main
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ def run_cli(*args: str, input: str | None = None, env: dict[str, str | None] | N
         if cwd is not None:
             os.chdir(cwd)
         try:
-            code = run(list(args))
+            code = main(list(args))
         finally:
             os.chdir(before)
     return Ran(int(code), stdout.getvalue().decode("utf-8", "replace"), stderr.getvalue().decode("utf-8", "replace"))

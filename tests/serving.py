@@ -98,7 +98,7 @@ def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str
     """`timekeeper serve --port 0 --state STATE EXTRA...` run by `python`, once it listens. `prelude`
     is Python run in the server process first (a test's fake of what the machine would tell it)."""
     port = [] if "--port" in extra else ["--port", "0"]
-    command = [python, "-c", f"{prelude}\nfrom timekeeper.cli import main; main()", "serve", *port,
+    command = [python, "-c", f"{prelude}\nfrom timekeeper.cli import main; raise SystemExit(main())", "serve", *port,
                "--state", str(state), *extra]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"})

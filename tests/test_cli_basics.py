@@ -193,7 +193,7 @@ def test_builtin_scenarios_and_voices_ship_in_the_wheel(tmp_path: Path) -> None:
     elsewhere.mkdir()
     result = subprocess.run(
         [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(unpacked)!r}); "
-         "from timekeeper.cli import main; main(['show', 'mission-3', '--lang', 'de'])"],
+         "from timekeeper.cli import main; raise SystemExit(main(['show', 'mission-3', '--lang', 'de']))"],
         capture_output=True, text=True, cwd=elsewhere, timeout=60,
     )
     assert result.returncode == 0, result.stderr

@@ -148,7 +148,7 @@ def test_only_the_environment_module_reads_environment_variables():
     ("import os\nos.environ.get('X')", [2]),
     ("import os\nos.getenv('X')", [2]),
     ("from os import environ", [1]),
-    ("import os, subprocess\nsubprocess.run(['x'], env={**os.environ, 'LANG': 'C'})", []),
+    ("import os, subprocess\nsubprocess.main(['x'], env={**os.environ, 'LANG': 'C'})", []),
     ("import os\nos.path.join('a')", []),
 ])
 def test_the_scan_finds_reads_and_leaves_child_environments(source, reads):
@@ -162,15 +162,15 @@ def _streams_env(tmp_path: Path, stdin: str = "") -> tuple[Environment, io.Strin
 
 
 def test_a_command_run_with_streams_reads_and_writes_only_them(tmp_path, capsys):
-    from timekeeper.cli import run
+    from timekeeper.cli import main
 
     env, out, err = _streams_env(tmp_path, "drill\t010AL1TW,050ID,120AL2TR,340PE1,660PE2\n")
-    assert run(["import", "-", "-o", str(tmp_path / "codes")], env) == 0
+    assert main(["import", "-", "-o", str(tmp_path / "codes")], env) == 0
     assert (tmp_path / "codes" / "drill.yaml").is_file()
     env, out, err = _streams_env(tmp_path)
-    assert run(["list"], env) == 0 and "mission-1" in out.getvalue() and err.getvalue() == ""
+    assert main(["list"], env) == 0 and "mission-1" in out.getvalue() and err.getvalue() == ""
     env, out, err = _streams_env(tmp_path)
-    assert run(["show", "no-such-mission"], env) == ExitStatus.INVALID_SCENARIO
+    assert main(["show", "no-such-mission"], env) == ExitStatus.INVALID_SCENARIO
     assert out.getvalue() == "" and err.getvalue().count("\n") == 1 and "no-such-mission" in err.getvalue()
     shown = capsys.readouterr()
     assert shown.out == "" and shown.err == ""  # nothing reached the process's own streams

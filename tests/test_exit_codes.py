@@ -52,9 +52,7 @@ def test_1_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys:
 
     monkeypatch.setattr(catalog, "builtin_listing", broken, raising=False)
     monkeypatch.setattr("timekeeper.scenario.catalog.builtin_listing", broken)
-    with pytest.raises(SystemExit) as stopped:
-        cli.main(["list"])
-    assert stopped.value.code == ExitStatus.ERROR
+    assert cli.main(["list"]) == ExitStatus.ERROR
     assert capsys.readouterr().err.strip() == "Error: internal error: RuntimeError: a bug (run with --debug for details)"
 
 
@@ -97,7 +95,7 @@ def test_6_playback_failed(valid: Path) -> None:
 
 def test_7_missing_tool(tmp_path: Path) -> None:
     """A library an option needs is missing (matplotlib for --plot, hidden from this run)."""
-    hide = "import sys; sys.modules['matplotlib'] = None; from timekeeper.cli import main; sys.argv[0] = 'timekeeper'; main()"
+    hide = "import sys; sys.modules['matplotlib'] = None; from timekeeper.cli import main; sys.argv[0] = 'timekeeper'; raise SystemExit(main())"
     done = subprocess.run([sys.executable, "-c", hide, "stats", "--count", "20", "--plot", str(tmp_path / "p.png")],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == ExitStatus.MISSING_TOOL

@@ -119,15 +119,15 @@ def test_undecodable_argument_is_a_usage_error() -> None:
 
 
 def test_the_command_line_runs_in_the_environment_it_is_given(tmp_path, capsys):
-    """run(argv, env): the folders come from the environment passed in, not the process's variables."""
+    """main(argv, env): the folders come from the environment passed in, not the process's variables."""
     from dataclasses import replace
 
-    from timekeeper.cli import run
+    from timekeeper.cli import main
     from timekeeper.environment import current
     from timekeeper.logbook.database import LOG_FILE_NAME
 
     given = replace(current(), data=tmp_path / "crew-data", log=None)
-    status = run(["log", "add", "--crew", "Ann, Bob, Cid, Dee", "--track", "mission-3", "--survived", "4",
+    status = main(["log", "add", "--crew", "Ann, Bob, Cid, Dee", "--track", "mission-3", "--survived", "4",
                   "--destroyed", "10"], given)
     assert status == 0, capsys.readouterr()
     assert (tmp_path / "crew-data" / LOG_FILE_NAME).is_file()

@@ -128,7 +128,7 @@ def test_stats_plot_without_matplotlib_says_how_to_install(tmp_path: Path) -> No
     (blocker / "matplotlib.py").write_text("raise ImportError('no matplotlib here')\n", encoding="utf-8")
     env_path = f"{blocker}"
     done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                           "from timekeeper.cli import main; main(['stats', '--plot', 'x.png'])", env_path],
+                           "from timekeeper.cli import main; raise SystemExit(main(['stats', '--plot', 'x.png']))", env_path],
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 7
     assert "pip install 'timekeeper[plot]'" in done.stderr

@@ -12,7 +12,6 @@ import re
 import signal
 import sys
 from collections.abc import Iterator
-from typing import NoReturn
 
 import click
 
@@ -42,7 +41,7 @@ COMMANDS = {
 
 
 class PipeClosed(Exception):
-    """The reader of stdout went away (`| head -1`); main() exits 141 quietly."""
+    """The reader of stdout went away (`| head -1`); main() returns 141 quietly."""
 
 
 class LazyGroup(click.Group):
@@ -84,7 +83,7 @@ def cli(debug: bool) -> None:
       timekeeper live mission-5
     """
     # --debug is read where it is used: main() re-raises with it, `serve` reads the root context's params
-    # the environment is read once for the command (run(argv, env) may have installed one already)
+    # the environment is read once for the command (main(argv, env) may have installed one already)
     click.get_current_context().with_resource(using(current()))
 
 
@@ -103,19 +102,15 @@ def _quiet_stdout() -> None:
         os.close(null)
 
 
-def main(argv: list[str] | None = None, env: Environment | None = None) -> NoReturn:
-    """Console entry point: exit with the status of run(argv, env)."""
-    sys.exit(run(argv, env))
-
-
-def run(argv: list[str] | None = None, env: Environment | None = None) -> int:
-    """Run the group on `argv` (default: the command line) in the environment `env` (its folders
-    and engines; default: built from this process's variables) and return the exit status. Ctrl-C
+def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
+    """Run the group on `argv` (default: the command line) in the environment `env` (its folders,
+    engines and streams; default: built from this process) and return the exit status (the console
+    script's wrapper exits with it; so does `python -m timekeeper`). Ctrl-C
     gives 130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left); a
     closed stdout (`| head -1`) ends the command quietly with 141, a full one (`> /dev/full`) with 10."""
     if env is not None:
         with using(env), _talking_through(env.streams):
-            return run(argv)
+            return main(argv)
     args = sys.argv[1:] if argv is None else argv
     undecodable = _undecodable_argument(args)
     if undecodable is not None:
@@ -148,7 +143,7 @@ def _talking_through(streams: Streams) -> Iterator[None]:
 
 
 def _run_group(args: list[str]) -> int:
-    """The group's exit status on `args`, every failure printed as one line (see run)."""
+    """The group's exit status on `args`, every failure printed as one line (see main)."""
     try:
         status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stop:  # click turns Ctrl-C into Abort
@@ -237,4 +232,4 @@ def _echo_err(text: str, nl: bool = True) -> None:
         click.echo(text, err=True, nl=nl)
 
 
-__all__ = ["cli", "main", "run", "TimekeeperError"]
+__all__ = ["cli", "main", "TimekeeperError"]

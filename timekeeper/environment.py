@@ -24,7 +24,7 @@ pyttsx3), TIMEKEEPER_DEFAULT_VOICE (a --voice value, or "synthesized") and TIMEK
 
 `Environment.streams` holds the standard input, output and error a command uses (the live screen,
 the keys it reads, prompts, progress bars, `import -`). Left unset, each is the process's own at
-the moment it is used (so redirections and click's test runner apply); `cli.run(argv, env)` given
+the moment it is used (so redirections and click's test runner apply); `cli.main(argv, env)` given
 an environment with streams of its own runs the whole command on them, click's output included.
 
 A child program is given the environment of this process unchanged (subprocess's default);
