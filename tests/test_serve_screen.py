@@ -60,6 +60,25 @@ def test_a_reload_on_the_sound_device_warns_then_one_tap_resumes_at_the_missions
     assert driver.find_element("id", "sound-here").is_selected()
 
 
+def test_a_sound_start_cut_short_asks_for_no_tap_and_the_sound_starts_again(server, open_browsers):
+    """A start of the sound cut short (play() rejected with AbortError: the mission was paused, or
+    the source changed, while the sound was starting) is no refusal to play: no "tap to resume"
+    covers the screen, and the sound device follows the mission again."""
+    driver = open_browsers(PHONE, phone=True)
+    game = start(driver, server)
+    command(server, game, type="pause")
+    wait_for(driver, "document.getElementById('audio').paused && window.timekeeper.view.playback.status === 'paused'")
+    driver.execute_script("""const real = HTMLMediaElement.prototype.play; let cut = 1;
+        HTMLMediaElement.prototype.play = function () {
+          if (this.id === 'audio' && cut-- > 0) return Promise.reject(new DOMException('cut short', 'AbortError'));
+          return real.call(this);
+        };""")
+    command(server, game, type="play")
+    wait_for(driver, "!document.getElementById('audio').paused && document.getElementById('audio').currentTime > 0")
+    assert driver.execute_script("return document.getElementById('resume').hidden")
+    command(server, game, type="pause")
+
+
 def test_back_and_the_log_keep_the_sound_playing(server, open_browsers):
     driver = open_browsers(PHONE, phone=True)
     game = start(driver, server)

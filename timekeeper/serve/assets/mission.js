@@ -113,12 +113,25 @@ export function follow() {
     const target = (pb.position_ms + (serverNow() - pb.at_ms)) / 1000;
     if ((audio.paused || commanded) && Math.abs(audio.currentTime - target) > 0.3) audio.currentTime = Math.max(0, target);
     if (audio.paused && page.resume.hidden) {
-      audio.play().catch(() => offerResume());
+      playSound();
     }
   } else {
     if (!audio.paused) audio.pause();
     if (Math.abs(audio.currentTime * 1000 - pb.position_ms) > 50) audio.currentTime = pb.position_ms / 1000;
   }
+}
+
+// Start this device's sound. Only a refusal (the browser plays sound only after a tap on the page)
+// offers the one-tap resume; a start cut short by a pause or a new source (the mission paused or
+// ended meanwhile) is no refusal: the screen follows the mission again instead.
+function playSound() {
+  page.audio.play().catch((error) => {
+    if (error && error.name === "AbortError") {
+      setTimeout(follow, 250);
+    } else if (view.playback.status === "playing") {
+      offerResume();
+    }
+  });
 }
 
 // One tap that says what it does: the browser plays sound only after a tap on this page.
@@ -138,7 +151,7 @@ function resumeHere() {
   keepAwake(view.playback.status === "playing");
   if (!view.sound) setSound(true);
   page.audio.currentTime = missionMs() / 1000;
-  if (view.playback.status === "playing") page.audio.play().catch(() => offerResume());
+  if (view.playback.status === "playing") playSound();
   follow();
 }
 
@@ -150,7 +163,7 @@ function togglePlay() {
     if (view.sound) page.audio.pause();
     send({ type: "pause", at_ms: at });
   } else {
-    if (view.sound) page.audio.play().catch(() => offerResume());
+    if (view.sound) playSound();
     send({ type: "play" });
   }
 }
