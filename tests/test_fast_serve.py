@@ -130,6 +130,34 @@ def test_a_screen_hears_the_clock_over_its_websocket(config: ServeConfig) -> Non
     served(config, check)
 
 
+def test_a_report_that_agrees_with_the_clock_is_not_passed_on(config: ServeConfig) -> None:
+    """The sound device reports its position every second; only a report that moves the clock
+    (beyond REPORT_SAME_MS) reaches the other screens."""
+    from timekeeper.serve.games import REPORT_SAME_MS
+
+    async def check(client: TestClient) -> None:
+        game = await new_game(client)
+        async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
+                client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
+            await sound.receive_json(timeout=10)
+            await screen.receive_json(timeout=10)
+            await sound.send_json({"type": "hello", "client": "phone-a"})
+            await sound.send_json({"type": "claim"})
+            await sound.send_json({"type": "play"})
+            while (message := await screen.receive_json(timeout=10))["type"] != "state" or \
+                    message["playback"]["status"] != "playing":
+                pass
+            played = message["playback"]  # position_ms was true at at_ms (the server's clock)
+            agreeing = played["position_ms"] + REPORT_SAME_MS / 2
+            await sound.send_json({"type": "report", "at_ms": agreeing, "playing": True, "read_ms": played["at_ms"]})
+            await sound.send_json({"type": "report", "at_ms": 5000, "playing": True, "read_ms": played["at_ms"]})
+            while (message := await screen.receive_json(timeout=10))["type"] != "state":
+                pass
+            assert message["playback"]["position_ms"] == 5000  # the agreeing report was not passed on
+
+    served(config, check)
+
+
 def test_the_ship_log_and_the_lobby(config: ServeConfig) -> None:
     async def check(client: TestClient) -> None:
         listing = await client.get("/api/log")

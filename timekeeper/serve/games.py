@@ -31,6 +31,11 @@ KEPT_GAMES = 50  # older saved games are forgotten
 KEPT_TRACKS = 64  # parsed tracks kept for the games made from them (track_scenario)
 UNDO_MS = 5000  # an ended action round can be taken back this long
 REPORT_LATE_MS = 2000  # a position report read longer ago than this is taken as read on arrival
+# A report within this of where the clock already says the sound is changes nothing, so it is not
+# passed on: screens stay within it of the sound device, and the reports of a device that keeps
+# time (every second, from every room) cost the server and the phones nothing. An audio clock
+# drifts a few ms a minute; a stall or a seek moves it by far more.
+REPORT_SAME_MS = 20.0
 MODES = ("sound", "quiet")  # quiet: no sound anywhere; the server's clock runs and every screen alerts
 _GAME_ID = re.compile(r"^[0-9a-f]{12}$")
 
@@ -154,20 +159,24 @@ class Game:
     def report(self, at_ms: float, playing: bool, read_ms: float | None = None) -> bool:
         """The sound device's audio position `at_ms`, read at `read_ms` on the server's clock as the
         device knows it (taken when it lies within the last REPORT_LATE_MS, so the time the report
-        took to arrive does not move the clock; else: now). True when the playback changed for everyone."""
+        took to arrive does not move the clock; else: now). True when the playback changed for
+        everyone: not when the report agrees with the clock within REPORT_SAME_MS."""
         self._settle()
         status = self.playback.status
         now = wall_ms()
         when = read_ms if read_ms is not None and now - REPORT_LATE_MS <= read_ms <= now else now
-        if status == ENDED:
-            return False
+        position = self._clamp(at_ms)
         if status == PLAYING and playing:
-            self.playback = Playback(PLAYING, self._clamp(at_ms), when)
+            if abs(position - self.playback.now_ms(when)) <= REPORT_SAME_MS:
+                return False
+            self.playback = Playback(PLAYING, position, when)
             return True
         if status == PAUSED and not playing:
-            self.playback = Playback(PAUSED, self._clamp(at_ms), now)
+            if abs(position - self.playback.position_ms) <= REPORT_SAME_MS:
+                return False
+            self.playback = Playback(PAUSED, position, now)
             return True
-        return False
+        return False  # ended, or the device is not (yet) doing what the clock says
 
     def _settle(self) -> None:
         """A playing mission that has run past its end has ended."""
