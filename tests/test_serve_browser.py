@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from serving import LAPTOP, PHONE, start_server, wait_for
+from serving import LAPTOP, PHONE, SOUND_START_S, start_server, wait_for
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")
@@ -46,7 +46,7 @@ def start(driver, server, track="builtin:mission-1"):
     driver.find_element("id", "play-here").click()
     # the sound itself has started (until then the clock is the server's, which the sound then corrects)
     wait_for(driver, "window.timekeeper.view.game && document.getElementById('audio').currentTime > 0.3"
-                     " && window.timekeeper.clockMs() > 300")
+                     " && window.timekeeper.clockMs() > 300", SOUND_START_S)
     return driver.execute_script("return window.timekeeper.view.game;")
 
 

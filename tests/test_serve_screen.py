@@ -14,7 +14,7 @@ import pytest
 import test_serve_browser as browser_tests
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
-from serving import LAPTOP, PHONE, wait_for
+from serving import LAPTOP, PHONE, SOUND_START_S, wait_for
 from test_serve_browser import clock, command, shot, start
 
 server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
@@ -55,7 +55,7 @@ def test_a_reload_on_the_sound_device_warns_then_one_tap_resumes_at_the_missions
     shot(driver, "resume-phone", tmp_path)
     time.sleep(1.0)  # the mission goes on while the screen waits for the tap
     driver.find_element("css selector", "#resume button").click()
-    wait_for(driver, "!document.getElementById('audio').paused && document.getElementById('audio').currentTime > 0")
+    wait_for(driver, "!document.getElementById('audio').paused && document.getElementById('audio').currentTime > 0", SOUND_START_S)
     assert abs(audio(driver)["at"] - server_position(server, game)) < 500
     assert driver.find_element("id", "sound-here").is_selected()
 
@@ -74,7 +74,7 @@ def test_a_sound_start_cut_short_asks_for_no_tap_and_the_sound_starts_again(serv
           return real.call(this);
         };""")
     command(server, game, type="play")
-    wait_for(driver, "!document.getElementById('audio').paused && document.getElementById('audio').currentTime > 0")
+    wait_for(driver, "!document.getElementById('audio').paused && document.getElementById('audio').currentTime > 0", SOUND_START_S)
     assert driver.execute_script("return document.getElementById('resume').hidden")
     command(server, game, type="pause")
 
@@ -131,7 +131,7 @@ def test_phones_join_in_the_lobby_see_who_is_there_and_one_play_starts_all(serve
                         "t.dispatchEvent(new Event('change'));")  # the crew changes its mind
     wait_for(phone, "window.timekeeper.view.game.track_id === 'builtin:mission-3'")
     host.find_element("id", "play-here").click()  # one press starts it for all
-    wait_for(host, "!document.getElementById('audio').paused && window.timekeeper.clockMs() > 300")
+    wait_for(host, "!document.getElementById('audio').paused && window.timekeeper.clockMs() > 300", SOUND_START_S)
     wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && window.timekeeper.clockMs() > 300")
     assert phone.find_element("id", "waiting").is_displayed() is False
     assert abs(clock(host) - clock(phone)) < 300
