@@ -387,6 +387,36 @@ def test_a_late_report_places_the_clock_when_it_was_read(deployment):
     assert abs(stale["playback"]["at_ms"] - stale["playback"]["server_ms"]) < 1000  # taken as read on arrival
 
 
+def test_a_report_that_moves_the_clock_is_there_for_every_worker(deployment):
+    """The sound device's audio started late: its report moves the shared clock, and a worker that
+    reads the game afterwards (a screen joining there) gets the moved clock, though the reports
+    after it agree with the clock and so are not passed on."""
+    import aiohttp
+
+    game = new_lobby(deployment)
+
+    async def play_and_report() -> float:
+        async with aiohttp.ClientSession() as session:
+            sound = Screen(session, worker_url(deployment, 0), game["id"], "device")
+            await sound.open()
+            await sound.next("state")
+            await sound.send({"type": "claim"})
+            await sound.send({"type": "play"})
+            await sound.next("state", lambda m: m["playback"]["status"] == "playing")
+            read = time.time() * 1000
+            for at_ms in (4000, 8000, 8005):  # two that move the clock (at once), then one that agrees
+                await sound.send({"type": "report", "at_ms": at_ms, "playing": True, "read_ms": read})
+            await sound.send({"type": "ping", "t": 1})
+            await sound.next("pong")  # (the worker answers a screen's messages in order)
+            await sound.close()
+            return read
+
+    read = asyncio.run(play_and_report())
+    seen = deployment.request(f"/api/games/{game['id']}", base=worker_url(deployment, 1)).json()["playback"]
+    assert seen["status"] == "playing"
+    assert abs(expected_position(seen, seen["server_ms"]) - (8000 + seen["server_ms"] - read)) < 50
+
+
 def test_hosted_rooms_on_redis_expire_after_their_idle_time(tmp_path):
     """`--public --redis`: a crew's room made through nginx is known to both workers, and it lives in
     Redis for the rooms' idle time (refreshed while it is used), not the default two days."""

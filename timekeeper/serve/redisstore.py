@@ -26,7 +26,6 @@ import copy
 import json
 import os
 import secrets
-import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
@@ -48,7 +47,6 @@ CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens foll
 REDIS_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 2.0  # the longest close() waits for the background loops
 REDIS_CONNECTIONS = 32  # connections a worker opens to Redis at most (and one for pub/sub)
-REPORT_SAVE_S = 5.0  # a sound device's position reports are written at most this often (each is passed on at once)
 PRESENCE_DELAY_S = 0.1  # arrivals within this are told in one presence list
 CLOCK_FIELDS = ("playback", "holder", "changes", "before_end", "duration_ms")
 
@@ -147,7 +145,6 @@ class RedisStore(Store):
         self._redis: Any = None
         self._tasks: list[asyncio.Task] = []
         self._closing = False  # set by close(): the background loops stop even if a cancellation was swallowed
-        self._report_saved: dict[str, float] = {}  # game id -> when this worker last wrote a report (monotonic s)
         self._telling: set[str] = set()  # games whose presence list is about to be told
         self._pending: set[asyncio.Task] = set()
 
@@ -270,7 +267,6 @@ class RedisStore(Store):
                     self._forget(old)
 
     def _forget(self, game_id: str) -> None:
-        self._report_saved.pop(game_id, None)
         self.cache.pop(game_id, None)
         self.v.pop(game_id, None)
         self.sv.pop(game_id, None)
@@ -311,10 +307,10 @@ class RedisStore(Store):
         """(See Store.update.) Carried out first on a copy of this worker's game, which pub/sub
         keeps current; written only if nobody wrote the game since (else: read it, carry out again).
         The worker's game takes the result once it is written, so commands running at once in one
-        worker never see each other's unwritten changes."""
+        worker never see each other's unwritten changes. A position report that agrees with this
+        worker's copy of the clock changes nothing (Game.report) and costs no Redis call; one that
+        moves it is written like a command, so a worker that reads the game later sees it."""
         fresh = game.id not in self.v or self.cache.get(game.id) is None
-        if report and not fresh and not self._report_save_due(game.id):
-            return await self._pass_report(game, change, tell, skip)
         for _ in range(UPDATE_TRIES):
             current = await self.refresh(game.id) if fresh else self.cache.get(game.id)
             if current is None:
@@ -324,7 +320,7 @@ class RedisStore(Store):
             trial = copy.copy(current)  # the commands replace the clock's fields, never change them in place
             result = change(trial)
             if result is None:
-                if not fresh:  # perhaps only this worker's copy says nothing changes: ask the store
+                if not fresh and not report:  # perhaps only this worker's copy says nothing changes: ask the store
                     fresh = True
                     continue
                 self._same(game, current)
@@ -345,32 +341,6 @@ class RedisStore(Store):
         raise Refused("the game is changing too fast to follow; try again", status=503, code="too_busy",
                       retry_after_s=1)
 
-    def _report_save_due(self, game_id: str) -> bool:
-        """A sound device's position reports are written at most every REPORT_SAVE_S: between
-        them the last written one still places the clock (the sound plays at its own rate), and
-        the report itself reaches every screen at once."""
-        now = time.monotonic()
-        if now - self._report_saved.get(game_id, -REPORT_SAVE_S) < REPORT_SAVE_S:
-            return False
-        self._report_saved[game_id] = now
-        return True
-
-    async def _pass_report(self, game: Game, change: Change, tell: Tell | None, skip: object) -> object:
-        """A position report passed to every worker without writing it (see _report_save_due)."""
-        current = self.cache[game.id]
-        trial = copy.copy(current)
-        result = change(trial)
-        if result is None:
-            return None
-        clock = _clock_of(trial)
-        _apply_clock(current, clock)
-        self._same(game, current)
-        if tell is not None:
-            envelope = self._envelope(game.id, tell(trial), skip, self.v[game.id], clock, report=True)
-            async with self.failures():
-                await self.redis.publish(CHANNEL, envelope)
-        return result
-
     @staticmethod
     def _same(game: Game, current: Game) -> None:
         if game is not current:
@@ -386,18 +356,14 @@ class RedisStore(Store):
         async with self.failures():
             await self.redis.publish(CHANNEL, envelope)
 
-    def _envelope(self, game_id: str, message: dict, skip: object, version: int | None, clock: dict | None,
-                  *, report: bool = False) -> str:
+    def _envelope(self, game_id: str, message: dict, skip: object, version: int | None, clock: dict | None) -> str:
         """A message for every worker: the game, the text for its screens, the socket it skips (on
-        this worker), and with a state the clock's version and the clock (for the workers' copies;
-        `report`: a position report not written, which moves the copies without a new version)."""
+        this worker), and with a state the clock's version and the clock (for the workers' copies)."""
         envelope: dict[str, object] = {"w": self.worker, "g": game_id, "t": json.dumps(message)}
         if skip is not None:
             envelope["s"] = id(skip)
         if version is not None:
             envelope["v"], envelope["c"] = version, clock
-        if report:
-            envelope["r"] = 1
         return json.dumps(envelope)
 
     async def _listen(self) -> None:
@@ -426,7 +392,7 @@ class RedisStore(Store):
             if game is not None:
                 if version < self.v.get(game_id, -1):
                     return  # a newer state has been sent already
-                if version > self.v.get(game_id, -1) or envelope.get("r"):
+                if version > self.v.get(game_id, -1):
                     _apply_clock(game, envelope["c"])
                     self.v[game_id] = version
         skip = envelope.get("s") if envelope.get("w") == self.worker else None

@@ -62,8 +62,9 @@ class Store:
         """Carry out `change` on the game as the store has it now, save the result and send every
         screen (but `skip`) the message `tell` makes of it, as one step that no other worker's
         command interleaves with (so screens get the states in the order they were saved).
-        `change`'s result (None: nothing saved or sent). `report` marks a position report (one
-        process saves those at most every few seconds)."""
+        `change`'s result (None: nothing saved or sent). `report` marks a position report: one that
+        agrees with the clock changes nothing (Game.report), and the store is not asked again
+        about it; one that moves the clock is saved and sent like a command."""
         raise NotImplementedError
 
     def local_games(self) -> list[Game]:
@@ -195,26 +196,14 @@ class LocalStore(Store):
         result = change(game)
         if result is None:
             return None
-        if not report or self._save_due(game):
-            try:
-                self.games.save(game)
-            except TimekeeperError:  # not saved, so not made: every screen keeps what it has
-                game.playback, game.holder, game.changes, game.before_end = before
-                raise
+        try:
+            self.games.save(game)
+        except TimekeeperError:  # not saved, so not made: every screen keeps what it has
+            game.playback, game.holder, game.changes, game.before_end = before
+            raise
         if tell is not None:
             await self.publish(game.id, tell(game), skip, game)
         return result
-
-    def _save_due(self, game: Game) -> bool:
-        """Position reports are saved at most every few seconds (a restart loses no more)."""
-        from timekeeper.serve.games import wall_ms
-
-        now = wall_ms()
-        saved = getattr(game, "_saved_ms", 0.0)
-        if now - saved < 5000:
-            return False
-        game._saved_ms = now  # type: ignore[attr-defined]
-        return True
 
     def local_games(self) -> list[Game]:
         return list(self.games.games.values())
