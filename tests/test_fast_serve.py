@@ -190,3 +190,15 @@ def test_hosted_mode_offers_nothing_of_the_machine(config: ServeConfig, tmp_path
         assert installing.status == 403
 
     served(hosted, check)
+
+
+def test_the_event_loop_is_uvloop_where_installed_and_asyncio_elsewhere(monkeypatch):
+    import sys
+
+    import uvloop
+
+    from timekeeper.serve import app
+
+    assert app._event_loop_runner() is uvloop.run
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # as on Windows: importing it fails
+    assert app._event_loop_runner() is asyncio.run

@@ -70,6 +70,28 @@ def test_page_and_assets_are_small_and_served(server):
         assert part.status == 206 and part.body == video.body[:100]
 
 
+# Run in the server process first: it prints which event loop it serves on, then serves as always.
+SAY_THE_LOOP = (
+    "import asyncio, timekeeper.serve.app as app\n"
+    "_serve = app._serve\n"
+    "async def _saying(config, ready):\n"
+    "    print('event loop:', type(asyncio.get_running_loop()).__module__, flush=True)\n"
+    "    await _serve(config, ready)\n"
+    "app._serve = _saying\n"
+)
+
+
+def test_the_server_runs_on_uvloop(tmp_path):
+    """Linux: the event loop is uvloop's (sockets and TLS in C), as the server runs for players."""
+    running = start_server(tmp_path / "state", prelude=SAY_THE_LOOP)
+    try:
+        assert running.request("/api/tracks").status == 200
+        said = [line.strip() for line in running.output if line.startswith("event loop:")]
+        assert said and said[0].startswith("event loop: uvloop"), running.output
+    finally:
+        assert running.stop() == 130
+
+
 def test_tracks_list_every_builtin_and_the_named_folder(server):
     tracks = server.request("/api/tracks").json()["tracks"]
     official = [t for t in tracks if t["group"] not in ("example", "folder", "added")]

@@ -326,11 +326,22 @@ async def _serve(config: ServeConfig, ready) -> None:
         await runner.cleanup()
 
 
+def _event_loop_runner():
+    """uvloop's event loop where it is installed (Linux and macOS): asyncio's API with its sockets
+    and TLS in C, about a quarter less CPU per joined screen (benchmarks/bench_scaleout.py);
+    asyncio's own loop elsewhere (Windows)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run
+    return uvloop.run
+
+
 def run(config: ServeConfig, ready) -> None:
     """Serve until Ctrl-C (KeyboardInterrupt reaches the caller, which exits 130). `ready(port)` is
     called once the socket listens."""
     try:
-        asyncio.run(_serve(config, ready))
+        _event_loop_runner()(_serve(config, ready))
     except OSError as error:
         from timekeeper.errors import TimekeeperError as Failure
 
