@@ -158,6 +158,35 @@ def test_a_report_that_agrees_with_the_clock_is_not_passed_on(config: ServeConfi
     served(config, check)
 
 
+def test_a_playing_report_read_long_ago_moves_nothing(config: ServeConfig) -> None:
+    """A report read more than REPORT_LATE_MS before it is handled (a stalled network let its
+    backlog through, or the server fell behind) would set every screen back by its delay: it is
+    ignored, and the device's next report moves the clock."""
+    from timekeeper.serve.games import REPORT_LATE_MS
+
+    async def check(client: TestClient) -> None:
+        game = await new_game(client)
+        async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
+                client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
+            await sound.receive_json(timeout=10)
+            await screen.receive_json(timeout=10)
+            await sound.send_json({"type": "hello", "client": "phone-a"})
+            await sound.send_json({"type": "claim"})
+            await sound.send_json({"type": "play"})
+            while (message := await screen.receive_json(timeout=10))["type"] != "state" or \
+                    message["playback"]["status"] != "playing":
+                pass
+            played = message["playback"]
+            stale = played["server_ms"] - REPORT_LATE_MS - 1000
+            await sound.send_json({"type": "report", "at_ms": 5000, "playing": True, "read_ms": stale})
+            await sound.send_json({"type": "report", "at_ms": 6000, "playing": True, "read_ms": played["server_ms"]})
+            while (message := await screen.receive_json(timeout=10))["type"] != "state":
+                pass
+            assert message["playback"]["position_ms"] == 6000  # not 5000 first
+
+    served(config, check)
+
+
 def test_the_ship_log_and_the_lobby(config: ServeConfig) -> None:
     async def check(client: TestClient) -> None:
         listing = await client.get("/api/log")

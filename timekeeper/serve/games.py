@@ -30,7 +30,11 @@ READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
 KEPT_GAMES = 50  # older saved games are forgotten
 KEPT_TRACKS = 64  # parsed tracks kept for the games made from them (track_scenario)
 UNDO_MS = 5000  # an ended action round can be taken back this long
-REPORT_LATE_MS = 2000  # a position report read longer ago than this is taken as read on arrival
+# A playing position read longer ago than this (its Wi-Fi stalled and let a backlog through, or the
+# server fell behind) says nothing reliable about where the sound is now: it is ignored, and the
+# device's next report comes a second later. Taken at arrival, it would set every screen back by
+# its delay (9.5 s seen while a dead worker's 2,500 screens moved to the other, bench_scaleout.py).
+REPORT_LATE_MS = 2000
 # A report within this of where the clock already says the sound is changes nothing, so it is not
 # passed on: screens stay within it of the sound device, and the reports of a device that keeps
 # time (every second, from every room) cost the server and the phones nothing. An audio clock
@@ -158,15 +162,19 @@ class Game:
 
     def report(self, at_ms: float, playing: bool, read_ms: float | None = None) -> bool:
         """The sound device's audio position `at_ms`, read at `read_ms` on the server's clock as the
-        device knows it (taken when it lies within the last REPORT_LATE_MS, so the time the report
-        took to arrive does not move the clock; else: now). True when the playback changed for
-        everyone: not when the report agrees with the clock within REPORT_SAME_MS."""
+        device knows it, so the time the report took to arrive does not move the clock (a moment
+        ahead of now, from an offset a little off, is taken as now; without one: now). True when the
+        playback changed for everyone: not when the report agrees with the clock within
+        REPORT_SAME_MS, nor when a playing position was read more than REPORT_LATE_MS ago (a paused
+        one stays true however late it comes)."""
         self._settle()
         status = self.playback.status
         now = wall_ms()
-        when = read_ms if read_ms is not None and now - REPORT_LATE_MS <= read_ms <= now else now
         position = self._clamp(at_ms)
         if status == PLAYING and playing:
+            if read_ms is not None and read_ms < now - REPORT_LATE_MS:
+                return False
+            when = min(read_ms, now) if read_ms is not None else now
             if abs(position - self.playback.now_ms(when)) <= REPORT_SAME_MS:
                 return False
             self.playback = Playback(PLAYING, position, when)
