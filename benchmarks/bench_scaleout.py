@@ -16,13 +16,17 @@ Measures (targets of issue 25):
 - one worker killed (SIGKILL) mid-mission: the time until every screen is back within 100 ms of
   its sound device (screens reconnect through nginx as the page does: 0.5 s, then doubling, each wait spread
   over 0.5-1.5 times itself), and
-  every room still there and playing (< 5 s, none lost);
+  every room still there and playing (< 5 s, none lost); meanwhile, how far the clocks of the
+  screens not back yet are from their device (a page goes on counting from its last state while its
+  socket is down, and the device goes on playing); the CPU each process used until then;
 - the rooms asking for mission 1 with the same settings (every room here): mixes made (the Redis
   lock's count, target 1) with an empty clip cache;
 - memory per room: the workers' resident memory and Redis's, before and after the rooms.
 
 Connections come from 100 loopback addresses (127.0.1.1 ...), as many phones would: nginx allows
-100 connections per client address. The open-files limit of this process is raised to its hard limit.
+100 connections per client address. This process runs on uvloop (its sockets and TLS in C): it
+stands in for 5,000 phones on the same 2 cores as the deployment, and should take as little of them
+as it can. The open-files limit of this process is raised to its hard limit.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import collections
 import json
 import os
 import random
+import re
 import signal
 import ssl
 import subprocess
@@ -40,6 +45,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -53,6 +60,9 @@ SAMPLE_EVERY_S = 1.0
 IN_SYNC_MS = 100.0
 CONNECT_AT_ONCE = 64
 RECONNECT_LIMIT_S = 30.0
+# The page sets no timeout on opening its WebSocket (a browser waits minutes for a handshake);
+# giving one up after a few seconds would throw its work away and queue it again at the back.
+OPEN_TIMEOUT_S = RECONNECT_LIMIT_S
 WARM_ROOMS = 4  # made first: the workers' one-time memory (the prepared mix) is not counted per room
 
 
@@ -75,6 +85,14 @@ def cpu_s(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def with_children(pid: int) -> list[int]:
+    """`pid` and its children (nginx's master and its worker process)."""
+    try:
+        return [pid, *(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+    except OSError:
+        return [pid]
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -136,7 +154,8 @@ class Screen:
     async def _connect(self) -> None:
         url = f"{self.bench.ws_base}/api/games/{self.room.game_id}/ws"
         self._step("asked again")
-        self.socket = await asyncio.wait_for(self.session.ws_connect(url, ssl=self.bench.tls, heartbeat=None), 10)
+        self.socket = await asyncio.wait_for(self.session.ws_connect(url, ssl=self.bench.tls, heartbeat=None),
+                                             OPEN_TIMEOUT_S)
         self._step("WebSocket open")
         await self.socket.send_str(json.dumps({"type": "hello", "client": self.client, "kind": "phone"}))
         if self.device and self.room.claimed:
@@ -176,6 +195,13 @@ class Screen:
             if kind in ("pong", "state") and self.lost_at is not None and self.back_in_sync_s is None:
                 self.sync_error()  # back after its worker died: in sync yet?
         raise ConnectionError("closed")
+
+    def own_clock_error(self) -> float | None:
+        """|this screen's clock - its room's device|, ms, connected or not: while its socket is down a
+        page goes on counting from the last state it had, and the device goes on playing."""
+        now = time.time() * 1000
+        theirs, mine = self.room.sound_ms(now), self.clock_ms(now)
+        return None if theirs is None or mine is None else abs(mine - theirs)
 
     def sync_error(self) -> float | None:
         """|this screen's clock - its room's device|, ms, now (None: no clock to compare); notes
@@ -227,6 +253,8 @@ class Bench:
         self.gave_up = 0
         self.sessions: list = []
         self.sampling = False
+        self.outage = False  # a worker was killed and its screens are not all back
+        self.outage_samples: list[float] = []
 
     async def sessions_open(self) -> None:
         import aiohttp
@@ -308,6 +336,10 @@ class Bench:
                 error = screen.sync_error()
                 if error is not None and self.sampling:
                     self.samples.append(error)
+                if self.outage and screen.lost_at is not None and screen.back_in_sync_s is None:
+                    error = screen.own_clock_error()  # (what its crew sees until it is back)
+                    if error is not None:
+                        self.outage_samples.append(error)
                 await asyncio.sleep(SAMPLE_EVERY_S)
 
         await asyncio.gather(*(one(s) for room in self.rooms for s in room.screens if not s.device))
@@ -401,7 +433,7 @@ async def run(args, deployment: Deployment) -> dict:
         redis.get("timekeeper:tally:mix-made") or 0)
 
     # --- steady state, with 10 renders asked for and an API prober ---------------------------------
-    processes = {"workers": pids, "nginx": [deployment.nginx.pid], "redis": [deployment.redis.pid], "load": [os.getpid()]}
+    processes = {"workers": pids, "nginx": with_children(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
     cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in processes.items()}
     steady_started = time.monotonic()
     bench.sampling = True
@@ -433,14 +465,24 @@ async def run(args, deployment: Deployment) -> dict:
     # --- a worker killed mid-mission ------------------------------------------------------------
     on_killed = sum(1 for room in bench.rooms for s in room.screens)  # every screen is watched
     errors_before_kill = len(bench.errors)
+    survivors = {"worker": pids[1:], "nginx": with_children(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
+    cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in survivors.items()}
     deployment.kill_worker(0)  # (the closed sockets' errors are counted, not shown)
     killed = time.monotonic()
+    bench.outage = True
     deadline = killed + RECONNECT_LIMIT_S
     while time.monotonic() < deadline:
         lost = [s for room in bench.rooms for s in room.screens if s.lost_at is not None and not s.device]
         if lost and all(s.back_in_sync_s is not None for s in lost) and time.monotonic() - killed > 8:
             break
         await asyncio.sleep(0.5)
+    bench.outage = False
+    outage = bench.outage_samples
+    figures["worker killed: screens not back yet, their own clocks vs the device, ms (p50, p99, max; samples)"] = (
+        round(quantile(outage, 0.5), 1), round(quantile(outage, 0.99), 1), round(max(outage, default=float("nan")), 1),
+        len(outage))
+    figures["worker killed: CPU used from the kill until the screens were back (8 s at least), s (surviving worker, nginx, redis, load)"] = tuple(
+        round(sum(cpu_s(pid) for pid in group) - cpu_before[name], 1) for name, group in survivors.items())
     lost = [s for room in bench.rooms for s in room.screens if s.lost_at is not None]
     followers = [s for s in lost if not s.device]
     back = [s.back_in_sync_s for s in followers if s.back_in_sync_s is not None]
@@ -497,9 +539,14 @@ def main() -> None:
         screens_per_worker = str(args.rooms * SCREENS_PER_ROOM + 100)  # one worker holds them all once the other dies
         deployment = deploy(Path(folder) / "deploy", 2, extra=("--max-screens", screens_per_worker), env=env)
         try:
-            figures = asyncio.run(run(args, deployment))
+            figures = uvloop.run(run(args, deployment))  # (the load's own TLS in C: it stands in for 5,000 phones)
         finally:
             deployment.stop()
+            log = Path(folder) / "deploy" / "nginx" / "error.log"
+            if log.exists():  # what nginx said, by kind ("no live upstreams", "upstream timed out", ...)
+                said = collections.Counter(re.sub(r"^.*?\] \d+#\d+: (\*\d+ )?", "", line).split(" while ")[0][:80]
+                                           for line in log.read_text(errors="replace").splitlines())
+                print(f"nginx said: {dict(said.most_common(6))}", file=sys.stderr)
             for n, worker in enumerate(deployment.workers):  # what a worker said (errors are one line each)
                 said = [line for line in "".join(worker.output).splitlines() if "error" in line.lower()]
                 if said:
