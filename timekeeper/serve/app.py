@@ -33,6 +33,7 @@ from timekeeper.serve.limits import (
 from timekeeper.serve.quiet import install as install_quiet
 from timekeeper.serve.quiet import say
 from timekeeper.serve.routes import (
+    CHECKED_INPUT,
     REPORT_EVERY_S,
     STATE,
     add_routes,
@@ -123,7 +124,7 @@ async def check_input(request: web.Request, handler):
     """The route's declared input (serve/schemas.py), checked before its handler runs."""
     spec = getattr(request.match_info.handler, "route_input", None)
     if spec is not None:
-        request["input"] = await read_input(request, spec)
+        request[CHECKED_INPUT] = await read_input(request, spec)
     return await handler(request)
 
 

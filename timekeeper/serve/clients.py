@@ -41,9 +41,12 @@ def real_client(remote: str, forwarded_for: str | None, trusted: frozenset[str])
     return remote
 
 
+CLIENT = web.RequestKey("client", str)  # the real client address (serve/public.py's middleware)
+
+
 def client_address(request: web.Request) -> str:
     """The request's client address as the middleware of serve/public.py found it."""
-    return request.get("client") or request.remote or ""
+    return request.get(CLIENT) or request.remote or ""
 
 
 def is_https(request: web.Request, config: ServeConfig) -> bool:

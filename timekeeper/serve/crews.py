@@ -99,14 +99,20 @@ class Crews:
             mine.mkdir(parents=True, exist_ok=True)
 
 
+# What the middleware of hosted mode (serve/public.py) found of the asking browser's crew.
+CREW = web.RequestKey("crew", str)  # its id
+CREW_KEY = web.RequestKey("crew_key", str)  # its key (the crew link's secret)
+NEW_CREW_KEY = web.RequestKey("new_crew_key", str)  # a key just made for a browser that came without one
+
+
 def crew_of(request: web.Request) -> str:
     """The asking browser's crew ("" without --public: the machine's)."""
-    return request.get("crew", "")
+    return request.get(CREW, "")
 
 
 def remember_crew(request: web.Request, response: web.StreamResponse, secure: bool) -> None:
     """Give a browser that came without a crew key the one made for it."""
-    key = request.get("new_crew_key")
+    key = request.get(NEW_CREW_KEY)
     if key and not response.prepared:
         response.set_cookie(COOKIE, key, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="Lax", secure=secure,
                             path="/")
@@ -117,6 +123,6 @@ def read_crew(request: web.Request) -> None:
     key = request.cookies.get(COOKIE, "")
     if not KEY.match(key):
         key = new_key()
-        request["new_crew_key"] = key
-    request["crew_key"] = key
-    request["crew"] = crew_id(key)
+        request[NEW_CREW_KEY] = key
+    request[CREW_KEY] = key
+    request[CREW] = crew_id(key)

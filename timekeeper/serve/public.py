@@ -14,8 +14,18 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from timekeeper.serve.clients import client_address, is_https, public_base, real_client
-from timekeeper.serve.crews import COOKIE, COOKIE_MAX_AGE_S, KEY, crew_id, read_crew, remember_crew
+from timekeeper.serve.clients import CLIENT, client_address, is_https, public_base, real_client
+from timekeeper.serve.crews import (
+    COOKIE,
+    COOKIE_MAX_AGE_S,
+    CREW,
+    CREW_KEY,
+    KEY,
+    NEW_CREW_KEY,
+    crew_id,
+    read_crew,
+    remember_crew,
+)
 from timekeeper.serve.rates import WHAT
 from timekeeper.serve.rooms import ROOMS, Rooms, keep_rooms, touch
 from timekeeper.serve.routes import STATE, json_error, state_of
@@ -52,7 +62,7 @@ async def hosted(request: web.Request, handler):
     the room a request names kept alive."""
     state = state_of(request)
     config = state.config
-    request["client"] = real_client(request.remote or "", request.headers.get("X-Forwarded-For"),
+    request[CLIENT] = real_client(request.remote or "", request.headers.get("X-Forwarded-For"),
                                     frozenset(config.trusted_proxies))
     if not config.public or state.rates is None:
         return await handler(request)
@@ -79,15 +89,15 @@ async def crew_link(request: web.Request) -> web.Response:
     response = web.Response(status=302, headers={"Location": "/log", "Cache-Control": "no-store"})
     response.set_cookie(COOKIE, key, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="Lax",
                         secure=is_https(request, request.app[STATE].config), path="/")
-    request.pop("new_crew_key", None)
-    request["crew"] = crew_id(key)
+    request.pop(NEW_CREW_KEY, None)
+    request[CREW] = crew_id(key)
     return response
 
 
 @declares(NO_INPUT)
 async def crew_info(request: web.Request) -> web.Response:
     """The crew link of this browser's crew, to bookmark or open on another device."""
-    key = request.get("crew_key", "")
+    key = request.get(CREW_KEY, "")
     if not key:
         raise web.HTTPNotFound()
     return web.json_response({"link": f"{public_base(request, request.app[STATE].config)}/crew/{key}"},

@@ -102,9 +102,12 @@ def error_body(error: TimekeeperError) -> dict:
     return {"error": error.message, "code": code, **({"field": field} if field else {})}
 
 
+CHECKED_INPUT = web.RequestKey("input", Checked)  # set by serve/app.py's middleware
+
+
 def checked(request: web.Request) -> Checked:
     """The request's input as its route's schema checked it (serve/app.py's middleware)."""
-    return request["input"]
+    return request[CHECKED_INPUT]
 
 
 def state_of(request: web.Request) -> ServerState:
