@@ -63,7 +63,7 @@ async def hosted(request: web.Request, handler):
     state = state_of(request)
     config = state.config
     request[CLIENT] = real_client(request.remote or "", request.headers.get("X-Forwarded-For"),
-                                    frozenset(config.trusted_proxies))
+                                  frozenset(config.trusted_proxies))
     if not config.public or state.rates is None:
         return await handler(request)
     client = client_address(request)
