@@ -6,6 +6,7 @@ limits and the browser are the full tier's (test_serve_*.py)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import wave
 from collections.abc import Awaitable, Callable
@@ -130,30 +131,41 @@ def test_a_screen_hears_the_clock_over_its_websocket(config: ServeConfig) -> Non
     served(config, check)
 
 
+@contextlib.asynccontextmanager
+async def sound_and_screen(client: TestClient):
+    """A new game playing: its sound device's socket, another screen's, and the playing state the
+    screen was sent (position_ms was true at at_ms, on the server's clock)."""
+    game = await new_game(client)
+    async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
+            client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
+        await sound.receive_json(timeout=10)
+        await screen.receive_json(timeout=10)
+        await sound.send_json({"type": "hello", "client": "phone-a"})
+        await sound.send_json({"type": "claim"})
+        await sound.send_json({"type": "play"})
+        while (message := await screen.receive_json(timeout=10))["type"] != "state" or \
+                message["playback"]["status"] != "playing":
+            pass
+        yield sound, screen, message["playback"]
+
+
+async def next_state(screen) -> dict:
+    while (message := await screen.receive_json(timeout=10))["type"] != "state":
+        pass
+    return message["playback"]
+
+
 def test_a_report_that_agrees_with_the_clock_is_not_passed_on(config: ServeConfig) -> None:
     """The sound device reports its position every second; only a report that moves the clock
     (beyond REPORT_SAME_MS) reaches the other screens."""
     from timekeeper.serve.games import REPORT_SAME_MS
 
     async def check(client: TestClient) -> None:
-        game = await new_game(client)
-        async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
-                client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
-            await sound.receive_json(timeout=10)
-            await screen.receive_json(timeout=10)
-            await sound.send_json({"type": "hello", "client": "phone-a"})
-            await sound.send_json({"type": "claim"})
-            await sound.send_json({"type": "play"})
-            while (message := await screen.receive_json(timeout=10))["type"] != "state" or \
-                    message["playback"]["status"] != "playing":
-                pass
-            played = message["playback"]  # position_ms was true at at_ms (the server's clock)
+        async with sound_and_screen(client) as (sound, screen, played):
             agreeing = played["position_ms"] + REPORT_SAME_MS / 2
             await sound.send_json({"type": "report", "at_ms": agreeing, "playing": True, "read_ms": played["at_ms"]})
             await sound.send_json({"type": "report", "at_ms": 5000, "playing": True, "read_ms": played["at_ms"]})
-            while (message := await screen.receive_json(timeout=10))["type"] != "state":
-                pass
-            assert message["playback"]["position_ms"] == 5000  # the agreeing report was not passed on
+            assert (await next_state(screen))["position_ms"] == 5000  # the agreeing report was not passed on
 
     served(config, check)
 
@@ -165,24 +177,11 @@ def test_a_playing_report_read_long_ago_moves_nothing(config: ServeConfig) -> No
     from timekeeper.serve.games import REPORT_LATE_MS
 
     async def check(client: TestClient) -> None:
-        game = await new_game(client)
-        async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
-                client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
-            await sound.receive_json(timeout=10)
-            await screen.receive_json(timeout=10)
-            await sound.send_json({"type": "hello", "client": "phone-a"})
-            await sound.send_json({"type": "claim"})
-            await sound.send_json({"type": "play"})
-            while (message := await screen.receive_json(timeout=10))["type"] != "state" or \
-                    message["playback"]["status"] != "playing":
-                pass
-            played = message["playback"]
+        async with sound_and_screen(client) as (sound, screen, played):
             stale = played["server_ms"] - REPORT_LATE_MS - 1000
             await sound.send_json({"type": "report", "at_ms": 5000, "playing": True, "read_ms": stale})
             await sound.send_json({"type": "report", "at_ms": 6000, "playing": True, "read_ms": played["server_ms"]})
-            while (message := await screen.receive_json(timeout=10))["type"] != "state":
-                pass
-            assert message["playback"]["position_ms"] == 6000  # not 5000 first
+            assert (await next_state(screen))["position_ms"] == 6000  # not 5000 first
 
     served(config, check)
 
