@@ -44,6 +44,10 @@ class ChildSoundCache(SoundCache):
     def __init__(self, folder: Path, limit_bytes: int, locks: SoundLocks | None = None) -> None:
         super().__init__(folder, limit_bytes, locks)
         self._child: multiprocessing.process.BaseProcess | None = None
+        self._listener: threading.Thread | None = None  # the thread reading the current child's reports
+        # One thread at a time collects a child's exit status: when two call waitpid at once, the
+        # one that finds it collected already takes the child for alive (and would kill its pid).
+        self._reaping = threading.Lock()
         self._orders: Connection | None = None
         self._send_guard = threading.Lock()
         self._deaths: dict[str, int] = {}
@@ -63,7 +67,7 @@ class ChildSoundCache(SoundCache):
                 return
             if not self._claim(sound):
                 return
-            if self._child is None or not self._child.is_alive():
+            if self._child is None or not self._alive(self._child):
                 self._start_child()
             assert self._child is not None and self._orders is not None
             orders, self._maker[sound.key] = self._orders, self._child
@@ -85,7 +89,21 @@ class ChildSoundCache(SoundCache):
         orders.close()  # the child holds these ends: EOF on the reports once it has ended
         reporting.close()
         self._child, self._orders = child, ordering
-        threading.Thread(target=self._listen, args=(child, reports), name="timekeeper-sound-listener", daemon=True).start()
+        self._listener = threading.Thread(target=self._listen, args=(child, reports), name="timekeeper-sound-listener",
+                                          daemon=True)
+        self._listener.start()
+
+    def _alive(self, child: multiprocessing.process.BaseProcess) -> bool:
+        with self._reaping:
+            return child.is_alive()
+
+    def _reap(self, child: multiprocessing.process.BaseProcess, timeout_s: float) -> bool:
+        """Wait up to `timeout_s` for `child` to end and collect its exit status; True while it lives."""
+        ended = multiprocessing.connection.wait([child.sentinel], timeout_s)  # (waiting collects nothing)
+        with self._reaping:
+            if ended:
+                child.join()  # its pipes are closed: it is gone, or going, in a moment
+            return child.is_alive()
 
     def _listen(self, child: multiprocessing.process.BaseProcess, reports: Connection) -> None:
         """Note each file the child is over with, until it ends; then forget (or fail) its jobs."""
@@ -103,7 +121,7 @@ class ChildSoundCache(SoundCache):
                     if failed is not None:
                         self._failed[key] = failed
         reports.close()
-        child.join(STOP_WAIT_S)
+        self._reap(child, STOP_WAIT_S)
         with self._guard:
             if self._child is child:
                 self._child = None
@@ -122,15 +140,15 @@ class ChildSoundCache(SoundCache):
         """Stop the child after its current step (a file left unfinished is made again when asked)."""
         with self._wake:
             self._stopping.set()
-            child, orders = self._child, self._orders
+            child, orders, listener = self._child, self._orders, self._listener
         if orders is not None:
             with contextlib.suppress(OSError):
                 orders.close()  # the child's loop ends: it stops its threads and exits
-        if child is not None:
-            child.join(STOP_WAIT_S)
-            if child.is_alive():
-                child.kill()
-                child.join(STOP_WAIT_S)
+        if child is not None and self._reap(child, STOP_WAIT_S):
+            child.kill()
+            self._reap(child, STOP_WAIT_S)
+        if listener is not None:
+            listener.join(STOP_WAIT_S)  # it has read the child's last report: nothing touches the child after this
 
 
 class _ReportingCache(SoundCache):
