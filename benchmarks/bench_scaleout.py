@@ -208,11 +208,9 @@ class Screen:
         when a screen that lost its worker is first back within IN_SYNC_MS."""
         if self.device or not self.connected.is_set():
             return None
-        now = time.time() * 1000
-        theirs, mine = self.room.sound_ms(now), self.clock_ms(now)
-        if theirs is None or mine is None:
+        error = self.own_clock_error()
+        if error is None:
             return None
-        error = abs(mine - theirs)
         if self.lost_at is not None and self.back_in_sync_s is None and error <= IN_SYNC_MS:
             self.back_in_sync_s = time.monotonic() - self.lost_at
         return error
