@@ -142,20 +142,29 @@ def synthesized_default_voice() -> Iterator[None]:
         os.environ["TIMEKEEPER_DEFAULT_VOICE"] = saved
 
 
-@pytest.fixture
-def open_browsers():
-    """`open_browsers(size, phone=False)`: a headless Chromium at that size, quit after the test."""
-    from serving import chromium
+@pytest.fixture(scope="session")
+def browser_pool():
+    """The headless Chromiums this test process keeps between tests (serving.BrowserPool)."""
+    from serving import BrowserPool
 
-    drivers = []
+    pool = BrowserPool()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def open_browsers(browser_pool):
+    """`open_browsers(size, phone=False)`: a headless Chromium at that size, as new, given back
+    to the pool (or quit) after the test."""
+    taken = []
 
     def make(size, phone=False):
-        drivers.append(chromium(size, phone=phone))
-        return drivers[-1]
+        taken.append((size, phone, browser_pool.take(size, phone)))
+        return taken[-1][2]
 
     yield make
-    for driver in drivers:
-        driver.quit()
+    for size, phone, driver in taken:
+        browser_pool.give_back(size, phone, driver)
 
 
 @pytest.fixture(scope="module")
