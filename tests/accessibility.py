@@ -170,6 +170,15 @@ def english_only_words(language: str) -> set[str]:
 def english_words_left(driver, language: str) -> list[str]:
     """Words of the English page (its catalogue) shown on this screen of a page in `language` that
     `language`'s own catalogue never uses: chrome left untranslated. Names are allowed."""
+    return sorted(english_words_shown(driver, language))
+
+
+def english_words_shown(driver, language: str) -> dict[str, list[str]]:
+    """english_words_left's words, each with the lines of the screen's text that show it."""
     english_only = english_only_words(language)
-    shown = set(re.findall(r"[^\W\d_]{3,}", driver.execute_script(VISIBLE_WORDS).lower()))
-    return sorted(shown & english_only)
+    lines = driver.execute_script(VISIBLE_WORDS).lower().splitlines()
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        for word in set(re.findall(r"[^\W\d_]{3,}", line)) & english_only:
+            found.setdefault(word, []).append(line.strip()[:200])
+    return found

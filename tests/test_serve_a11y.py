@@ -16,6 +16,7 @@ from accessibility import (
     describe,
     english_only_words,
     english_words_left,
+    english_words_shown,
     open_screen,
     small_targets,
 )
@@ -145,16 +146,18 @@ def test_no_english_words_are_left_on_any_screen(server, open_browsers, language
     """Every screen in every language: no word of the English page that the language's own
     catalogue never uses (names allowed), in the text, the labels, the titles and the options."""
     driver = open_browsers(PHONE, True)
-    found = {}
+    found, shown_in = {}, {}  # each screen's English words; the lines that show them (the failure's message)
     for screen in SCREENS:
         open_screen(driver, server, screen, language)
-        if screen == "setup":
-            for tab in ("tab-gen", "tab-code", "tab-file"):
+        views = [(tab, "setup") for tab in ("tab-gen", "tab-code", "tab-file")] if screen == "setup" else []
+        for tab, name in [*views, (None, screen)]:
+            if tab:
                 driver.find_element("id", tab).click()
-                found.setdefault("setup", []).extend(english_words_left(driver, language))
-        found.setdefault(screen, []).extend(english_words_left(driver, language))
+            for word, lines in english_words_shown(driver, language).items():
+                found.setdefault(name, []).append(word)
+                shown_in.setdefault(word, lines)
     found = {screen: sorted(set(words)) for screen, words in found.items() if words}
-    assert not found, repr(found)
+    assert not found, f"{found!r}, shown in: {shown_in!r}"
     # the check is real: an English label put back on the page is found
     english = sorted(english_only_words(language))[:3]
     driver.execute_script("const p = document.createElement('p'); p.textContent = arguments[0]; document.body.append(p);",
