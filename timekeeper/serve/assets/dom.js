@@ -53,6 +53,12 @@ export function element(tag, props = {}, ...children) {
   return made;
 }
 
+// Set a property of `node` (its text, hidden, disabled ...) only if that changes it: a frame that
+// writes what is shown already makes the browser lay out and paint again for nothing (a phone's battery).
+export function change(node, property, value) {
+  if (node[property] !== value) node[property] = value;
+}
+
 export function option(value, label) {
   return element("option", { value, textContent: label });
 }

@@ -4,7 +4,7 @@
 import { cuesBegun, historyText, outageAt, prompterPlan, soundAt, soundIcon, wordsOf } from "./captions.js";
 import { clockText, leftText, mayEnd, phaseAt, secondsTo } from "./clock.js";
 import { report } from "./connection.js";
-import { element, page } from "./dom.js";
+import { change, element, page } from "./dom.js";
 import { t } from "./i18n.js";
 import { drawResume, missionMs } from "./mission.js";
 import { measured, view } from "./state.js";
@@ -28,15 +28,15 @@ function frame() {
   const said = view.game.words;
   const isOver = view.playback.status === "ended";
   if (isOver) {
-    page.phase.textContent = t("page.over.phase");
-    page.left.textContent = clockText(0);
-    page.elapsed.textContent = t("page.over.at", { time: clockText(ms) });
+    change(page.phase, "textContent", t("page.over.phase"));
+    change(page.left, "textContent", clockText(0));
+    change(page.elapsed, "textContent", t("page.over.at", { time: clockText(ms) }));
   } else {
-    page.phase.textContent = over ? said.mission_end : `${said.phase} ${phase}`;
-    page.left.textContent = leftText(leftMs);
-    page.elapsed.textContent = `${clockText(ms)} / ${clockText(ends.at(-1))}`;
+    change(page.phase, "textContent", over ? said.mission_end : `${said.phase} ${phase}`);
+    change(page.left, "textContent", leftText(leftMs));
+    change(page.elapsed, "textContent", `${clockText(ms)} / ${clockText(ends.at(-1))}`);
   }
-  page.end.disabled = !mayEnd(ends, ms) || isOver;
+  change(page.end, "disabled", !mayEnd(ends, ms) || isOver);
   const first = view.cues[0] && view.cues[0].speech[0];
   if (measured.alertAt === null && first && ms >= first.at_ms + 20) {
     measured.alertAt = performance.now(); // Play pressed -> the first words are being played
@@ -45,7 +45,7 @@ function frame() {
   drawBanner(ms);
   drawPrompt(ms);
   drawResume(ms);
-  page.flash.hidden = performance.now() > view.flashUntil;
+  change(page.flash, "hidden", performance.now() > view.flashUntil);
   const audible = view.sound && !page.audio.paused;
   if (audible && performance.now() - view.lastReport > REPORT_EVERY_MS) report();
   if (view.playback.status === "playing" || audible || !page.flash.hidden) view.frameId = requestAnimationFrame(frame);
@@ -93,8 +93,8 @@ function drawCaptions(ms) {
   if (shown && Number(shown.dataset.words) !== wordsOf(current, ms).length) page.caption.replaceChildren(captionElement(current, ms));
   page.caption.classList.toggle("fresh", ms < current.end_ms + CAPTION_HOLD_MS);
   const sound = soundAt(current, ms);
-  page.sfx.hidden = !sound;
-  if (sound) page.sfx.textContent = sound.name ? `${soundIcon(sound)} ${sound.name.toUpperCase()}` : "";
+  change(page.sfx, "hidden", !sound);
+  if (sound) change(page.sfx, "textContent", sound.name ? `${soundIcon(sound)} ${sound.name.toUpperCase()}` : "");
 }
 
 // Quiet mode: each announcement fills the screen for a moment, and the phone vibrates.
@@ -108,14 +108,14 @@ function flash(cue) {
 
 function drawBanner(ms) {
   const down = view.playback.status !== "ended" && outageAt(view.cues, ms);
-  page.banner.hidden = !down;
-  if (down) page.banner.textContent = view.game.words.comms_down.toUpperCase();
+  change(page.banner, "hidden", !down);
+  if (down) change(page.banner, "textContent", view.game.words.comms_down.toUpperCase());
 }
 
 // The prompter's lines at `ms`, made again only when their words change.
 function drawPrompt(ms) {
   const box = page.prompt;
-  box.hidden = !view.prompter;
+  change(box, "hidden", !view.prompter);
   if (!view.prompter) return;
   const plan = prompterPlan(view.cues, ms, PROMPT_AHEAD_MS);
   const lines = plan.sounds.map((sound) => element("p", { className: "mark",

@@ -6,7 +6,7 @@ import { showCard } from "./after.js";
 import { keepAwake } from "./awake.js";
 import { clockText, positionAt } from "./clock.js";
 import { connect, joined, ping, reconnect, report, send } from "./connection.js";
-import { page, toast } from "./dom.js";
+import { change, page, toast } from "./dom.js";
 import { wake } from "./frame.js";
 import { t } from "./i18n.js";
 import { showGameLink } from "./joining.js";
@@ -143,7 +143,7 @@ export function offerResume() {
 
 export function drawResume(ms) {
   if (page.resume.hidden) return;
-  page.resumeButton.textContent = t("page.resume.button", { time: clockText(ms) });
+  change(page.resumeButton, "textContent", t("page.resume.button", { time: clockText(ms) }));
 }
 
 function resumeHere() {
