@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from accessibility import axe_available, axe_violations, describe, small_targets
-from serving import LAPTOP, PHONE, chromium, start_server, wait_for
+from serving import LAPTOP, PHONE, start_server, wait_for
 
 from timekeeper.i18n import messages
 
@@ -63,24 +63,18 @@ def test_the_crew_link_opens_the_crews_log_and_only_there(hosted, open_browsers,
     driver.find_element("id", "crewlink-copy").click()
     wait_for(driver, f"document.getElementById('toast').textContent === {words['log.crew.copied']!r}")
 
-    other = chromium(size, phone=phone)  # another phone of the crew: the link is all it needs
-    try:
-        other.get(link)
-        wait_for(other, "location.pathname === '/log' && document.querySelector('#log-table tbody tr')")
-        assert rows(other) == 1
-        assert other.find_element("id", "crewlink-url").get_attribute("value") == link
-    finally:
-        other.quit()
-    stranger = chromium(size, phone=phone)  # another crew's browser
-    try:
-        stranger.get(hosted.url + "log")
-        stranger.execute_script("localStorage.setItem('tk-language', arguments[0])", language)
-        stranger.refresh()
-        wait_for(stranger, f"document.documentElement.lang === '{language}' && !document.getElementById('crewlink').hidden && document.getElementById('crewlink-url').value")
-        assert rows(stranger) == 1 and stranger.find_element("css selector", "#log-table tbody").text == words["log.empty"]
-        assert stranger.find_element("id", "crewlink-url").get_attribute("value") != link
-    finally:
-        stranger.quit()
+    other = open_browsers(size, phone)  # another phone of the crew: the link is all it needs
+    other.get(link)
+    wait_for(other, "location.pathname === '/log' && document.querySelector('#log-table tbody tr')")
+    assert rows(other) == 1
+    assert other.find_element("id", "crewlink-url").get_attribute("value") == link
+    stranger = open_browsers(size, phone)  # another crew's browser
+    stranger.get(hosted.url + "log")
+    stranger.execute_script("localStorage.setItem('tk-language', arguments[0])", language)
+    stranger.refresh()
+    wait_for(stranger, f"document.documentElement.lang === '{language}' && !document.getElementById('crewlink').hidden && document.getElementById('crewlink-url').value")
+    assert rows(stranger) == 1 and stranger.find_element("css selector", "#log-table tbody").text == words["log.empty"]
+    assert stranger.find_element("id", "crewlink-url").get_attribute("value") != link
 
 
 @pytest.mark.parametrize("language", ["en", "de"])

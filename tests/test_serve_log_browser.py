@@ -43,16 +43,14 @@ def result(driver) -> str:
     return driver.execute_script("return document.getElementById('log-result').textContent")
 
 
-def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_path):
+def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_path, open_browsers):
     server = start_server(tmp_path / "state", "--log", str(tmp_path / "log.sqlite3"))
-    drivers = []
     try:
         game = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-3", "settings": {}}).json()
         for command in ({"type": "play"}, {"type": "seek", "at_ms": game["timeline"]["phase_ends_ms"][1] + 500},
                         {"type": "end"}):
             assert server.request(f"/api/games/{game['id']}/command", method="POST", json_body=command).status == 200
-        phone, laptop = chromium(PHONE, phone=True), chromium(LAPTOP)
-        drivers += [phone, laptop]
+        phone, laptop = open_browsers(PHONE, phone=True), open_browsers(LAPTOP)
         for driver in (phone, laptop):
             joined_after_the_end(driver, game)
 
@@ -72,8 +70,7 @@ def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_p
         assert not laptop.find_element("id", "log-fields").is_displayed()
         assert laptop.find_element("css selector", "#log-result a").get_attribute("href").endswith("/log")
 
-        log = chromium(LAPTOP)
-        drivers.append(log)
+        log = open_browsers(LAPTOP)
         log.get(server.url + "log")
         wait_for(log, "document.querySelector('#log-table tbody .actions button')")
         assert log.execute_script("return document.querySelectorAll('#log-table tbody tr').length") == 1
@@ -129,8 +126,6 @@ def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_p
         wait_for(laptop, f"document.getElementById('log-result').textContent.startsWith("
                          f"'Another screen recorded this game as mission {again.json()['id']}')")
     finally:
-        for driver in drivers:
-            driver.quit()
         assert server.stop() == 130
 
 
@@ -184,7 +179,7 @@ def test_the_log_page_at_phone_and_laptop_sizes(tmp_path):
         assert server.stop() == 130
 
 
-def test_the_log_page_in_german_words_and_numbers(tmp_path):
+def test_the_log_page_in_german_words_and_numbers(tmp_path, open_browsers):
     from logbook_helpers import timekeeper
 
     from timekeeper.i18n import translate
@@ -195,7 +190,7 @@ def test_the_log_page_in_german_words_and_numbers(tmp_path):
                            "--survived", points[0], "--destroyed", points[1])
         assert added.returncode == 0, added.stderr
     server = start_server(tmp_path / "state", "--log", str(log))
-    driver = chromium(PHONE, phone=True)
+    driver = open_browsers(PHONE, phone=True)
     try:
         driver.get(server.url + "log")
         driver.execute_script("localStorage.setItem('tk-language', 'de')")
@@ -208,5 +203,4 @@ def test_the_log_page_in_german_words_and_numbers(tmp_path):
         overall = driver.find_element("css selector", "#log-stats .overall").text
         assert overall == translate("de", "log.overall", missions=2, wins=2, best=14, mean="11,5")  # a German comma
     finally:
-        driver.quit()
         assert server.stop() == 130
