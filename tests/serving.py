@@ -196,7 +196,10 @@ class BrowserPool:
         for index, (idle_key, driver) in enumerate(self.idle):
             if idle_key == key:
                 del self.idle[index]
-                return driver
+                if _alive(driver):
+                    return driver
+                _quietly_quit(driver)  # killed while it waited (a test that kills its process's children)
+                break
         driver = chromium(size, phone=phone)
         _watch(driver)
         return driver
@@ -275,6 +278,14 @@ def _reset(driver) -> bool:
         driver.get_log("browser")  # the console lines of the tests before
         return True
     except Exception:  # a browser that crashed or hung: a new one is launched instead
+        return False
+
+
+def _alive(driver) -> bool:
+    """Whether `driver`'s chromedriver and browser still answer."""
+    try:
+        return driver.service.process.poll() is None and bool(driver.window_handles)
+    except Exception:
         return False
 
 

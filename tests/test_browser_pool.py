@@ -4,6 +4,8 @@ new, with nothing of the test before it; one a test reshaped is not given again.
 from __future__ import annotations
 
 import http.server
+import os
+import signal
 import threading
 from pathlib import Path
 
@@ -95,5 +97,23 @@ def test_a_browser_a_test_reshaped_is_not_given_again(origin):
         other.quit()  # a test that quits its browser
         pool.give_back(PHONE, True, other)
         assert pool.idle == []
+    finally:
+        pool.close()
+
+
+def test_a_browser_killed_while_it_waited_is_replaced(origin):
+    """A test may kill its process's children (test_serve_childrender.py kills a render child): a
+    pooled browser that died meanwhile is not given again."""
+    pool = BrowserPool()
+    try:
+        driver = pool.take(PHONE, True)
+        pool.give_back(PHONE, True, driver)
+        os.kill(driver.service.process.pid, signal.SIGKILL)  # chromedriver: the session is gone
+        driver.service.process.wait(10)
+        fresh = pool.take(PHONE, True)
+        assert fresh.session_id != driver.session_id
+        fresh.get(origin + "plain")
+        assert fresh.title == "plain"
+        pool.give_back(PHONE, True, fresh)
     finally:
         pool.close()
