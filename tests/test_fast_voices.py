@@ -108,3 +108,39 @@ def test_the_servers_terminal_says_one_line_per_kind(capsys: pytest.CaptureFixtu
     say("a phone stopped reading   (ConnectionResetError)")
     say("a phone stopped reading   (ConnectionResetError)")  # the same kind again at once: dropped
     assert capsys.readouterr().err == "timekeeper serve: a phone stopped reading (ConnectionResetError)\n"
+
+
+def test_a_packs_clips_are_levelled_once_and_again_only_when_a_file_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan or render with a pack reads its levelled clips from the clip cache after the first
+    time: no levelling (which loads scipy) then; an edited clip, or a damaged cached one, is levelled again."""
+    from timekeeper.audio import loudness
+    from timekeeper.audio.clipcache import write_wav
+    from timekeeper.environment import Environment, using
+    from timekeeper.voice.packs import PackVoice
+
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    write_wav(pack / "threat.wav", 0.05 * tone(700))  # recorded quietly
+    write_wav(pack / "alert.wav", tone(900))
+    levelled: list[int] = []
+    real = loudness.normalized
+    monkeypatch.setattr(loudness, "normalized", lambda clip, *args, **kwargs: levelled.append(len(clip)) or real(clip, *args, **kwargs))
+
+    def clips() -> tuple[np.ndarray, np.ndarray]:
+        voice = PackVoice(pack, "en", fallback=MeasuredVoice("en"))
+        return voice.clip("threat", "Threat."), voice.clip("alert", "")
+
+    with using(Environment.from_mapping({"TIMEKEEPER_CACHE": str(tmp_path / "cache")})):
+        first = clips()
+        assert len(levelled) == 2 and len(list((tmp_path / "cache" / "packs").rglob("*.wav"))) == 2
+        assert [len(clip) for clip in first] == levelled  # levelling keeps a clip's length (cue moments rely on it)
+        assert loudness.integrated_lufs(first[0]) == pytest.approx(loudness.SPEECH_LUFS, abs=0.5)
+        again = clips()
+        assert len(levelled) == 2  # both from the cache, as they were
+        assert all(np.array_equal(a, b) for a, b in zip(first, again))
+        write_wav(pack / "threat.wav", 0.05 * tone(500))  # the clip recorded again
+        assert len(clips()[0]) < len(first[0]) and len(levelled) == 3
+        alert = max((tmp_path / "cache" / "packs").rglob("*.wav"), key=lambda path: path.stat().st_size)  # the longest clip
+        alert.write_bytes(alert.read_bytes()[:-100])  # a damaged cache file is levelled again, not played
+        assert np.array_equal(clips()[1], first[1]) and len(levelled) == 4

@@ -2,15 +2,17 @@
 
 Every level in the mix is set in LUFS: each phrase and effect is normalized to its target once,
 when it is synthesized or loaded, and kept in the cache, so the streaming mix only adds samples.
-Importing this module loads scipy (about half a second), so the mix imports it only when a clip
-has to be made.
+The measuring libraries (scipy and pyloudnorm: about 2 s to import) are loaded on the first
+measurement (`libraries`), so a run whose clips are all cached never loads them; the targets
+below cost nothing to read.
 """
 
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
-import pyloudnorm
-from scipy import ndimage, signal
 
 from timekeeper.audio.pcm import SAMPLE_RATE, Clip
 
@@ -26,7 +28,15 @@ LEVEL_TOLERANCE_LU = 0.25
 LEVEL_OVERSHOOT = 1.5
 LEVEL_PASSES = 8  # gain + limit, repeated: limiting lowers the loudness a little each time (a peaky phrase needs 8)
 
-_METER = pyloudnorm.Meter(SAMPLE_RATE)
+
+
+@functools.cache
+def libraries() -> types.SimpleNamespace:
+    """scipy's signal and ndimage, and a BS.1770 meter at SAMPLE_RATE, imported on first use."""
+    import pyloudnorm
+    from scipy import ndimage, signal
+
+    return types.SimpleNamespace(meter=pyloudnorm.Meter(SAMPLE_RATE), signal=signal, ndimage=ndimage)
 
 
 def integrated_lufs(clip: Clip) -> float:
@@ -37,14 +47,14 @@ def integrated_lufs(clip: Clip) -> float:
     minimum = int(MIN_MEASURE_S * SAMPLE_RATE)
     if len(samples) < minimum:
         samples = np.tile(samples, -(-minimum // len(samples)))
-    return float(_METER.integrated_loudness(samples))
+    return float(libraries().meter.integrated_loudness(samples))
 
 
 def true_peak_dbtp(clip: Clip) -> float:
     """The true peak of `clip` in dBTP (dB of full scale, between samples included)."""
     if len(clip) == 0:
         return float("-inf")
-    peak = float(np.max(np.abs(signal.resample_poly(np.asarray(clip, dtype=np.float64), OVERSAMPLE, 1))))
+    peak = float(np.max(np.abs(libraries().signal.resample_poly(np.asarray(clip, dtype=np.float64), OVERSAMPLE, 1))))
     return 20 * np.log10(peak) if peak > 0 else float("-inf")
 
 
@@ -55,13 +65,13 @@ def limited(clip: Clip, ceiling_dbtp: float = CLIP_CEILING_DBTP) -> Clip:
     if len(samples) == 0:
         return np.asarray(clip, dtype=np.float32)
     ceiling = 10 ** (ceiling_dbtp / 20)
-    envelope = _peak_envelope(signal.resample_poly(samples, OVERSAMPLE, 1), len(samples))
+    envelope = _peak_envelope(libraries().signal.resample_poly(samples, OVERSAMPLE, 1), len(samples))
     needed = np.minimum(1.0, ceiling / np.maximum(envelope, 1e-12))
     if needed.min() >= 1.0:
         return samples.astype(np.float32)
     width = max(1, LOOKAHEAD_MS * SAMPLE_RATE // 1000)
-    held = ndimage.minimum_filter1d(needed, size=2 * width + 1, mode="nearest")
-    gain = ndimage.uniform_filter1d(held, size=width, mode="nearest")  # never above `needed`
+    held = libraries().ndimage.minimum_filter1d(needed, size=2 * width + 1, mode="nearest")
+    gain = libraries().ndimage.uniform_filter1d(held, size=width, mode="nearest")  # never above `needed`
     out = samples * np.minimum(gain, needed)
     return out.astype(np.float32)
 
@@ -82,12 +92,13 @@ def compressed(clip: Clip, ratio: float = COMPRESS_RATIO) -> Clip:
     so a loud voice needs little limiting."""
     samples = np.asarray(clip, dtype=np.float64)
     width = max(1, COMPRESS_WINDOW_MS * SAMPLE_RATE // 1000)
-    level_db = 10 * np.log10(ndimage.uniform_filter1d(samples**2, size=width, mode="nearest") + 1e-12)
+    level_db = 10 * np.log10(libraries().ndimage.uniform_filter1d(samples**2, size=width, mode="nearest") + 1e-12)
     active = level_db > level_db.max() - 30
     if not np.any(active):
         return samples.astype(np.float32)
     threshold_db = float(np.median(level_db[active]))
     gain_db = -(1 - 1 / ratio) * np.maximum(0.0, level_db - threshold_db)
+    ndimage = libraries().ndimage
     gain_db = ndimage.uniform_filter1d(ndimage.minimum_filter1d(gain_db, size=width), size=width)
     return (samples * 10 ** (gain_db / 20)).astype(np.float32)
 

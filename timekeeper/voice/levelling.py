@@ -13,7 +13,6 @@ preparation makes (the same functions on the same draft), so the audio is the sa
 from __future__ import annotations
 
 import contextlib
-import importlib
 import sys
 import threading
 from collections.abc import Callable, Iterable
@@ -29,9 +28,10 @@ Finish = Callable[[str, Clip], Clip]
 def import_ahead() -> None:
     """Import the levelling's libraries (scipy, pyloudnorm: about a second) in a thread of their
     own, while the phrases are being drafted, unless they are loaded already."""
-    if "timekeeper.audio.loudness" not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=("timekeeper.audio.loudness",), name="timekeeper-import",
-                         daemon=True).start()
+    if "pyloudnorm" not in sys.modules:
+        from timekeeper.audio.loudness import libraries
+
+        threading.Thread(target=libraries, name="timekeeper-import", daemon=True).start()
 
 
 class Levelling:

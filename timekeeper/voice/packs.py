@@ -13,13 +13,14 @@ pack reports which ones. Two community habits are supported:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from timekeeper.audio.pcm import Clip, Progress, clip_ms
+from timekeeper.audio.pcm import Clip, Progress, as_stored, clip_ms
 from timekeeper.errors import VoiceError
 from timekeeper.grammar.phrases import LANGUAGES, PhraseBook, pack_book
 from timekeeper.grammar.script import COUNT_STEP_MS, Cue, Speech
@@ -46,6 +47,7 @@ COMBINED = tuple(f"{kind}_{zone}" for kind in THREAT_KINDS for zone in ZONES)
 EFFECTS = ("alert", "white_noise")
 LONGEST_CLIP_MS = 120_000  # no announcement has a longer slot (a phase-end warning comes every minute)
 LONGEST_EFFECT_MS = 900_000  # static for outages is looped; a long recording is fine up to a track's length
+PACK_CACHE_FORMAT = 1  # bump when the levelling changes otherwise than its targets, so old levelled clips are not reused
 NOT_PACK_NAMES = frozenset({"data_transfer"})  # the phrase "Data transfer." is never a pack file:
 # `data_transfer` is the community's bundle name
 
@@ -83,10 +85,7 @@ class PackVoice(Voice):
         loudly mixes the same): speech at SPEECH_LUFS, effects at their own targets."""
         if name not in self._clips:
             check_length(self.files[name], name)
-            clip = decode_file(self.files[name])
-            if len(clip) == 0 or not np.any(clip):
-                raise VoiceError("the clip holds no audio", path=str(self.files[name]))
-            self._clips[name] = _levelled(name, clip)
+            self._clips[name] = levelled_clip(name, self.files[name])
         return self._clips[name]
 
     def _own(self, key: str) -> bool:
@@ -160,13 +159,13 @@ class PackVoice(Voice):
         key = f"cue:{recording.name}"
         if key not in self._clips:
             check_length(recording.file, recording.name)
-            clip = decode_file(recording.file)
+            clip = levelled_clip(recording.name, recording.file)  # (levelling keeps the length)
             if recording.moment_ms > clip_ms(clip):
                 raise VoiceError(
                     f"cues: {recording.name}: moment {recording.moment_ms / 1000:g} s lies"
                     f" beyond the end of {recording.file.name} ({clip_ms(clip) / 1000:.1f} s)", path=str(self.folder / MANIFEST),
                 )
-            self._clips[key] = _levelled(recording.name, clip)
+            self._clips[key] = clip
         return self._clips[key]
 
     def placements(self, cue: Cue) -> list[Placement]:
@@ -224,13 +223,54 @@ def check_length(path: Path, name: str) -> None:
         )
 
 
-def _levelled(name: str, clip: Clip) -> Clip:
+def levelled_clip(name: str, path: Path) -> Clip:
+    """Pack clip `name` read from `path` and levelled as `_levelled` does, kept in the clip cache
+    under the digest of the file's bytes and the levelling's targets: a pack is levelled once,
+    not on every plan and render (levelling loads scipy, about 2 s, and takes about 0.1 s a clip).
+    An edited clip has another digest, so it is levelled again; a damaged cache file is made again."""
+    import contextlib
+    import hashlib
+
+    from timekeeper.audio.clipcache import DamagedClip, cache_dir, read_wav, write_wav
+    from timekeeper.errors import TimekeeperError
+
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise VoiceError(f"not a readable audio clip ({error.strerror or error})", path=str(path)) from error
+    key = json.dumps([PACK_CACHE_FORMAT, _target(name), hashlib.sha256(data).hexdigest()])
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    cached = cache_dir() / "packs" / digest[:2] / f"{digest}.wav"
+    if cached.is_file():
+        try:
+            return read_wav(cached)
+        except (DamagedClip, OSError):
+            with contextlib.suppress(OSError):
+                cached.unlink()
+    clip = decode_file(path)
+    if len(clip) == 0 or not np.any(clip):
+        raise VoiceError("the clip holds no audio", path=str(path))
+    clip = as_stored(_levelled(name, clip))  # (as the cache gives it back, so the first use sounds as every later one)
+    with contextlib.suppress(OSError, TimekeeperError):  # (a cache that cannot be written costs time, not sound)
+        write_wav(cached, clip)
+    return clip
+
+
+def _target(name: str) -> tuple[float, float, bool]:
+    """The loudness (LUFS), true-peak ceiling (dBTP) and compression pack clip `name` is levelled to."""
     from timekeeper.audio import effects, loudness
 
     if name in effects.EFFECT_LUFS:
         ceiling = effects.STATIC_CEILING_DBTP if name == "white_noise" else effects.EFFECT_CEILING_DBTP
-        return loudness.normalized(clip, effects.EFFECT_LUFS[name], ceiling)
-    return loudness.normalized(clip, loudness.SPEECH_LUFS, compress=True)
+        return effects.EFFECT_LUFS[name], ceiling, False
+    return loudness.SPEECH_LUFS, loudness.CLIP_CEILING_DBTP, True
+
+
+def _levelled(name: str, clip: Clip) -> Clip:
+    from timekeeper.audio import loudness
+
+    lufs, ceiling, compress = _target(name)
+    return loudness.normalized(clip, lufs, ceiling, compress=compress)
 
 
 def _next_zone(parts: list[Speech], index: int) -> str | None:
