@@ -4,12 +4,14 @@
     python benchmarks/bench_tests.py -- tests/test_serve_a11y.py -n 2  # any pytest arguments after --
 
 CPU is read from /proc/stat (every process on the machine, so Chromium's processes count too,
-which the test process never reaps; run it with nothing else busy). Linux only.
+which the test process never reaps; run it with nothing else busy). Linux only. As .ci/run does, it
+compiles timekeeper/ and tests/ first and lets Python keep bytecode (PYTHONDONTWRITEBYTECODE unset).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -34,8 +36,10 @@ def main() -> None:
     args = parser.parse_args()
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(args.pytest_args or FULL_TIER)]
     print("running:", " ".join(command[1:]), flush=True)
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}  # as .ci/run
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "timekeeper", "tests"], cwd=ROOT, env=environment, check=True)
     cpu, started = busy_cpu_s(), time.monotonic()
-    done = subprocess.run(command, cwd=ROOT)
+    done = subprocess.run(command, cwd=ROOT, env=environment)
     cpu, wall = busy_cpu_s() - cpu, time.monotonic() - started
     print(f"wall {wall // 60:.0f}:{wall % 60:04.1f}; machine CPU {cpu:.0f} s ({cpu / wall:.2f} cores busy on average); "
           f"pytest exit status {done.returncode}")
