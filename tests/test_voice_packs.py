@@ -3,6 +3,7 @@ German combined clips, refusing paths outside the pack, damaged clips, export an
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -162,3 +163,21 @@ def test_cli_export_list_and_render_by_pack_name(tmp_path: Path) -> None:
     assert "voice pack:nave" in rendered.stdout and "Warning" not in rendered.stderr
     bad = timekeeper("render", str(SHORT), "--voice", "./nowhere", "-o", str(out), env=env)
     assert bad.returncode == 4 and "no such voice pack folder" in bad.stderr
+
+
+def test_a_second_plan_with_a_pack_levels_nothing_and_loads_no_scipy(english_pack: Path, tmp_path: Path) -> None:
+    """The pack's levelled clips come from the clip cache the second time (scipy, which levelling
+    needs, takes about 2 s to load)."""
+    import subprocess
+    import sys
+
+    pack = copy_pack(english_pack, tmp_path / "levelled")
+    env = {**os.environ, "TIMEKEEPER_CACHE": str(tmp_path / "cache")}
+    plan = f"from timekeeper.cli import main; import sys; main(['plan', {str(SHORT)!r}, '--voice', {str(pack)!r}]); " \
+           "print('scipy loaded' if 'scipy' in sys.modules else 'no scipy')"
+    first, again = (subprocess.run([sys.executable, "-c", plan], env=env, capture_output=True, text=True, timeout=300)
+                    for _ in range(2))
+    assert first.returncode == 0 and first.stdout.rstrip().endswith("scipy loaded"), first.stdout[-300:] + first.stderr[-300:]
+    assert again.returncode == 0 and again.stdout.rstrip().endswith("no scipy"), again.stdout[-300:] + again.stderr[-300:]
+    assert first.stdout == again.stdout.replace("no scipy", "scipy loaded")  # the same plan
+    assert len(list((tmp_path / "cache" / "packs").rglob("*.wav"))) >= 20

@@ -29,7 +29,6 @@ LEVEL_OVERSHOOT = 1.5
 LEVEL_PASSES = 8  # gain + limit, repeated: limiting lowers the loudness a little each time (a peaky phrase needs 8)
 
 
-
 @functools.cache
 def libraries() -> types.SimpleNamespace:
     """scipy's signal and ndimage, and a BS.1770 meter at SAMPLE_RATE, imported on first use."""
@@ -70,8 +69,9 @@ def limited(clip: Clip, ceiling_dbtp: float = CLIP_CEILING_DBTP) -> Clip:
     if needed.min() >= 1.0:
         return samples.astype(np.float32)
     width = max(1, LOOKAHEAD_MS * SAMPLE_RATE // 1000)
-    held = libraries().ndimage.minimum_filter1d(needed, size=2 * width + 1, mode="nearest")
-    gain = libraries().ndimage.uniform_filter1d(held, size=width, mode="nearest")  # never above `needed`
+    ndimage = libraries().ndimage
+    held = ndimage.minimum_filter1d(needed, size=2 * width + 1, mode="nearest")
+    gain = ndimage.uniform_filter1d(held, size=width, mode="nearest")  # never above `needed`
     out = samples * np.minimum(gain, needed)
     return out.astype(np.float32)
 

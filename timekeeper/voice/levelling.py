@@ -26,7 +26,7 @@ Finish = Callable[[str, Clip], Clip]
 
 
 def import_ahead() -> None:
-    """Import the levelling's libraries (scipy, pyloudnorm: about a second) in a thread of their
+    """Import the levelling's libraries (scipy, pyloudnorm: about 2 s) in a thread of their
     own, while the phrases are being drafted, unless they are loaded already."""
     if "pyloudnorm" not in sys.modules:
         from timekeeper.audio.loudness import libraries
