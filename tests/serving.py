@@ -171,10 +171,21 @@ def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ..
         try:
             quit_browser()
         finally:
+            _kill_left_behind(scratch)  # a browser whose chromedriver was killed outlives it
             shutil.rmtree(scratch, ignore_errors=True)
 
     driver.quit = quit_and_clean  # type: ignore[method-assign]
     return driver
+
+
+def _kill_left_behind(scratch: str) -> None:
+    """Kill the Chromium processes still running with their profile in `scratch` (one folder per browser)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and scratch.encode() in (entry / "cmdline").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+        except OSError:  # gone meanwhile, or not ours to read
+            pass
 
 
 # CDP commands that change nothing a later test could see (anything else keeps a browser out of the pool)

@@ -108,6 +108,10 @@ def test_a_browser_killed_while_it_waited_is_replaced(origin):
     try:
         driver = pool.take(PHONE, True)
         pool.give_back(PHONE, True, driver)
+        (browser,) = [child for task in Path(f"/proc/{driver.service.process.pid}/task").iterdir()
+                      for child in (task / "children").read_text().split()]
+        profile = next(arg for arg in (Path("/proc") / browser / "cmdline").read_bytes().split(b"\0")
+                       if arg.startswith(b"--user-data-dir="))
         os.kill(driver.service.process.pid, signal.SIGKILL)  # chromedriver: the session is gone
         driver.service.process.wait(10)
         fresh = pool.take(PHONE, True)
@@ -117,3 +121,12 @@ def test_a_browser_killed_while_it_waited_is_replaced(origin):
         pool.give_back(PHONE, True, fresh)
     finally:
         pool.close()
+    left = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit() and _holds(entry, profile)]
+    assert not left, f"the killed chromedriver's browser is still running: {left}"  # (it would run on after the tests)
+
+
+def _holds(process: Path, text: bytes) -> bool:
+    try:
+        return text in (process / "cmdline").read_bytes()
+    except OSError:
+        return False
