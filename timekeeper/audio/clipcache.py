@@ -3,6 +3,7 @@ verified when read, so a damaged clip is made again instead of played."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import struct
 from pathlib import Path
@@ -43,6 +44,19 @@ def read_wav(path: Path) -> Clip:
     if hashlib.sha256(samples).digest()[:_DIGEST_BYTES] != data[end + 8 :]:
         raise DamagedClip("checksum does not match")
     return from_pcm16(samples)
+
+
+def read_cached(path: Path) -> Clip | None:
+    """The clip the cache keeps as `path`, or None when there is none; a damaged one is removed
+    (so it is made again, never played)."""
+    if not path.is_file():
+        return None
+    try:
+        return read_wav(path)
+    except (DamagedClip, OSError):
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
 
 
 def write_wav(path: Path, clip: Clip) -> None:

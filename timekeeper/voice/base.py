@@ -108,16 +108,13 @@ def cached_or_shipped(path: Path, base: Path, *, write_back: bool = True) -> Cli
     neither has it."""
     import contextlib
 
-    from timekeeper.audio.clipcache import DamagedClip, read_wav, write_wav
+    from timekeeper.audio.clipcache import read_cached, write_wav
     from timekeeper.audio.seed import seed_clip
     from timekeeper.errors import TimekeeperError
 
-    if path.is_file():
-        try:
-            return read_wav(path)
-        except (DamagedClip, OSError):
-            with contextlib.suppress(OSError):
-                path.unlink()
+    clip = read_cached(path)
+    if clip is not None:
+        return clip
     clip = seed_clip(path, base)
     if clip is not None and write_back:
         with contextlib.suppress(OSError, TimekeeperError):  # (only a cache: the shipped clip is read again next time)

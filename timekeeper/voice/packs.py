@@ -231,7 +231,7 @@ def levelled_clip(name: str, path: Path) -> Clip:
     import contextlib
     import hashlib
 
-    from timekeeper.audio.clipcache import DamagedClip, cache_dir, read_wav, write_wav
+    from timekeeper.audio.clipcache import cache_dir, read_cached, write_wav
     from timekeeper.errors import TimekeeperError
 
     try:
@@ -241,12 +241,9 @@ def levelled_clip(name: str, path: Path) -> Clip:
     key = json.dumps([PACK_CACHE_FORMAT, _target(name), hashlib.sha256(data).hexdigest()])
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
     cached = cache_dir() / "packs" / digest[:2] / f"{digest}.wav"
-    if cached.is_file():
-        try:
-            return read_wav(cached)
-        except (DamagedClip, OSError):
-            with contextlib.suppress(OSError):
-                cached.unlink()
+    clip = read_cached(cached)
+    if clip is not None:
+        return clip
     clip = decode_file(path)
     if len(clip) == 0 or not np.any(clip):
         raise VoiceError("the clip holds no audio", path=str(path))
