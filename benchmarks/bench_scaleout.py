@@ -50,6 +50,7 @@ import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from processes import family
 from scaleout import Deployment, deploy, raise_open_files
 
 SCREENS_PER_ROOM = 5
@@ -85,14 +86,6 @@ def cpu_s(pid: int) -> float:
     """CPU seconds (user + system) a process has used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def with_children(pid: int) -> list[int]:
-    """`pid` and its children (nginx's master and its worker process)."""
-    try:
-        return [pid, *(int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
-    except OSError:
-        return [pid]
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -431,7 +424,7 @@ async def run(args, deployment: Deployment) -> dict:
         redis.get("timekeeper:tally:mix-made") or 0)
 
     # --- steady state, with 10 renders asked for and an API prober ---------------------------------
-    processes = {"workers": pids, "nginx": with_children(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
+    processes = {"workers": pids, "nginx": family(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
     cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in processes.items()}
     steady_started = time.monotonic()
     bench.sampling = True
@@ -463,7 +456,7 @@ async def run(args, deployment: Deployment) -> dict:
     # --- a worker killed mid-mission ------------------------------------------------------------
     on_killed = sum(1 for room in bench.rooms for s in room.screens)  # every screen is watched
     errors_before_kill = len(bench.errors)
-    survivors = {"worker": pids[1:], "nginx": with_children(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
+    survivors = {"worker": pids[1:], "nginx": family(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
     cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in survivors.items()}
     deployment.kill_worker(0)  # (the closed sockets' errors are counted, not shown)
     killed = time.monotonic()

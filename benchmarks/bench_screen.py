@@ -23,26 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from accessibility import open_screen
 from bench_scaleout import cpu_s
-from serving import LAPTOP, PHONE, chromium, start_server
+from processes import family
+from serving import LAPTOP, PHONE, chromium, counted, start_counting, start_server
 
-COUNT = """window.benchChanges = 0; window.benchFrames = window.timekeeper.frames;
-new MutationObserver((records) => { window.benchChanges += records.length; })
-  .observe(document.getElementById('game'), {subtree: true, childList: true, characterData: true, attributes: true});"""
 SETTLE_S = 5.0  # after the screen opens: its sound file is made, its first announcements said
-
-
-def family(pid: int) -> list[int]:
-    """`pid` and every process under it."""
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        for task in Path(f"/proc/{current}/task").glob("*"):
-            try:
-                todo.extend(int(child) for child in (task / "children").read_text().split())
-            except OSError:
-                pass
-    return found
 
 
 def cpu_of(pid: int) -> float:
@@ -72,14 +56,14 @@ def main() -> None:
             print(f"opening the mission screen ({args.language}, {'laptop' if args.laptop else 'phone'}) ...", flush=True)
             open_screen(driver, server, "mission", args.language)
             time.sleep(SETTLE_S)
-            driver.execute_script(COUNT)
+            start_counting(driver)
             browser, served, started = cpu_of(driver.service.process.pid), cpu_of(server.process.pid), time.monotonic()
             print(f"measuring {args.seconds:g} s ...", flush=True)
             time.sleep(args.seconds)
             browser = cpu_of(driver.service.process.pid) - browser
             served = cpu_of(server.process.pid) - served
             elapsed = time.monotonic() - started
-            frames, changes = driver.execute_script("return [window.timekeeper.frames - window.benchFrames, window.benchChanges]")
+            frames, changes = counted(driver)
         finally:
             driver.quit()
             server.stop()

@@ -5,6 +5,7 @@ Every request has a timeout; the server is stopped with Ctrl-C (SIGINT) like a u
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from processes import running_with
 from tiers import needs_full_tier
 
 REQUEST_TIMEOUT_S = 30
@@ -122,6 +124,20 @@ def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str
     raise RuntimeError("timekeeper serve did not start:\n" + "".join(lines) + (process.stdout.read() or ""))
 
 
+def start_counting(driver) -> None:
+    """From now on, count the mission screen's animation frames and its changes to the page (DOM
+    mutations under #game); `counted` reads both."""
+    driver.execute_script("""window.countedChanges = 0; window.framesBefore = window.timekeeper.frames;
+new MutationObserver((records) => { window.countedChanges += records.length; })
+  .observe(document.getElementById('game'), {subtree: true, childList: true, characterData: true, attributes: true});""")
+
+
+def counted(driver) -> tuple[int, int]:
+    """The frames drawn and the changes made to the page since `start_counting`."""
+    frames, changes = driver.execute_script("return [window.timekeeper.frames - window.framesBefore, window.countedChanges]")
+    return frames, changes
+
+
 def wait_for(driver, script: str, timeout_s: float = 15.0):
     """Poll `script` (a JS expression) in the page until it is truthy; its value."""
     deadline = time.monotonic() + timeout_s
@@ -180,12 +196,9 @@ def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ..
 
 def _kill_left_behind(scratch: str) -> None:
     """Kill the Chromium processes still running with their profile in `scratch` (one folder per browser)."""
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and scratch.encode() in (entry / "cmdline").read_bytes():
-                os.kill(int(entry.name), signal.SIGKILL)
-        except OSError:  # gone meanwhile, or not ours to read
-            pass
+    for pid in running_with(scratch.encode()):
+        with contextlib.suppress(OSError):  # gone meanwhile
+            os.kill(pid, signal.SIGKILL)
 
 
 # CDP commands that change nothing a later test could see (anything else keeps a browser out of the pool)

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from processes import children, command_line, running_with
 from serving import PHONE, BrowserPool
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (.ci/run)")
@@ -108,10 +109,8 @@ def test_a_browser_killed_while_it_waited_is_replaced(origin):
     try:
         driver = pool.take(PHONE, True)
         pool.give_back(PHONE, True, driver)
-        (browser,) = [child for task in Path(f"/proc/{driver.service.process.pid}/task").iterdir()
-                      for child in (task / "children").read_text().split()]
-        profile = next(arg for arg in (Path("/proc") / browser / "cmdline").read_bytes().split(b"\0")
-                       if arg.startswith(b"--user-data-dir="))
+        (browser,) = children(driver.service.process.pid)
+        profile = next(arg for arg in command_line(browser).split(b"\0") if arg.startswith(b"--user-data-dir="))
         os.kill(driver.service.process.pid, signal.SIGKILL)  # chromedriver: the session is gone
         driver.service.process.wait(10)
         fresh = pool.take(PHONE, True)
@@ -121,12 +120,5 @@ def test_a_browser_killed_while_it_waited_is_replaced(origin):
         pool.give_back(PHONE, True, fresh)
     finally:
         pool.close()
-    left = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit() and _holds(entry, profile)]
+    left = running_with(profile)
     assert not left, f"the killed chromedriver's browser is still running: {left}"  # (it would run on after the tests)
-
-
-def _holds(process: Path, text: bytes) -> bool:
-    try:
-        return text in (process / "cmdline").read_bytes()
-    except OSError:
-        return False

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from decoded import RATE, decode
+from processes import children, command_line
 
 from timekeeper.environment import Environment, current, using
 from timekeeper.scenario.catalog import load_scenario
@@ -19,32 +20,9 @@ from timekeeper.serve.mixes import RenderJob
 from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
 
-def children_of(pid: int) -> list[int]:
-    """The pids of `pid`'s children (from /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def render_children_of(pid: int) -> list[int]:
     """`pid`'s children started by multiprocessing's "spawn" (render children, as serve/childrender.py starts them)."""
-    found = []
-    for child in children_of(pid):
-        try:
-            command = Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"multiprocessing" in command and b"spawn_main" in command:
-            found.append(child)
-    return found
+    return [child for child in children(pid) if b"multiprocessing" in (command := command_line(child)) and b"spawn_main" in command]
 
 
 def niceness(pid: int) -> int:

@@ -14,7 +14,7 @@ import pytest
 import test_serve_browser as browser_tests
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
-from serving import LAPTOP, PHONE, SOUND_START_S, wait_for
+from serving import LAPTOP, PHONE, SOUND_START_S, counted, start_counting, wait_for
 from test_serve_browser import clock, command, shot, start
 
 server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
@@ -217,11 +217,6 @@ def test_no_animation_frames_while_paused_or_ended(server, open_browsers):
     assert "caption" not in live and "said" in live  # whole announcements only, never word by word
 
 
-COUNT_CHANGES = """window.changes = 0; window.framesBefore = window.timekeeper.frames;
-new MutationObserver((records) => { window.changes += records.length; })
-  .observe(document.getElementById('game'), {subtree: true, childList: true, characterData: true, attributes: true});"""
-
-
 def test_a_playing_screen_changes_the_page_only_when_what_it_shows_changes(server, open_browsers):
     """A frame per screen refresh, but the page is written only where the clock, the caption or the
     banner changed: writing the same text 60 times a second made the browser lay out and paint again
@@ -229,9 +224,9 @@ def test_a_playing_screen_changes_the_page_only_when_what_it_shows_changes(serve
     driver = open_browsers(PHONE, phone=True)
     start(driver, server)
     wait_for(driver, "window.timekeeper.frames > 10")
-    driver.execute_script(COUNT_CHANGES)
+    start_counting(driver)
     time.sleep(3.0)
-    frames, changes = driver.execute_script("return [window.timekeeper.frames - window.framesBefore, window.changes]")
+    frames, changes = counted(driver)
     assert frames > 30  # drawn all along (about 180 in 3 s)
     assert changes < 60, (frames, changes)  # the clock's two figures each second, the caption word by word: 12 here; 1,249 before
 

@@ -1,0 +1,41 @@
+"""The machine's processes as Linux's /proc shows them, for tests and benchmarks that watch or clean
+up what they started: a process's children and everything under it, its command line, and the
+processes whose command line holds a text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid` (any of its threads) started and that still run."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.extend(int(child) for child in (task / "children").read_text().split())
+        except OSError:  # the thread ended meanwhile
+            pass
+    return found
+
+
+def family(pid: int) -> list[int]:
+    """`pid` and every process under it."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children(current))
+    return found
+
+
+def command_line(pid: int) -> bytes:
+    """The NUL-separated arguments `pid` was started with (empty when it is gone)."""
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def running_with(text: bytes) -> list[int]:
+    """The processes whose command line holds `text`."""
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit() and text in command_line(int(entry.name))]
