@@ -224,13 +224,14 @@ def check_length(path: Path, name: str) -> None:
 
 
 def levelled_clip(name: str, path: Path) -> Clip:
-    """Pack clip `name` read from `path` and levelled as `_levelled` does, kept in the clip cache
+    """Pack clip `name` read from `path`, levelled to its target (`_target`), kept in the clip cache
     under the digest of the file's bytes and the levelling's targets: a pack is levelled once,
     not on every plan and render (levelling loads scipy, about 2 s, and takes about 0.1 s a clip).
     An edited clip has another digest, so it is levelled again; a damaged cache file is made again."""
     import contextlib
     import hashlib
 
+    from timekeeper.audio import loudness
     from timekeeper.audio.clipcache import cache_dir, read_cached, write_wav
     from timekeeper.errors import TimekeeperError
 
@@ -238,7 +239,8 @@ def levelled_clip(name: str, path: Path) -> Clip:
         data = path.read_bytes()
     except OSError as error:
         raise VoiceError(f"not a readable audio clip ({error.strerror or error})", path=str(path)) from error
-    key = json.dumps([PACK_CACHE_FORMAT, _target(name), hashlib.sha256(data).hexdigest()])
+    lufs, ceiling, compress = target = _target(name)
+    key = json.dumps([PACK_CACHE_FORMAT, target, hashlib.sha256(data).hexdigest()])
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
     cached = cache_dir() / "packs" / digest[:2] / f"{digest}.wav"
     clip = read_cached(cached)
@@ -247,7 +249,8 @@ def levelled_clip(name: str, path: Path) -> Clip:
     clip = decode_file(path)
     if len(clip) == 0 or not np.any(clip):
         raise VoiceError("the clip holds no audio", path=str(path))
-    clip = as_stored(_levelled(name, clip))  # (as the cache gives it back, so the first use sounds as every later one)
+    # stored as the cache gives it back, so the first use sounds as every later one
+    clip = as_stored(loudness.normalized(clip, lufs, ceiling, compress=compress))
     with contextlib.suppress(OSError, TimekeeperError):  # (a cache that cannot be written costs time, not sound)
         write_wav(cached, clip)
     return clip
@@ -261,13 +264,6 @@ def _target(name: str) -> tuple[float, float, bool]:
         ceiling = effects.STATIC_CEILING_DBTP if name == "white_noise" else effects.EFFECT_CEILING_DBTP
         return effects.EFFECT_LUFS[name], ceiling, False
     return loudness.SPEECH_LUFS, loudness.CLIP_CEILING_DBTP, True
-
-
-def _levelled(name: str, clip: Clip) -> Clip:
-    from timekeeper.audio import loudness
-
-    lufs, ceiling, compress = _target(name)
-    return loudness.normalized(clip, lufs, ceiling, compress=compress)
 
 
 def _next_zone(parts: list[Speech], index: int) -> str | None:
