@@ -11,7 +11,7 @@ Measures (targets from issue 21):
   mix prepared meanwhile), <= 1.5 s when Play is pressed as soon as the set-up screen shows it;
   in every language; each measure on a fresh server and browser, a different track for each
   (no mix prepared by an earlier measure), and an empty folder of sound files (the mp3 of the
-  game's sound is encoded as it is played: serve/soundcache.py);
+  game's sound is encoded as it is played: serve/sound/cache.py);
 - page weight: HTML + JS (the service worker too) + CSS + manifest + icons <= 150 KB (the keep-awake videos, loaded only by
   phones without Wake Lock, are not counted).
 """
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from serving import LAPTOP, chromium, start_server, wait_for
 
 from timekeeper.grammar.phrases import LANGUAGES
-from timekeeper.serve.routes import PAGE_SCRIPTS
+from timekeeper.serve.web.routes import PAGE_SCRIPTS
 
 PAGE_FILES = ("/", *(f"/assets/{name}" for name in PAGE_SCRIPTS), "/sw.js", "/assets/style.css", "/assets/manifest.webmanifest",
               "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png")

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
-from timekeeper.serve.routes import PAGE_SCRIPTS
+from timekeeper.serve.web.routes import PAGE_SCRIPTS
 
 
 def page_figures(server) -> tuple[int, float]:

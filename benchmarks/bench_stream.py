@@ -1,4 +1,4 @@
-"""Benchmark of the sound the page plays (serve/mp3stream.py, serve/soundcache.py), with a real
+"""Benchmark of the sound the page plays (serve/sound/mp3stream.py, serve/sound/cache.py), with a real
 server on loopback and Debian's headless chromium.
 
     python benchmarks/bench_stream.py                  # every measure below
@@ -66,7 +66,7 @@ def lame_at(pcm: bytes, kbps: int) -> np.ndarray:
     import lameenc
 
     from timekeeper.audio.codec import LAME_QUALITY
-    from timekeeper.serve.mp3stream import LEAD, RATE, at_rate
+    from timekeeper.serve.sound.mp3stream import LEAD, RATE, at_rate
 
     encoder = lameenc.Encoder()
     encoder.set_bit_rate(kbps)

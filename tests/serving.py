@@ -91,7 +91,7 @@ class Server:
 # `--lan` (the access code on every request) but listening on 127.0.0.1 only, the link's address
 # faked: tests and benchmarks never listen on the network.
 LAN_ON_LOOPBACK = (
-    "import dataclasses, timekeeper.serve.app as app, timekeeper.serve.network as network\n"
+    "import dataclasses, timekeeper.serve.web.app as app, timekeeper.serve.web.network as network\n"
     "network.lan_addresses = lambda: ['127.0.0.1']\n"
     "_run = app.run\n"
     "app.run = lambda config, ready: _run(dataclasses.replace(config, host='127.0.0.1'), ready)\n"

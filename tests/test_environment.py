@@ -61,7 +61,7 @@ def test_an_empty_variable_counts_as_unset():
 def test_library_functions_take_their_folders_from_the_installed_environment(tmp_path):
     from timekeeper.audio.clipcache import cache_dir
     from timekeeper.logbook.database import default_log_path
-    from timekeeper.serve.state import default_state_dir
+    from timekeeper.serve.server import default_state_dir
     from timekeeper.voice.neural import piper_dir
     from timekeeper.voice.select import default_voice, packs_dir
 

@@ -48,8 +48,7 @@ def test_live_plays_the_end_of_a_track_on_a_virtual_clock(monkeypatch: pytest.Mo
 
 
 def test_serve_parses_its_options_and_says_where_it_listens(monkeypatch: pytest.MonkeyPatch) -> None:
-    from timekeeper.serve import app
-
+    from timekeeper.serve.web import app
     started = []
 
     def listen(config, ready) -> None:  # type: ignore[no-untyped-def]

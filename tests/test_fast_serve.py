@@ -1,5 +1,5 @@
 """`timekeeper serve`'s application in the test's own process, through aiohttp's test client on
-loopback (the app that serve/app.py builds, its middleware and every kind of route), the voice a
+loopback (the app that serve/web/app.py builds, its middleware and every kind of route), the voice a
 MeasuredVoice (tests/measuredvoice.py): the fast tier's view of the server. The real process, its
 limits and the browser are the full tier's (test_serve_*.py)."""
 
@@ -16,8 +16,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from measuredvoice import speak_measured
 
-from timekeeper.serve.app import make_app
-from timekeeper.serve.state import ServeConfig
+from timekeeper.serve.server import ServeConfig
+from timekeeper.serve.web.app import make_app
 
 POST = {"X-Timekeeper": "1"}  # the page's header on every POST
 
@@ -158,7 +158,7 @@ async def next_state(screen) -> dict:
 def test_a_report_that_agrees_with_the_clock_is_not_passed_on(config: ServeConfig) -> None:
     """The sound device reports its position every second; only a report that moves the clock
     (beyond REPORT_SAME_MS) reaches the other screens."""
-    from timekeeper.serve.games import REPORT_SAME_MS
+    from timekeeper.serve.games.game import REPORT_SAME_MS
 
     async def check(client: TestClient) -> None:
         async with sound_and_screen(client) as (sound, screen, played):
@@ -174,7 +174,7 @@ def test_a_playing_report_read_long_ago_moves_nothing(config: ServeConfig) -> No
     """A report read more than REPORT_LATE_MS before it is handled (a stalled network let its
     backlog through, or the server fell behind) would set every screen back by its delay: it is
     ignored, and the device's next report moves the clock."""
-    from timekeeper.serve.games import REPORT_LATE_MS
+    from timekeeper.serve.games.game import REPORT_LATE_MS
 
     async def check(client: TestClient) -> None:
         async with sound_and_screen(client) as (sound, screen, played):
@@ -225,8 +225,7 @@ def test_the_event_loop_is_uvloop_where_installed_and_asyncio_elsewhere(monkeypa
 
     import uvloop
 
-    from timekeeper.serve import app
-
+    from timekeeper.serve.web import app
     assert app._event_loop_runner() is uvloop.run
     monkeypatch.setitem(sys.modules, "uvloop", None)  # as on Windows: importing it fails
     assert app._event_loop_runner() is asyncio.run

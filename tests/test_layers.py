@@ -42,6 +42,17 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 LEAVES = ("timekeeper.audio.pcm", "timekeeper.model")  # import nothing of timekeeper
 
+# Inside serve/ the same rule, bottom to top (names relative to timekeeper.serve; a part is placed as a whole).
+SERVE_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__", "refusal", "quiet"),  # a request refused; the terminal's lines
+    ("tracks",),  # what the page offers: the library, the generate form, voice installs
+    ("games",),  # a game and its clock, the lobby, the stores (state folder, Redis)
+    ("guards",),  # client addresses, crews, limits, rates, the queues of slow work
+    ("sound",),  # mixes, the mp3 stream, sound files and their encoder child, renders
+    ("server",),  # everything one running server knows
+    ("web",),  # the aiohttp app, routes and schemas, views, hosted mode
+)
+
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
@@ -211,6 +222,37 @@ def test_a_layer_never_imports_a_higher_one() -> None:
         for module, imported in import_graph().items()
         for other in imported
         if placed.get(unit(other), -1) > placed.get(unit(module), len(LAYERS))
+    )
+    assert not offending, offending
+
+
+def serve_part(module: str) -> str | None:
+    """The part of serve/ a module belongs to ("guards" for timekeeper.serve.guards.limits), or None outside serve/."""
+    parts = module.split(".")
+    if parts[:2] != ["timekeeper", "serve"]:
+        return None
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def test_every_module_of_serve_has_a_place() -> None:
+    placed = {name for names in SERVE_LAYERS for name in names}
+    found = {part for module in import_graph() if (part := serve_part(module))}
+    assert found == placed, f"place these in SERVE_LAYERS: {sorted(found - placed)}; gone: {sorted(placed - found)}"
+
+
+def test_serve_keeps_at_most_six_modules_at_its_top() -> None:
+    top = [path.name for path in (PACKAGE / "serve").glob("*.py")]
+    assert len(top) <= 6, sorted(top)
+
+
+def test_a_part_of_serve_never_imports_a_higher_one() -> None:
+    level = {name: index for index, names in enumerate(SERVE_LAYERS) for name in names}
+    offending = sorted(
+        f"{module} ({part}) imports {other} ({other_part})"
+        for module, imported in import_graph().items()
+        if (part := serve_part(module)) and part != "__init__"
+        for other in imported
+        if (other_part := serve_part(other)) and level[other_part] > level[part]
     )
     assert not offending, offending
 

@@ -1,4 +1,4 @@
-"""Hosted mode's per-client limits counted in Redis (serve/redisrates.py), so they hold across
+"""Hosted mode's per-client limits counted in Redis (serve/guards/redis_rates.py), so they hold across
 workers: a real `redis-server` on loopback, two RedisRates as two workers would hold them, and
 two real `timekeeper serve --public --redis` workers (tests/scaleout.py)."""
 
@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scaleout import deploy, start_redis, stop_process
 
-from timekeeper.serve.redisrates import LEASE_S, Lease, RedisRates
-from timekeeper.serve.redisstore import RedisStore
-from timekeeper.serve.schemas import Refused
+from timekeeper.serve.games.redis_store import RedisStore
+from timekeeper.serve.guards.redis_rates import LEASE_S, Lease, RedisRates
+from timekeeper.serve.refusal import Refused
 
 pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server (.ci/run installs it)")
 

@@ -315,7 +315,7 @@ def test_redis_gone_is_a_clear_503(tmp_path):
 
 def _store_game(game_id: str):
     from timekeeper.scenario.catalog import builtin_paths
-    from timekeeper.serve.games import Game
+    from timekeeper.serve.games.game import Game
 
     text = builtin_paths()["mission-1"].read_text(encoding="utf-8")
     return Game(game_id, "builtin:mission-1", "Mission 1", text, {"language": "en", "voice": None, "players": 5})
@@ -325,8 +325,8 @@ def test_two_workers_writing_one_game_lose_no_change(deployment):
     """Two stores (as two workers) on the real Redis: commands racing on one game are all carried
     out (the loser of a write carries its command out again on the winner's result), and a setup
     change made on a stale copy is refused (409), never written over the other's."""
-    from timekeeper.serve.redisstore import RedisStore
-    from timekeeper.serve.schemas import Refused
+    from timekeeper.serve.games.redis_store import RedisStore
+    from timekeeper.serve.refusal import Refused
 
     async def race() -> None:
         one, two = RedisStore(deployment.redis_url), RedisStore(deployment.redis_url)

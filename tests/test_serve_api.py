@@ -13,7 +13,7 @@ from decoded import RATE, decode
 from running import timekeeper
 from serving import start_server
 
-from timekeeper.serve.routes import PAGE_SCRIPTS
+from timekeeper.serve.web.routes import PAGE_SCRIPTS
 
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
 
@@ -72,7 +72,7 @@ def test_page_and_assets_are_small_and_served(server):
 
 # Run in the server process first: it prints which event loop it serves on, then serves as always.
 SAY_THE_LOOP = (
-    "import asyncio, timekeeper.serve.app as app\n"
+    "import asyncio, timekeeper.serve.web.app as app\n"
     "_serve = app._serve\n"
     "async def _saying(config, ready):\n"
     "    print('event loop:', type(asyncio.get_running_loop()).__module__, flush=True)\n"
@@ -434,7 +434,7 @@ def test_restart_picks_the_mission_up_where_it_is(tmp_path):
 
 
 def test_lan_mode_needs_the_token(tmp_path):
-    fake_network = "import timekeeper.serve.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
+    fake_network = "import timekeeper.serve.web.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
     server = start_server(tmp_path / "state", "--lan", prelude=fake_network)
     try:
         assert server.token and len(server.token) >= 20

@@ -324,7 +324,7 @@ def test_without_lan_the_join_panel_says_how_phones_join(server, open_browsers, 
 
 
 def test_in_lan_mode_the_join_panel_shows_the_qr_code(tmp_path, open_browsers):
-    fake_network = "import timekeeper.serve.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
+    fake_network = "import timekeeper.serve.web.network as network; network.lan_addresses = lambda: ['192.0.2.7']"
     server = start_server(tmp_path / "state", "--lan", prelude=fake_network)
     try:
         driver = open_browsers(PHONE, phone=True)

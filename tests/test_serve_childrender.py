@@ -1,5 +1,5 @@
 """Soundtrack downloads are rendered in a child process at a lower CPU priority
-(timekeeper/serve/childrender.py): the file is the one `render` makes, progress comes back, and a
+(timekeeper/serve/sound/render_child.py): the file is the one `render` makes, progress comes back, and a
 child that dies fails its job with one readable message and leaves no file."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from processes import children, command_line
 
 from timekeeper.environment import Environment, current, using
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.serve.childrender import RENDER_NICE, render_in_child
-from timekeeper.serve.mixes import RenderJob
+from timekeeper.serve.sound.mixes import RenderJob
+from timekeeper.serve.sound.render_child import RENDER_NICE, render_in_child
 from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
 
 def render_children_of(pid: int) -> list[int]:
-    """`pid`'s children started by multiprocessing's "spawn" (render children, as serve/childrender.py starts them)."""
+    """`pid`'s children started by multiprocessing's "spawn" (render children, as serve/sound/render_child.py starts them)."""
     return [child for child in children(pid) if b"multiprocessing" in (command := command_line(child)) and b"spawn_main" in command]
 
 

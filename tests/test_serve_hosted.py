@@ -14,8 +14,8 @@ import pytest
 from running import timekeeper
 from serving import start_server
 
-from timekeeper.serve.crews import COOKIE
-from timekeeper.serve.rates import PER_MINUTE, ClientRates
+from timekeeper.serve.guards.crews import COOKIE
+from timekeeper.serve.guards.rates import PER_MINUTE, ClientRates
 
 VALUES = {"crew": "Ann:captain, Bob:co, Cid:sc, Dee", "survived": "4", "destroyed": "10", "damage_red": "2"}
 CODE = "010AL1TW,050ID,120AL2TR,215DT,340PE1,345AL4TB,450DT,530ID,660PE2"
@@ -186,8 +186,8 @@ def test_websocket_messages_a_minute_per_client(hosted):
 
 
 def test_one_crew_cannot_fill_a_queue_of_slow_work():
-    from timekeeper.serve.schemas import Refused
-    from timekeeper.serve.work import WorkQueue
+    from timekeeper.serve.guards.work_queues import WorkQueue
+    from timekeeper.serve.refusal import Refused
 
     release = threading.Event()
 
@@ -290,7 +290,7 @@ def test_the_public_url_is_what_links_carry(tmp_path):
 
 
 def test_the_client_is_the_address_the_trusted_proxy_adds():
-    from timekeeper.serve.clients import real_client
+    from timekeeper.serve.guards.clients import real_client
 
     proxies = frozenset({"127.0.0.1", "10.0.0.2"})
     assert real_client("127.0.0.1", "203.0.113.9", proxies) == "203.0.113.9"
@@ -327,9 +327,9 @@ def test_the_trusted_proxy_may_hold_more_connections_than_one_client(hosted):
 def test_a_full_server_forgets_only_a_long_unused_crew(tmp_path, monkeypatch):
     import os
 
-    from timekeeper.serve import crews
-    from timekeeper.serve.library import Library
-    from timekeeper.serve.schemas import Refused
+    from timekeeper.serve.guards import crews
+    from timekeeper.serve.refusal import Refused
+    from timekeeper.serve.tracks.library import Library
 
     monkeypatch.setattr(crews, "MAX_CREWS", 2)
     kept = crews.Crews(tmp_path, Library(None, tmp_path / "shared"))

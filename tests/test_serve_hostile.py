@@ -25,10 +25,10 @@ from serving import LAN_ON_LOOPBACK, start_server
 
 TINY = "title: Tiny\nphase_ends: ['1:00', '2:00', '3:00']\nevents:\n  - {at: '0:30', type: threat, t: 1, zone: red}\n"
 LOWER_LIMITS = (
-    "import timekeeper.serve.limits as limits, timekeeper.serve.work as work\n"
+    "import timekeeper.serve.guards.limits as limits, timekeeper.serve.guards.work_queues as work\n"
     "limits.HEADER_TIMEOUT_S = 1.5\nlimits.BODY_TIMEOUT_S = 1.5\nlimits.MAX_CLIENT_SCREENS = 6\nlimits.SCREEN_IDLE_S = 3.0\n"
     "work.RENDERS_WAITING = 1\nwork.SLOW_THREADS = 1\nwork.SLOW_WAITING = 1\n"
-    "import timekeeper.serve.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
+    "import timekeeper.serve.tracks.library as library\nlibrary.MAX_ADDED_TRACKS = 5\n"
 )
 IDLE_SOCKETS = 300
 
@@ -445,7 +445,7 @@ def test_a_read_only_log_gets_503(server, folders, game):
 
 
 def test_a_game_in_play_is_never_forgotten(tmp_path):
-    few = "import timekeeper.serve.games as games; games.KEPT_GAMES = 2\n"
+    few = "import timekeeper.serve.games.game as games; games.KEPT_GAMES = 2\n"
     running = start_server(tmp_path / "state", prelude=few)
     try:
         new = {"track": "builtin:quick-drill", "settings": {"background": False}}
@@ -461,8 +461,8 @@ def test_a_game_in_play_is_never_forgotten(tmp_path):
 
 
 def test_every_route_declares_its_input(tmp_path):
-    from timekeeper.serve.app import make_app
-    from timekeeper.serve.state import ServeConfig
+    from timekeeper.serve.server import ServeConfig
+    from timekeeper.serve.web.app import make_app
 
     app = make_app(ServeConfig(state=tmp_path))
     routes = list(app.router.routes())
@@ -547,7 +547,7 @@ class Inner:
 
 
 def test_room_is_made_by_closing_idle_connections_without_the_code_first():
-    from timekeeper.serve.limits import ConnectionLimits
+    from timekeeper.serve.guards.limits import ConnectionLimits
 
     limits = ConnectionLimits(total=5, per_client=3)
     make = limits.factory(Inner)

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from timekeeper.serve import network
+from timekeeper.serve.web import network
 
 
 class FakeProbe:

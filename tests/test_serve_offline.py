@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from serving import PHONE, start_server, wait_for
 
-from timekeeper.serve.routes import PAGE_SCRIPTS
+from timekeeper.serve.web.routes import PAGE_SCRIPTS
 
 pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
                                 reason="needs Debian's chromium-driver (installed by .ci/run)")

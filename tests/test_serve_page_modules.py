@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.serve.offline import SHELL_ASSETS
-from timekeeper.serve.routes import ASSETS, ASSETS_DIR, PAGE_SCRIPTS
+from timekeeper.serve.web.offline import SHELL_ASSETS
+from timekeeper.serve.web.routes import ASSETS, ASSETS_DIR, PAGE_SCRIPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPORT = re.compile(r'^import\s[^;]*?from\s+"([^"]+)";', re.M)

@@ -1,4 +1,4 @@
-"""The sound the page plays (serve/mp3stream.py, serve/soundcache.py): a real server on loopback,
+"""The sound the page plays (serve/sound/mp3stream.py, serve/sound/cache.py): a real server on loopback,
 its mp3 decoded by PyAV (FFmpeg's decoder, not LAME that wrote it) and compared with the mix."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pytest
 from decoded import RATE, decode
 from serving import start_server
 
-from timekeeper.serve import mp3stream
-from timekeeper.serve.soundcache import SoundCache, SoundFile
+from timekeeper.serve.sound import mp3stream
+from timekeeper.serve.sound.cache import SoundCache, SoundFile
 
 BUDGET_PER_10_MIN = 5_000_000  # bytes a sound device may download per 10-minute mission (issue 25)
 

@@ -1,4 +1,4 @@
-"""The page's sound files made by the server's encoder child (serve/soundchild.py): a real
+"""The page's sound files made by the server's encoder child (serve/sound/encoder_child.py): a real
 spawned process at a lower CPU priority makes the same bytes a SoundCache makes on threads, is
 started again when it dies, fails a file that killed it twice with one readable line, and ends
 with the server however the server ends."""
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from timekeeper.serve.soundcache import SoundCache
-from timekeeper.serve.soundchild import ENCODER_NICE, ChildSoundCache
+from timekeeper.serve.sound.cache import SoundCache
+from timekeeper.serve.sound.encoder_child import ENCODER_NICE, ChildSoundCache
 
 pytestmark = pytest.mark.full(reason="spawns the encoder process, which prepares and encodes a real mix")
 
@@ -100,7 +100,7 @@ SERVER_DIES = """
 import sys, time
 from pathlib import Path
 from timekeeper.scenario.catalog import load_scenario
-from timekeeper.serve.soundchild import ChildSoundCache
+from timekeeper.serve.sound.encoder_child import ChildSoundCache
 from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
 if __name__ == "__main__":

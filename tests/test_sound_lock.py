@@ -1,5 +1,5 @@
 """Who makes a page sound file when workers on several machines share the sound folder
-(serve/soundlock.py): a real `redis-server` on loopback and two SoundCache instances, as two
+(serve/sound/maker_lock.py): a real `redis-server` on loopback and two SoundCache instances, as two
 workers hold them, on one folder where flock is made unable to exclude (as over NFS)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scaleout import free_port
 
-from timekeeper.serve import soundcache
-from timekeeper.serve.soundcache import SoundCache
-from timekeeper.serve.soundlock import LockUnavailable, SoundLocks
+from timekeeper.serve.sound import cache as soundcache
+from timekeeper.serve.sound.cache import SoundCache
+from timekeeper.serve.sound.maker_lock import LockUnavailable, SoundLocks
 
 pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server (.ci/run installs it)")
 

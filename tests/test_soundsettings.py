@@ -77,7 +77,7 @@ def test_the_command_line_reports_a_problem_as_a_usage_error_naming_the_option()
 def test_both_front_doors_give_the_same_settings(greek_pack, tmp_path):
     from timekeeper.commands.options import mix_settings
     from timekeeper.scenario.catalog import load_scenario
-    from timekeeper.serve.state import ServeConfig, ServerState
+    from timekeeper.serve.server import ServeConfig, ServerState
 
     scenario = load_scenario("mission-1")
     state = ServerState(ServeConfig(state=tmp_path / "state"))
@@ -91,7 +91,7 @@ def test_both_front_doors_give_the_same_settings(greek_pack, tmp_path):
 
 
 def test_the_page_keeps_its_own_checks(tmp_path):
-    from timekeeper.serve.state import ServeConfig, ServerState, SettingsError
+    from timekeeper.serve.server import ServeConfig, ServerState, SettingsError
 
     state = ServerState(ServeConfig(state=tmp_path / "state"))
     state.__dict__["voices"] = [{"id": "", "name": None, "language": None}]

@@ -228,7 +228,7 @@ def _installed_by_the_page(server, language: str) -> dict:
 def test_the_page_offers_the_voice_and_installs_it_with_progress(voices_home: Path, repository: Repository, tmp_path: Path) -> None:
     from serving import start_server
 
-    from timekeeper.serve.state import ServeConfig, ServerState
+    from timekeeper.serve.server import ServeConfig, ServerState
 
     server = start_server(tmp_path / "state")
     try:

@@ -59,7 +59,7 @@ def test_open_voice_follows_the_reference(packs):
 
 
 def test_the_page_offers_ids_that_name_the_same_voice_as_voice_does(packs, tmp_path):
-    from timekeeper.serve.state import ServeConfig, ServerState
+    from timekeeper.serve.server import ServeConfig, ServerState
 
     state = ServerState(ServeConfig(state=tmp_path / "state"))
     state.__dict__["voices"] = [{"id": "", "name": None, "language": None},

@@ -85,11 +85,11 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --public --port 8765 --trust-proxy 127.0.0.1 --public-url https://tk.example.org
       timekeeper serve --port 8801 --redis redis://127.0.0.1:6379/0 --behind-proxy --sound-cache /srv/tk/sound
     """
-    from timekeeper.serve.app import run
-    from timekeeper.serve.network import lan_addresses
-    from timekeeper.serve.redisstore import checked_url
-    from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB
-    from timekeeper.serve.state import ServeConfig, default_state_dir, new_token
+    from timekeeper.serve.games.redis_store import checked_url
+    from timekeeper.serve.server import ServeConfig, default_state_dir, new_token
+    from timekeeper.serve.sound.cache import DEFAULT_LIMIT_MB
+    from timekeeper.serve.web.app import run
+    from timekeeper.serve.web.network import lan_addresses
 
     host = _check_public(public, lan=lan, scenarios=scenarios, music=music, log_file=log_file, open_browser=open_browser,
                          bind=bind, trust_proxy=trust_proxy, room_idle=room_idle, public_url=public_url,

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from aiohttp import web
 
-from timekeeper.serve.library import Library
-from timekeeper.serve.schemas import Refused
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.tracks.library import Library
 
 COOKIE = "timekeeper_crew"
 COOKIE_MAX_AGE_S = 400 * 24 * 3600  # browsers keep a cookie at most 400 days
@@ -99,7 +99,7 @@ class Crews:
             mine.mkdir(parents=True, exist_ok=True)
 
 
-# What the middleware of hosted mode (serve/public.py) found of the asking browser's crew.
+# What the middleware of hosted mode (serve/web/hosted.py) found of the asking browser's crew.
 CREW = web.RequestKey("crew", str)  # its id
 CREW_KEY = web.RequestKey("crew_key", str)  # its key (the crew link's secret)
 NEW_CREW_KEY = web.RequestKey("new_crew_key", str)  # a key just made for a browser that came without one

@@ -10,13 +10,14 @@ from functools import partial
 from aiohttp import web
 
 from timekeeper.errors import TimekeeperError
-from timekeeper.serve.crews import crew_of
-from timekeeper.serve.games import READY, Game, GameError
-from timekeeper.serve.library import LoadedTrack
-from timekeeper.serve.lobby import normal_code
-from timekeeper.serve.routes import base_url, checked, state_of, to_screens
-from timekeeper.serve.schemas import CodePath, GamePath, LobbyBody, Refused, RouteInput, declares
-from timekeeper.serve.state import ServerState
+from timekeeper.serve.games.game import READY, Game, GameError
+from timekeeper.serve.games.lobby import normal_code
+from timekeeper.serve.guards.crews import crew_of
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.server import ServerState
+from timekeeper.serve.tracks.library import LoadedTrack
+from timekeeper.serve.web.routes import base_url, checked, state_of, to_screens
+from timekeeper.serve.web.schemas import CodePath, GamePath, LobbyBody, RouteInput, declares
 
 _PREPARING: set[asyncio.Task] = set()  # background preparations (kept so they are not collected)
 
@@ -72,7 +73,7 @@ async def open_lobby(request: web.Request) -> web.Response:
 @declares(RouteInput(path=GamePath, body=LobbyBody, max_body=8 * 1024))
 async def change_setup(request: web.Request) -> web.Response:
     """The crew changed the track or a setting before Play: the game follows, every screen is told."""
-    from timekeeper.serve.routes import broadcast
+    from timekeeper.serve.web.routes import broadcast
 
     state = state_of(request)
     game = state.game(request.match_info["game"])

@@ -1,6 +1,6 @@
 """The aiohttp application of `timekeeper serve`: its middleware (errors as JSON, who may ask,
 busy connections, each route's declared input read within its limits), routes, and the task that
-ends games whose sound has run out. `run` listens behind the connection gate of serve/limits.py
+ends games whose sound has run out. `run` listens behind the connection gate of serve/guards/limits.py
 and stops cleanly on Ctrl-C."""
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from aiohttp.web import RequestHandler
 from timekeeper.environment import current
 from timekeeper.errors import TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
-from timekeeper.serve.childrender import stop_children
-from timekeeper.serve.library import InvalidTrack
-from timekeeper.serve.limits import (
+from timekeeper.serve.guards.limits import (
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
     MAX_CLIENT_CONNECTIONS,
@@ -32,7 +30,11 @@ from timekeeper.serve.limits import (
 )
 from timekeeper.serve.quiet import install as install_quiet
 from timekeeper.serve.quiet import say
-from timekeeper.serve.routes import (
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.server import PUBLIC_CONNECTIONS, ServeConfig, ServerState, screens_allowed
+from timekeeper.serve.sound.render_child import stop_children
+from timekeeper.serve.tracks.library import InvalidTrack
+from timekeeper.serve.web.routes import (
     CHECKED_INPUT,
     REPORT_EVERY_S,
     STATE,
@@ -41,8 +43,7 @@ from timekeeper.serve.routes import (
     classify,
     json_error,
 )
-from timekeeper.serve.schemas import JSON_BODY_BYTES, Checked, Refused, RouteInput, check_charset, json_object, validate
-from timekeeper.serve.state import PUBLIC_CONNECTIONS, ServeConfig, ServerState, screens_allowed
+from timekeeper.serve.web.schemas import JSON_BODY_BYTES, Checked, RouteInput, check_charset, json_object, validate
 
 TOKEN_COOKIE = "timekeeper_token"
 REQUEST_HEADER = "X-Timekeeper"  # every POST, PATCH and DELETE carries it, so other web pages cannot send them
@@ -108,7 +109,7 @@ async def guard(request: web.Request, handler):
 @web.middleware
 async def busy(request: web.Request, handler):
     """Mark the connection busy while its request is handled: busy connections are never the idle
-    ones closed to make room (serve/limits.py)."""
+    ones closed to make room (serve/guards/limits.py)."""
     gate = request.app[LIMITS].gate(request.transport)
     if gate is None:
         return await handler(request)
@@ -121,7 +122,7 @@ async def busy(request: web.Request, handler):
 
 @web.middleware
 async def check_input(request: web.Request, handler):
-    """The route's declared input (serve/schemas.py), checked before its handler runs."""
+    """The route's declared input (serve/web/schemas.py), checked before its handler runs."""
     spec = getattr(request.match_info.handler, "route_input", None)
     if spec is not None:
         request[CHECKED_INPUT] = await read_input(request, spec)
@@ -278,7 +279,7 @@ async def _watch_endings(app: web.Application):
 
 
 def make_app(config: ServeConfig) -> web.Application:
-    from timekeeper.serve.public import add_public, hosted
+    from timekeeper.serve.web.hosted import add_public, hosted
 
     app = web.Application(middlewares=[errors, guard, hosted, busy, check_input, current_game],
                           client_max_size=MAX_FILE_BYTES + 64 * 1024)
@@ -292,20 +293,20 @@ def make_app(config: ServeConfig) -> web.Application:
     if config.public:
         add_public(app, config)
     add_routes(app)
-    from timekeeper.serve.shiplog import add_log_routes
+    from timekeeper.serve.web.log_routes import add_log_routes
 
     add_log_routes(app)
-    from timekeeper.serve.lobby_routes import add_lobby_routes
+    from timekeeper.serve.web.lobby_routes import add_lobby_routes
 
     add_lobby_routes(app)
-    from timekeeper.serve.offline import add_offline_routes
+    from timekeeper.serve.web.offline import add_offline_routes
 
     add_offline_routes(app)
     return app
 
 
 async def _serve(config: ServeConfig, ready) -> None:
-    """Listen through the connection gate of serve/limits.py, aiohttp's parser bounded (request
+    """Listen through the connection gate of serve/guards/limits.py, aiohttp's parser bounded (request
     line and each header 8 KB, 100 headers; a request must arrive within HEADER_TIMEOUT_S)."""
     loop = asyncio.get_running_loop()
     install_quiet(loop, config.debug)

@@ -2,7 +2,7 @@
 
 Encoding a 10-minute mission is seconds of CPU, much of it holding Python's global lock: on the
 serving process's threads it delays every answer and WebSocket message while a crew's sound is
-made. A ChildSoundCache serves and reads the files as SoundCache does (serve/soundcache.py), but
+made. A ChildSoundCache serves and reads the files as SoundCache does (serve/sound/cache.py), but
 hands their making to one child process (started with "spawn" when the first file is asked for,
 and kept), which prepares the mix again from its recipe (the track and settings; the phrases come
 from the clip cache) and encodes it with a SoundCache of its own, under the same file and Redis
@@ -25,8 +25,8 @@ from pathlib import Path
 
 from timekeeper.environment import Environment, current, process_wide
 from timekeeper.model import Scenario
-from timekeeper.serve.soundcache import MAX_ENCODES, SoundCache, SoundFile
-from timekeeper.serve.soundlock import SoundLocks
+from timekeeper.serve.sound.cache import MAX_ENCODES, SoundCache, SoundFile
+from timekeeper.serve.sound.maker_lock import SoundLocks
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix
 
 # How much lower than the server's the encoder's CPU priority is (Unix niceness): below the event

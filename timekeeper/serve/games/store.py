@@ -1,9 +1,9 @@
 """Where a server keeps its games, their short codes and who is connected, and how a message
 reaches every screen of a game: behind one small interface with two implementations.
 
-- `LocalStore`: one process. Games are saved in the state folder (serve/games.py), codes and
-  seats kept in memory (serve/lobby.py), messages sent straight to this process's WebSockets.
-- `RedisStore` (serve/redisstore.py, `timekeeper serve --redis URL`): several worker processes,
+- `LocalStore`: one process. Games are saved in the state folder (serve/games/game.py), codes and
+  seats kept in memory (serve/games/lobby.py), messages sent straight to this process's WebSockets.
+- `RedisStore` (serve/games/redis_store.py, `timekeeper serve --redis URL`): several worker processes,
   on one machine or many. Games, their clocks, codes and seats live in Redis; messages travel
   over Redis pub/sub to every worker, which sends them to its own WebSockets.
 
@@ -18,8 +18,8 @@ import json
 from collections.abc import Callable, Collection
 from typing import TypeVar
 
-from timekeeper.serve.games import KEPT_GAMES, Game, GameStore
-from timekeeper.serve.lobby import Lobby
+from timekeeper.serve.games.game import KEPT_GAMES, Game, GameStore
+from timekeeper.serve.games.lobby import Lobby
 
 T = TypeVar("T")
 Change = Callable[[Game], T]  # a command carried out on a game; None: nothing changed (nothing saved or sent)
@@ -72,7 +72,7 @@ class Store:
         raise NotImplementedError
 
     def kept_games(self) -> list[Game]:
-        """The games hosted mode looks for idle rooms among (serve/rooms.py); none with Redis,
+        """The games hosted mode looks for idle rooms among (serve/web/rooms.py); none with Redis,
         where a room expires by itself when nobody changes or joins it for its idle time."""
         return []
 
@@ -128,7 +128,7 @@ class Store:
         """Send every screen of the game the list of connected devices (each marked where it is "me")."""
         raise NotImplementedError
 
-    # --- work done once across workers (serve/shared.py); one process needs no lock -------------
+    # --- work done once across workers (serve/sound/once.py); one process needs no lock -------------
     shared = False  # True: other workers share this store (and the --renders folder)
 
     async def claim(self, name: str, ttl_s: float) -> str | None:

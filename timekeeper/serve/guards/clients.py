@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from timekeeper.serve.state import ServeConfig
+    from timekeeper.serve.server import ServeConfig
 
 MAX_FORWARDED = 20  # addresses of X-Forwarded-For looked at (from the right)
 
@@ -41,11 +41,11 @@ def real_client(remote: str, forwarded_for: str | None, trusted: frozenset[str])
     return remote
 
 
-CLIENT = web.RequestKey("client", str)  # the real client address (serve/public.py's middleware)
+CLIENT = web.RequestKey("client", str)  # the real client address (serve/web/hosted.py's middleware)
 
 
 def client_address(request: web.Request) -> str:
-    """The request's client address as the middleware of serve/public.py found it."""
+    """The request's client address as the middleware of serve/web/hosted.py found it."""
     return request.get(CLIENT) or request.remote or ""
 
 

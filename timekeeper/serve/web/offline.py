@@ -11,8 +11,8 @@ from functools import cache
 from aiohttp import web
 
 from timekeeper import __version__
-from timekeeper.serve.routes import ASSETS_DIR, PAGE_SCRIPTS
-from timekeeper.serve.schemas import Loose, RouteInput, declares
+from timekeeper.serve.web.routes import ASSETS_DIR, PAGE_SCRIPTS
+from timekeeper.serve.web.schemas import Loose, RouteInput, declares
 
 SHELL_ASSETS = (*PAGE_SCRIPTS, "style.css", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png")
 SHELL_FILES = ["/", *(f"/assets/{name}" for name in SHELL_ASSETS)]  # "/" is index.html, the page of every path

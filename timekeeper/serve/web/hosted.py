@@ -2,10 +2,10 @@
 (nginx with TLS, docs/hosting.md).
 
 - Nothing of the machine is offered: no --scenarios or --music folder, no ship's log of its own,
-  no voice installs; each crew (serve/crews.py) sees the built-in tracks and its own.
-- A room is a game; idle rooms expire (serve/rooms.py).
-- Per-client limits (serve/rates.py; with --redis counted across the workers, serve/redisrates.py)
-  by the real client address (serve/clients.py): a request beyond one is answered 429 with
+  no voice installs; each crew (serve/guards/crews.py) sees the built-in tracks and its own.
+- A room is a game; idle rooms expire (serve/web/rooms.py).
+- Per-client limits (serve/guards/rates.py; with --redis counted across the workers, serve/guards/redis_rates.py)
+  by the real client address (serve/guards/clients.py): a request beyond one is answered 429 with
   Retry-After, in the JSON shape of every error.
 - The render, mix and slow-work queues are shared fairly: one crew may hold only a few places.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from timekeeper.serve.clients import CLIENT, client_address, is_https, public_base, real_client
-from timekeeper.serve.crews import (
+from timekeeper.serve.guards.clients import CLIENT, client_address, is_https, public_base, real_client
+from timekeeper.serve.guards.crews import (
     COOKIE,
     COOKIE_MAX_AGE_S,
     CREW,
@@ -26,11 +26,11 @@ from timekeeper.serve.crews import (
     read_crew,
     remember_crew,
 )
-from timekeeper.serve.rates import WHAT
-from timekeeper.serve.rooms import ROOMS, Rooms, keep_rooms, touch
-from timekeeper.serve.routes import STATE, json_error, state_of
-from timekeeper.serve.schemas import NO_INPUT, Loose, RouteInput, declares
-from timekeeper.serve.state import ServeConfig
+from timekeeper.serve.guards.rates import WHAT
+from timekeeper.serve.server import ServeConfig
+from timekeeper.serve.web.rooms import ROOMS, Rooms, keep_rooms, touch
+from timekeeper.serve.web.routes import STATE, json_error, state_of
+from timekeeper.serve.web.schemas import NO_INPUT, Loose, RouteInput, declares
 
 # what each route counts against, beyond "requests" (every request counts there)
 ROUTE_KINDS = {

@@ -13,8 +13,8 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 
-from timekeeper.serve.mixes import RenderJob
-from timekeeper.serve.store import Store
+from timekeeper.serve.games.store import Store
+from timekeeper.serve.sound.mixes import RenderJob
 
 MIX_LOCK_S = 180.0  # the longest a mix may take to prepare before another worker tries
 RENDER_LOCK_S = 900.0  # ... a soundtrack to encode

@@ -5,7 +5,7 @@ game lives only in it, so its screens reconnect (through the proxy) to another w
 
 Keys (all under `timekeeper:`, expiring GAME_TTL_S (hosted mode: the rooms' idle time) after a game's last
 change, or while screens follow it):
-- `game:ID`, a hash: `setup` (the record of serve/games.py without the clock fields, JSON),
+- `game:ID`, a hash: `setup` (the record of serve/games/game.py without the clock fields, JSON),
   `clock` (playback, holder, changes, the playback an `end` replaced, length; JSON), `v` (counts
   every write; a command is written only if `v` is still what it read, else it is carried out
   again on the new state) and `sv` (counts setup writes: a worker parses a track only when it changes).
@@ -13,9 +13,9 @@ change, or while screens follow it):
 - `seats:ID` (client -> "kind:number"), `here:ID` (worker/socket -> client): who is connected.
 - `worker:NAME`, refreshed every WORKER_BEAT_S while a worker lives: sockets of a dead worker
   are not listed as connected.
-- `lock:NAME` and `made:NAME`: work done once across workers (serve/shared.py).
-- `lock:sound:KEY`: the maker of a page sound file (serve/soundlock.py); `rate:KIND:CLIENT`:
-  a client's per-minute limits in hosted mode (serve/redisrates.py).
+- `lock:NAME` and `made:NAME`: work done once across workers (serve/sound/once.py).
+- `lock:sound:KEY`: the maker of a page sound file (serve/sound/maker_lock.py); `rate:KIND:CLIENT`:
+  a client's per-minute limits in hosted mode (serve/guards/redis_rates.py).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
-from timekeeper.serve.games import _GAME_ID, Game, Playback, wall_ms
-from timekeeper.serve.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, normal_code
-from timekeeper.serve.schemas import Refused
-from timekeeper.serve.store import Change, Store, Tell
+from timekeeper.serve.games.game import _GAME_ID, Game, Playback, wall_ms
+from timekeeper.serve.games.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, normal_code
+from timekeeper.serve.games.store import Change, Store, Tell
+from timekeeper.serve.refusal import Refused
 
 PREFIX = "timekeeper:"
 CHANNEL = PREFIX + "screens"

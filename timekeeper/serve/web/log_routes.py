@@ -22,16 +22,16 @@ from timekeeper.logbook.record import Entry
 from timekeeper.logbook.rows import COLUMNS, CampaignLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.logbook.stats import GroupStats, LogStats
-from timekeeper.serve.crews import crew_of
-from timekeeper.serve.games import Game
-from timekeeper.serve.routes import STATE, attachment, checked, json_error, page, state_of, to_screens
-from timekeeper.serve.schemas import (
+from timekeeper.serve.games.game import Game
+from timekeeper.serve.guards.crews import crew_of
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.web.routes import STATE, attachment, checked, json_error, page, state_of, to_screens
+from timekeeper.serve.web.schemas import (
     NO_INPUT,
     GamePath,
     LogBody,
     LogEditBody,
     LogEntryPath,
-    Refused,
     RouteInput,
     declares,
 )

@@ -1,4 +1,4 @@
-"""The page's sound files: each mix encoded once (serve/mp3stream.py) into a folder shared by
+"""The page's sound files: each mix encoded once (serve/sound/mp3stream.py) into a folder shared by
 every game, room and worker that asks for the same mix, and served by byte range while it is
 still being written.
 
@@ -8,7 +8,7 @@ process that holds an exclusive lock on it (flock: a worker that dies leaves it 
 next one that asks starts it again), then renamed to KEY.mp3 when complete: a reader sees the
 bytes written so far, and a complete file is never half-written. With `--redis` (workers on
 several machines, the folder shared over a network file system where flock may not exclude) the
-maker also holds a lock in Redis (serve/soundlock.py), renewed while it writes and expiring when
+maker also holds a lock in Redis (serve/sound/maker_lock.py), renewed while it writes and expiring when
 it dies. The same key makes the same bytes whoever encodes it, so the prefix a dead maker left is read as it is and written again from
 the start by the next one. Files are kept across restarts; when they hold more than the folder's
 limit, the least recently served are deleted. Two threads make every file under way, taking turns
@@ -32,8 +32,8 @@ from pathlib import Path
 
 from timekeeper import __version__
 from timekeeper.errors import RenderError
-from timekeeper.serve import mp3stream
-from timekeeper.serve.soundlock import LockUnavailable, MakerLock, SoundLocks
+from timekeeper.serve.sound import mp3stream
+from timekeeper.serve.sound.maker_lock import LockUnavailable, MakerLock, SoundLocks
 from timekeeper.soundtrack.mix import PreparedMix
 
 ENCODE_THREADS = 2  # threads that encode sound files (2.6 s of CPU per 10-minute mission), taking turns

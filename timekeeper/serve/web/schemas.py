@@ -18,13 +18,13 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError, create_model
 
-from timekeeper.errors import TimekeeperError
 from timekeeper.generate.options import MAX_SEED
 from timekeeper.grammar.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
-from timekeeper.serve.generate import MAX_PAGE_COUNT, SPEC_KEYS
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.tracks.generate_form import MAX_PAGE_COUNT, SPEC_KEYS
 
 MAX_JSON_DEPTH = 6  # objects and lists inside each other in any body or message
 JSON_BODY_BYTES = 64 * 1024  # a JSON body, unless its route declares less
@@ -32,16 +32,6 @@ MAX_AT_MS = 24 * 3600 * 1000  # a mission position: at most a day
 MAX_DIGITS = 10  # a whole number sent as text
 _BRACKETS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 _DIGITS = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
-
-
-class Refused(TimekeeperError):
-    """A request the server refuses: `status`, a stable `code` for the page, the `field` at fault
-    (None when it is the request as a whole), and when to try again (a full queue)."""
-
-    def __init__(self, detail: str, *, status: int = 400, code: str = "invalid_field", field: str | None = None,
-                 retry_after_s: int | None = None) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.field, self.retry_after_s = status, code, field, retry_after_s
 
 
 # --- field types -------------------------------------------------------------------------------
@@ -182,7 +172,7 @@ class NewGameBody(Model):
 
 
 class LobbyBody(NewGameBody):
-    """A lobby's game (serve/lobby_routes.py): the set-up screen's track, settings and mode."""
+    """A lobby's game (serve/web/lobby_routes.py): the set-up screen's track, settings and mode."""
 
     mode: Literal["sound", "quiet"] = "sound"
     after: GameId | None = None  # the game just played: its screens are sent on to this one
@@ -275,7 +265,7 @@ class Checked:
 
 
 def declares(spec: RouteInput):
-    """Mark a handler with the input its route takes (checked by serve/app.py's middleware)."""
+    """Mark a handler with the input its route takes (checked by serve/web/app.py's middleware)."""
 
     def mark(handler):
         handler.route_input = spec

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from timekeeper.serve.schemas import Refused
+from timekeeper.serve.refusal import Refused
 
 RENDER_THREADS = 1  # soundtrack encodes at once
 RENDERS_WAITING = 6  # encodes waiting behind them

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from timekeeper.generate import OPTION_SPECS, batch
 from timekeeper.generate.options import MAX_SEED, check_seed, options_from_text
 from timekeeper.generate.relax import relaxed_rules
-from timekeeper.serve.library import Library, LoadedTrack
+from timekeeper.serve.tracks.library import Library, LoadedTrack
 from timekeeper.soundtrack.render import generated_voice_overlaps
 
 MAX_PAGE_COUNT = 20  # missions one form sends for at once
@@ -34,7 +34,7 @@ class Generated:
 
 def generate_tracks(library: Library, form: dict, voice: str | None = None, ui: str = "en") -> Generated:
     """Generate as `timekeeper generate [--voice VOICE]` would from the form's values (checked by
-    serve/schemas.py: `seed` a whole number or None, `count` 1 to MAX_PAGE_COUNT) and add the
+    serve/web/schemas.py: `seed` a whole number or None, `count` 1 to MAX_PAGE_COUNT) and add the
     missions; `ui` is the page's language. Settings it cannot take raise SettingProblem (the route
     says it in the page's terms)."""
     options = options_from_text({key: form[key] for key in SPEC_KEYS})

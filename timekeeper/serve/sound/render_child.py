@@ -22,7 +22,7 @@ from pathlib import Path
 
 from timekeeper.environment import Environment, current, process_wide
 from timekeeper.model import Scenario
-from timekeeper.serve.mixes import RenderJob
+from timekeeper.serve.sound.mixes import RenderJob
 from timekeeper.soundtrack.mix import MixSettings
 
 RENDER_NICE = 10  # how much lower than the server's the children's CPU priority is (Unix niceness)
@@ -94,7 +94,7 @@ def _child_main(pipe, path: str, scenario: Scenario, settings: MixSettings, sour
 
 def _render(pipe, path: Path, scenario: Scenario, settings: MixSettings, source: str) -> str | None:
     from timekeeper.errors import TimekeeperError
-    from timekeeper.serve.mixes import run_render
+    from timekeeper.serve.sound.mixes import run_render
     from timekeeper.soundtrack.mix import prepare_mix
 
     sent_at = [0.0]

@@ -14,15 +14,18 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
-from timekeeper.serve.clients import client_address, public_base
-from timekeeper.serve.crews import crew_of
-from timekeeper.serve.games import READY, GameError, wall_ms
-from timekeeper.serve.library import InvalidTrack, LoadedTrack
-from timekeeper.serve.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
-from timekeeper.serve.mixes import FORMATS, wav_bytes, wav_size
-from timekeeper.serve.mp3stream import CONTENT_TYPE
+from timekeeper.serve.games.game import READY, GameError, wall_ms
+from timekeeper.serve.guards.clients import client_address, public_base
+from timekeeper.serve.guards.crews import crew_of
+from timekeeper.serve.guards.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
 from timekeeper.serve.quiet import say
-from timekeeper.serve.schemas import (
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.server import ServerState, download_name
+from timekeeper.serve.sound.cache import SoundUnavailable
+from timekeeper.serve.sound.mixes import FORMATS, wav_bytes, wav_size
+from timekeeper.serve.sound.mp3stream import CONTENT_TYPE
+from timekeeper.serve.tracks.library import InvalidTrack, LoadedTrack
+from timekeeper.serve.web.schemas import (
     NO_INPUT,
     UPLOAD,
     AssetPath,
@@ -39,7 +42,6 @@ from timekeeper.serve.schemas import (
     NewGameBody,
     PagePath,
     Ping,
-    Refused,
     RenderBody,
     RouteInput,
     SoundPath,
@@ -49,11 +51,9 @@ from timekeeper.serve.schemas import (
     declares,
     screen_message,
 )
-from timekeeper.serve.soundcache import SoundUnavailable
-from timekeeper.serve.state import ServerState, download_name
-from timekeeper.serve.views import game_json, playback_json
+from timekeeper.serve.web.views import game_json, playback_json
 
-ASSETS_DIR = Path(__file__).resolve().parent / "assets"
+ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets"
 # The page's scripts: native ES modules, app.js first (index.html loads it; it imports the others).
 PAGE_SCRIPTS = ("app.js", "after.js", "api.js", "awake.js", "captions.js", "clock.js", "connection.js", "dom.js",
                 "frame.js", "i18n.js", "joining.js", "language.js", "lobby.js", "log.js", "mission.js", "offline.js",
@@ -102,11 +102,11 @@ def error_body(error: TimekeeperError) -> dict:
     return {"error": error.message, "code": code, **({"field": field} if field else {})}
 
 
-CHECKED_INPUT = web.RequestKey("input", Checked)  # set by serve/app.py's middleware
+CHECKED_INPUT = web.RequestKey("input", Checked)  # set by serve/web/app.py's middleware
 
 
 def checked(request: web.Request) -> Checked:
-    """The request's input as its route's schema checked it (serve/app.py's middleware)."""
+    """The request's input as its route's schema checked it (serve/web/app.py's middleware)."""
     return request[CHECKED_INPUT]
 
 
@@ -142,8 +142,8 @@ def page_language(request: web.Request) -> str:
 async def info(request: web.Request) -> web.Response:
     from timekeeper.grammar.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
     from timekeeper.grammar.phrases import LANGUAGES, phrase_book
-    from timekeeper.serve.generate import generator_form
-    from timekeeper.serve.voiceinstall import install_offers
+    from timekeeper.serve.tracks.generate_form import generator_form
+    from timekeeper.serve.tracks.voice_installs import install_offers
     from timekeeper.voice.names import pack_language_name
 
     state = state_of(request)
@@ -237,7 +237,7 @@ async def flashcode(request: web.Request) -> web.Response:
 @declares(RouteInput(query=LangQuery, body=GenerateBody, max_body=16 * 1024))
 async def generate(request: web.Request) -> web.Response:
     from timekeeper.generate.problems import SettingProblem
-    from timekeeper.serve.generate import generate_tracks
+    from timekeeper.serve.tracks.generate_form import generate_tracks
 
     state = state_of(request)
     data = checked(request).body
@@ -362,7 +362,7 @@ async def to_screens(state: ServerState, game_id: str, message: dict, skip=None)
 @declares(GAME)
 async def screen(request: web.Request) -> web.StreamResponse:
     """A joined screen: the game's state now and on every change; its commands; clock pings.
-    Each message is checked (serve/schemas.py) and counted (serve/limits.py)."""
+    Each message is checked (serve/web/schemas.py) and counted (serve/guards/limits.py)."""
     state = state_of(request)
     game = state.game(request.match_info["game"])
     device = client_address(request)
@@ -416,7 +416,7 @@ async def _follow(state: ServerState, game, socket: web.WebSocketResponse, reque
             continue
         try:
             wait = await _message_allowed(request)
-            if wait:  # hosted mode: this client's messages a minute (serve/rates.py)
+            if wait:  # hosted mode: this client's messages a minute (serve/guards/rates.py)
                 await socket.send_json({"type": "error", "error": f"too many messages from this address; try again in "
                                         f"{wait} s", "code": "rate_limited", "retry_after_s": wait})
                 continue
@@ -466,7 +466,7 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
 
 @declares(RouteInput(path=SoundPath))
 async def sound_file(request: web.Request) -> web.StreamResponse:
-    """The game's sound as the page plays it: an mp3 made once per mix (serve/soundcache.py),
+    """The game's sound as the page plays it: an mp3 made once per mix (serve/sound/cache.py),
     served by byte range while it is being made; a range not made yet is sent once it is."""
     state = state_of(request)
     game = state.game(request.match_info["game"])

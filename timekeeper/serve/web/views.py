@@ -8,7 +8,7 @@ from pathlib import PurePath
 from timekeeper.grammar.phrases import PhraseBook
 from timekeeper.grammar.script import CueKind, Speech, Timeline
 from timekeeper.model import CommsDown
-from timekeeper.serve.games import Game
+from timekeeper.serve.games.game import Game
 
 ALERT_KINDS = (CueKind.THREAT,)
 PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "threat", "data_transfer")

@@ -1,6 +1,6 @@
 """Per-client limits counted in Redis (`timekeeper serve --public --redis URL`): a client gets its
 limit across all the workers, not once per worker. The limits, the kinds and the 429 with
-Retry-After are those of serve/rates.py; this only counts them where every worker sees the count.
+Retry-After are those of serve/guards/rates.py; this only counts them where every worker sees the count.
 
 Each client and kind has a token bucket in Redis (`timekeeper:rate:KIND:CLIENT`, a hash of its
 tokens and when they were counted, in ms of Redis's own clock, so workers on several machines need
@@ -25,7 +25,7 @@ Two ways of taking, by how often a kind comes:
 
 A refusal is remembered until Redis said a token comes back, so a client beyond its limit costs
 no round trip either. Redis unreachable: the request is refused 503 `store_unavailable`, as every
-other use of the store (serve/redisstore.py).
+other use of the store (serve/games/redis_store.py).
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from timekeeper.serve.rates import MAX_CLIENTS, PER_MINUTE
-from timekeeper.serve.redisstore import PREFIX
+from timekeeper.serve.games.redis_store import PREFIX
+from timekeeper.serve.guards.rates import MAX_CLIENTS, PER_MINUTE
 
 if TYPE_CHECKING:
-    from timekeeper.serve.redisstore import RedisStore
+    from timekeeper.serve.games.redis_store import RedisStore
 
 LEASED = frozenset({"messages", "requests"})  # kinds counted by leases (see the module's docstring)
 LEASE_S = 6.0  # a lease's tokens are spent within this, or dropped

@@ -3,7 +3,7 @@ uploads, code look-ups, commands and requests one client address may send a minu
 token bucket that refills evenly over the minute; a refused request is told how many seconds to
 wait (429 with Retry-After). docs/serve.md#hosted-mode lists the figures.
 
-ClientRates counts in this process (one worker, no --redis); serve/redisrates.py counts the same
+ClientRates counts in this process (one worker, no --redis); serve/guards/redis_rates.py counts the same
 limits in Redis, so they hold across every worker. Both answer `allow(client, kind)`.
 """
 

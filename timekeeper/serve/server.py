@@ -1,5 +1,5 @@
 """Everything one running server knows: its settings, tracks, games, mixes, downloads and the
-screens joined to each game. Handlers (serve/routes.py) only translate HTTP to calls on this."""
+screens joined to each game. Handlers (serve/web/routes.py) only translate HTTP to calls on this."""
 
 from __future__ import annotations
 
@@ -17,19 +17,11 @@ from typing import TYPE_CHECKING
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
 from timekeeper.grammar.phrases import LANGUAGES
 from timekeeper.grammar.script import Timeline
-from timekeeper.serve.childrender import render_in_child
-from timekeeper.serve.crews import Crews
-from timekeeper.serve.games import ENDED, PLAYING, Game, new_game_id
-from timekeeper.serve.library import Library, LoadedTrack, files_below
-from timekeeper.serve.limits import MAX_SCREENS, ScreenCount
-from timekeeper.serve.mixes import FORMATS, MixCache, RenderJob
-from timekeeper.serve.rates import ClientRates
-from timekeeper.serve.schemas import Refused
-from timekeeper.serve.shared import claim_render, mirror_render, once, render_seen
-from timekeeper.serve.soundcache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
-from timekeeper.serve.soundchild import ChildSoundCache
-from timekeeper.serve.voiceinstall import VoiceInstallJob, run_voice_install
-from timekeeper.serve.work import (
+from timekeeper.serve.games.game import ENDED, PLAYING, Game, new_game_id
+from timekeeper.serve.guards.crews import Crews
+from timekeeper.serve.guards.limits import MAX_SCREENS, ScreenCount
+from timekeeper.serve.guards.rates import ClientRates
+from timekeeper.serve.guards.work_queues import (
     MIX_THREADS,
     MIXES_WAITING,
     RENDER_THREADS,
@@ -38,18 +30,26 @@ from timekeeper.serve.work import (
     SLOW_WAITING,
     WorkQueue,
 )
+from timekeeper.serve.refusal import Refused
+from timekeeper.serve.sound.cache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
+from timekeeper.serve.sound.encoder_child import ChildSoundCache
+from timekeeper.serve.sound.mixes import FORMATS, MixCache, RenderJob
+from timekeeper.serve.sound.once import claim_render, mirror_render, once, render_seen
+from timekeeper.serve.sound.render_child import render_in_child
+from timekeeper.serve.tracks.library import Library, LoadedTrack, files_below
+from timekeeper.serve.tracks.voice_installs import VoiceInstallJob, run_voice_install
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix
 from timekeeper.voice.reference import PACK_PREFIX, TTS_PREFIX
 
 if TYPE_CHECKING:
-    from timekeeper.serve.redisrates import RedisRates
-    from timekeeper.serve.soundlock import SoundLocks
+    from timekeeper.serve.guards.redis_rates import RedisRates
+    from timekeeper.serve.sound.maker_lock import SoundLocks
 
 MUSIC_SUFFIXES = (".mp3", ".ogg", ".wav", ".flac", ".m4a")
 MAX_MUSIC_FILES = 200
 KEPT_DESCRIBED = 500  # timelines and sound files kept (small: cues and words), so describing a game rarely prepares a mix
 KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the oldest go first)
-PUBLIC_ROOMS = 5000  # hosted mode: games (rooms) kept at once; idle ones expire (serve/rooms.py)
+PUBLIC_ROOMS = 5000  # hosted mode: games (rooms) kept at once; idle ones expire (serve/web/rooms.py)
 PUBLIC_SCREENS = 5000  # hosted mode: WebSockets open at once in one process
 PUBLIC_CONNECTIONS = 8000  # hosted mode: connections open at once (fewer when the open-files limit is low)
 PER_CREW_WORK = 2  # hosted mode: jobs one crew may have in each queue of slow work (fair sharing)
@@ -82,7 +82,7 @@ class ServeConfig:
     lan_addresses: tuple[str, ...] = ()  # where phones reach this machine (LAN mode)
     log: Path | None = None  # the ship's log (None: the default one, see timekeeper.logbook)
     debug: bool = False
-    public: bool = False  # hosted mode (serve/public.py): crews, rooms that expire, per-client limits
+    public: bool = False  # hosted mode (serve/web/hosted.py): crews, rooms that expire, per-client limits
     trusted_proxies: tuple[str, ...] = ()  # addresses whose X-Forwarded-For and -Proto are believed
     room_idle_s: float = 7200.0  # hosted mode: a room nobody uses for this long is forgotten
     public_url: str | None = None  # hosted mode: the address links and QR codes carry (else as asked)
@@ -92,7 +92,7 @@ class ServeConfig:
     renders: Path | None = None  # soundtrack downloads, shared by every worker (None: the cache folder's)
     behind_proxy: bool = False  # requests come through a reverse proxy on this machine (trusted: loopback)
     max_screens: int | None = None  # WebSockets this process holds at once (None: PUBLIC_SCREENS or MAX_SCREENS)
-    encode_in_child: bool = True  # the page's sound files encoded by a child process (serve/soundchild.py), else threads here
+    encode_in_child: bool = True  # the page's sound files encoded by a child process (serve/sound/encoder_child.py), else threads here
 
     @property
     def lan(self) -> bool:
@@ -208,7 +208,7 @@ class ServerState:
         if language not in self.languages:
             raise SettingsError(f"language {language!r}: expected one of {', '.join(self.languages)}", field="language")
 
-    # --- crews (hosted mode: serve/crews.py) ------------------------------------------------------
+    # --- crews (hosted mode: serve/guards/crews.py) ------------------------------------------------------
     def library_for(self, crew: str) -> Library:
         """The tracks a crew sees: without --public the server's; in hosted mode the built-in ones
         and the crew's own."""
@@ -372,7 +372,7 @@ class ServerState:
             return await render_seen(self.store, job_id, job) or job
         source = game.track_id.partition(":")[2] or game.title
         settings = mix_settings_of(game)
-        try:  # in a child process, so the encode delays no answer of this one (serve/childrender.py)
+        try:  # in a child process, so the encode delays no answer of this one (serve/sound/render_child.py)
             future = self.rendering.start(job_id, lambda: render_in_child(job, game.scenario, settings, source),
                                           owner=self.owner(game))
         except Refused:
@@ -450,10 +450,10 @@ def make_store(config: ServeConfig):
     """The store `config` asks for: Redis (`--redis URL`) or this process's state folder. In hosted
     mode many more games are kept, and (with Redis) a room expires after its idle time."""
     if config.redis:
-        from timekeeper.serve.redisstore import GAME_TTL_S, RedisStore
+        from timekeeper.serve.games.redis_store import GAME_TTL_S, RedisStore
 
         return RedisStore(config.redis, config.room_idle_s if config.public else GAME_TTL_S)
-    from timekeeper.serve.store import LocalStore
+    from timekeeper.serve.games.store import LocalStore
 
     return LocalStore(config.state, PUBLIC_ROOMS if config.public else None)
 
@@ -464,7 +464,7 @@ def make_rates(config: ServeConfig, store) -> ClientRates | RedisRates | None:
     if not config.public:
         return None
     if config.redis:
-        from timekeeper.serve.redisrates import RedisRates
+        from timekeeper.serve.guards.redis_rates import RedisRates
 
         return RedisRates(store)
     return ClientRates()
@@ -475,7 +475,7 @@ def sound_locks(config: ServeConfig) -> SoundLocks | None:
     machines, where flock may not exclude); else flock alone."""
     if not config.redis:
         return None
-    from timekeeper.serve.soundlock import SoundLocks
+    from timekeeper.serve.sound.maker_lock import SoundLocks
 
     return SoundLocks(config.redis)
 

@@ -86,7 +86,7 @@ class Game:
     changes: int = 0  # counts commands (not position reports): a sound device seeks when it grows
     mode: str = "sound"
     before_end: Playback | None = None  # the playback an `end` replaced, while it can be undone
-    crew: str = ""  # hosted mode: the crew that made the game (serve/crews.py); "" for the machine's
+    crew: str = ""  # hosted mode: the crew that made the game (serve/guards/crews.py); "" for the machine's
 
     def __post_init__(self) -> None:
         scenario = track_scenario(self.yaml_text, self.title, self.pace)
@@ -230,7 +230,7 @@ def new_game_id() -> str:
 
 class GameStore:
     """The games of one server, saved as JSON files in `folder`/games; `keep` of them (hosted mode
-    keeps more: its rooms expire instead, serve/rooms.py)."""
+    keeps more: its rooms expire instead, serve/web/rooms.py)."""
 
     def __init__(self, folder: Path, keep: int = KEPT_GAMES) -> None:
         self.folder = folder / "games"

@@ -11,8 +11,8 @@ import contextlib
 
 from aiohttp import web
 
-from timekeeper.serve.games import wall_ms
-from timekeeper.serve.state import ServerState
+from timekeeper.serve.games.game import wall_ms
+from timekeeper.serve.server import ServerState
 
 SWEEP_EVERY_S = 30.0  # how often idle rooms are looked for (more often when the idle time is short)
 

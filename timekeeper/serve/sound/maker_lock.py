@@ -1,5 +1,5 @@
 """Who makes a sound file, decided in Redis (`timekeeper serve --redis URL`): workers on several
-machines share the sound folder over a network file system, where `flock` (serve/soundcache.py)
+machines share the sound folder over a network file system, where `flock` (serve/sound/cache.py)
 may not exclude one machine from another, so the maker also holds `timekeeper:lock:sound:KEY`.
 
 The lock is taken with SET NX and an expiry of `ttl_s` (30 s), renewed by its maker while it
@@ -62,7 +62,7 @@ class SoundLocks:
     def __init__(self, url: str, ttl_s: float = LOCK_TTL_S) -> None:
         import redis
 
-        from timekeeper.serve.redisstore import PREFIX, REDIS_TIMEOUT_S  # (here: the encoder child imports this module)
+        from timekeeper.serve.games.redis_store import PREFIX, REDIS_TIMEOUT_S  # (here: the encoder child imports this module)
 
         self.prefix = f"{PREFIX}lock:sound:"
         self.url, self.ttl_s = url, ttl_s  # (what a child process needs to hold locks of its own)
