@@ -7,8 +7,9 @@ Read from the source with `ast`: every `import timekeeper...` and `from timekeep
 dependency), and every `"timekeeper.x.y:attribute"` string (the command line imports its commands
 by such a name when one runs). `from timekeeper.x import y` counts as an import of module x.y when
 y is a submodule, else of x; a package's __init__ is a module of its own (timekeeper.generate).
-Imports in the body of `if TYPE_CHECKING:` are left out: they name types for the checker and never
-run (its `else:` branch does run, and counts).
+Imports in the body of `if TYPE_CHECKING:` count too: they never run, but a module that names
+another's type cannot be read (or checked) without it, so two modules naming each other's types
+are a circle like any other.
 """
 
 from __future__ import annotations
@@ -59,17 +60,6 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _for_checker_only(tree: ast.Module) -> set[int]:
-    """ids of the nodes inside the body of an `if TYPE_CHECKING:` / `if typing.TYPE_CHECKING:`."""
-    return {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-        for statement in node.body
-        for inner in ast.walk(statement)
-    }
-
-
 def _imported_names(node: ast.AST, module: str, is_package: bool) -> list[str]:
     """The dotted names an import statement (or a command-target string) in `module` reaches."""
     if isinstance(node, ast.Import):
@@ -100,11 +90,9 @@ def import_graph() -> dict[str, frozenset[str]]:
     graph = {}
     for module, path in paths.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for_checker = _for_checker_only(tree)
         imported = {
             found
             for node in ast.walk(tree)
-            if id(node) not in for_checker
             for name in _imported_names(node, module, path.name == "__init__.py")
             if name.split(".")[0] == "timekeeper" and (found := resolve(name))
         }
@@ -154,15 +142,55 @@ def shortest_cycle(graph: dict[str, frozenset[str]]) -> list[str] | None:
     return best
 
 
+def circles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """Every group of nodes that reach one another (the strongly connected components of more than
+    one node, or of one that imports itself), each sorted, sorted by their first node."""
+    found: list[list[str]] = []
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    for root in sorted(graph):  # Tarjan's walk, iteratively (no recursion limit to meet)
+        if root in order:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        order[root] = lowest[root] = len(order)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, following = work[-1]
+            step = next(following, None)
+            if step is not None:
+                if step not in order:
+                    order[step] = lowest[step] = len(order)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph.get(step, ())))))
+                elif step in on_stack:
+                    lowest[node] = min(lowest[node], order[step])
+                continue
+            work.pop()
+            if work:
+                lowest[work[-1][0]] = min(lowest[work[-1][0]], lowest[node])
+            if lowest[node] == order[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1 or node in graph.get(node, ()):
+                    found.append(sorted(group))
+    return sorted(found)
+
+
 def _graph_of(source: str, name: str = "timekeeper/probe.py") -> frozenset[str]:
     """The imports `source` would add as module `name` (for the reader's own tests)."""
     module = _module_name(PACKAGE.parent / name)
-    tree = ast.parse(source)
-    for_checker = _for_checker_only(tree)
     return frozenset(
         imported
-        for node in ast.walk(tree)
-        if id(node) not in for_checker
+        for node in ast.walk(ast.parse(source))
         for imported in _imported_names(node, module, name.endswith("__init__.py"))
     )
 
@@ -175,17 +203,19 @@ def test_the_graph_is_read_from_the_source() -> None:
     assert "timekeeper.audio.effects" in graph["timekeeper.voice.export"]  # from timekeeper.audio import effects
     assert "timekeeper.generate.sampler" in graph["timekeeper.generate"]  # a package's __init__ is a node
     assert "timekeeper.commands.render" in graph["timekeeper.cli"]  # a command imported by name when it runs
-    assert "timekeeper.generate.stats" not in graph["timekeeper.generate.plot"]  # only under TYPE_CHECKING
+    assert "timekeeper.generate.stats" in graph["timekeeper.generate.plot"]  # only under TYPE_CHECKING, and it counts
 
 
-def test_the_reader_sees_relative_imports_and_running_branches() -> None:
+def test_the_reader_sees_relative_imports_and_the_checkers_imports() -> None:
     assert _graph_of("from . import pcm\nfrom ..voice.base import Voice\n", "timekeeper/audio/clips.py") == {
         "timekeeper.audio.pcm", "timekeeper.voice.base.Voice"}
     assert _graph_of("from .. import model\nfrom . import base\n", "timekeeper/voice/__init__.py") == {
         "timekeeper.model", "timekeeper.voice.base"}
     assert _graph_of("from ..grammar.script import Cue\n", "timekeeper/voice/tts.py") == {"timekeeper.grammar.script.Cue"}
     checked = "if TYPE_CHECKING:\n    import timekeeper.a\nelse:\n    import timekeeper.b\n"
-    assert _graph_of(checked) == {"timekeeper.b"}
+    assert _graph_of(checked) == {"timekeeper.a", "timekeeper.b"}
+    inside = "def later():\n    from timekeeper.c import d\n"
+    assert _graph_of(inside) == {"timekeeper.c.d"}
     assert _graph_of('TARGET = "timekeeper.commands.live:live_command"\nNOTE = "see timekeeper.soundtrack.mix"\n') == {
         "timekeeper.commands.live"}
 
@@ -196,9 +226,22 @@ def test_the_shortest_cycle_is_found() -> None:
     assert shortest_cycle({"a": frozenset({"b"}), "b": frozenset()}) is None
 
 
+def test_every_circle_is_found() -> None:
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"}), "d": frozenset({"a", "e"}),
+             "e": frozenset({"d"}), "f": frozenset({"f"}), "g": frozenset()}
+    assert circles(graph) == [["a", "b", "c"], ["d", "e"], ["f"]]
+    assert circles({"a": frozenset({"b"}), "b": frozenset()}) == []
+
+
 def test_no_module_imports_itself_round_a_cycle() -> None:
-    cycle = shortest_cycle(import_graph())
-    assert cycle is None, " -> ".join(cycle or [])
+    """Counting imports inside functions and those only for the type checker; every circle is named,
+    with its shortest cycle."""
+    graph = import_graph()
+    found = [
+        f"{', '.join(group)} (for one: {' -> '.join(shortest_cycle({m: graph[m] & set(group) for m in group}) or [])})"
+        for group in circles(graph)
+    ]
+    assert not found, "import circles: " + "; ".join(found)
 
 
 def test_no_layer_imports_itself_round_a_cycle() -> None:

@@ -208,12 +208,12 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
       timekeeper stats --kind double-action
       timekeeper stats --outages 6 --length 12:00   # what these settings change
     """
-    from timekeeper.generate.stats import fidelity_report, format_report, plot_report
+    from timekeeper.generate.stats import fidelity_report, format_report
 
     options = _options(settings)
     if plot:
         from timekeeper.files.outputpath import check_output_path
-        from timekeeper.generate.plot import require_matplotlib
+        from timekeeper.generate.plot import plot_report, require_matplotlib
 
         check_output_path(plot, what="plot")
         require_matplotlib()  # fail before the work if matplotlib is missing

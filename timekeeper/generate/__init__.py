@@ -11,9 +11,10 @@ names the official rules a set of options relaxes.
 from __future__ import annotations
 
 from timekeeper.generate.batch import batch, write_batch
-from timekeeper.generate.options import OPTION_SPECS, GenerateOptions, OptionSpec, check_options, options_from_text
+from timekeeper.generate.options import OPTION_SPECS, OptionSpec, check_options, options_from_text
 from timekeeper.generate.relax import relaxations
 from timekeeper.generate.sampler import generate
+from timekeeper.generate.settings import GenerateOptions
 
 __all__ = ["OPTION_SPECS", "GenerateOptions", "OptionSpec", "batch", "check_options", "generate", "options_from_text",
            "relaxations", "write_batch"]

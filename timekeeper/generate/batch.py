@@ -6,8 +6,9 @@ import dataclasses
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError
-from timekeeper.generate.options import GenerateOptions, check_options, check_seed, reproducing_command
+from timekeeper.generate.options import check_options, check_seed, reproducing_command
 from timekeeper.generate.sampler import generate
+from timekeeper.generate.settings import GenerateOptions
 from timekeeper.model import CAMPAIGN_MISSIONS, Scenario
 from timekeeper.scenario.dump import dump_scenario
 

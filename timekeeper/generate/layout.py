@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 from timekeeper.generate.cues import CueLengths
 from timekeeper.generate.draw import below, pick
+from timekeeper.generate.settings import GRID_MS
 from timekeeper.generate.threats import PlannedThreat
 from timekeeper.model import EventType
 
-GRID_MS = 5000
 SILENCE_MS = 500  # at least this much quiet after every cue
 ONE_MINUTE_MS = 60_000
 TWENTY_SECONDS_MS = 20_000

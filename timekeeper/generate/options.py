@@ -3,113 +3,28 @@
 `OPTION_SPECS` lists every generator setting (name, type, default, range or choices, help text,
 example). The `generate` and `stats` commands build their click options from it, and a web form
 can build its fields from it; `options_from_text` turns raw strings (as a form sends them) into a
-checked `GenerateOptions`. Every value None means "as on the official tracks".
-
-`GenerateOptions.profile` is the official profile of the kind (a typed `Profile`, profile.py, of
-the figures in figures.py) with the user's settings applied; the sampler draws from it and the rules check against it, so a setting outside
-the official range moves both together. relax.py says which official rules a setting relaxes.
+checked `GenerateOptions` (settings.py, with the profile the settings make). Every value None
+means "as on the official tracks". relax.py says which official rules a setting relaxes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields, replace
-from functools import cached_property
+from dataclasses import dataclass, fields
 from typing import Any
 
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word, flag, label
-from timekeeper.generate.profile import PLACED, Profile
+from timekeeper.generate.room import check_room
+from timekeeper.generate.settings import GRID_MS, GenerateOptions, Span
 from timekeeper.grammar.times import format_time, parse_time_ms
 from timekeeper.i18n import FALLBACK, translate, ui_language
-from timekeeper.model import MAX_SEED, MAX_TURN, EventType, Pile, TrackKind
+from timekeeper.model import MAX_SEED, Pile, TrackKind
 
 GENERATOR_VERSION = "5"  # bump when the same seed and options would give a different mission
 KINDS = tuple(kind.value for kind in (TrackKind.MISSION, TrackKind.SIMULATION, TrackKind.DOUBLE_ACTION))  # imitated
 PLAYERS = (4, 5)
-GRID_MS = 5000
 PILES = tuple(pile.value for pile in Pile)
-COUNT_KEYS = {EventType.COMMS_DOWN: "outages", EventType.DATA_TRANSFER: "data_transfers",
-              EventType.INCOMING_DATA: "incoming_data"}  # the option (and its GenerateOptions field) counting each
-
-Span = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class GenerateOptions:
-    """The generator's settings; None: as on the official tracks of `kind`.
-
-    Counts are (low, high) spans drawn uniformly; times are milliseconds on the 5-second grid.
-    """
-
-    kind: str = "mission"
-    players: int = 5
-    threat_level: int | None = None  # confirmed threat points (normal 1, serious 2)
-    length_ms: int | None = None  # the whole mission; phases keep their official proportions
-    phase_lengths_ms: tuple[int, ...] | None = None  # every phase exactly
-    outages: Span | None = None
-    outage_length_ms: Span | None = None
-    incoming_data: Span | None = None
-    data_transfers: Span | None = None
-    ambush_percent: int | None = None  # chance that a phase with threats ends with an ambush
-    max_serious: int | None = None  # serious threats, unconfirmed reports included
-    max_internal: int | None = None
-    threat_colors: tuple[str, ...] = ()  # threat piles dealt out evenly; () : no pile named
-
-    def asked_count(self, placed: EventType) -> Span | None:
-        """The count of `placed` (one of PLACED) the user asked for; None: as official."""
-        span: Span | None = getattr(self, COUNT_KEYS[placed])
-        return span
-
-    @property
-    def official(self) -> Profile:
-        return Profile.official(self.kind)
-
-    @cached_property
-    def profile(self) -> Profile:
-        """The official figures of the kind with these settings applied (what sampler and rules use)."""
-        return _apply(self, self.official)
-
-    @property
-    def default_level(self) -> int:
-        return self.official.confirmed_points[1]
-
-    @property
-    def level(self) -> int:
-        return self.default_level if self.threat_level is None else self.threat_level
-
-    @property
-    def max_doubles(self) -> int:
-        return self.profile.double_turns[1]
-
-    @property
-    def max_unconfirmed(self) -> int:
-        return self.profile.unconfirmed[1] if self.players == 5 else 0
-
-    @property
-    def threat_slots(self) -> int:
-        """How many threats a track of this kind can carry: one per turn, plus the double turns."""
-        return MAX_TURN + self.max_doubles
-
-    @property
-    def max_level(self) -> int:
-        """The most confirmed points that fit: every confirmed slot a serious threat."""
-        return 2 * (self.threat_slots - self.max_unconfirmed)
-
-    @property
-    def is_default(self) -> bool:
-        """True when the threats are drawn as on the official tracks (level and caps untouched)."""
-        return self.level == self.default_level and self.max_serious is None and self.max_internal is None
-
-    def pairs(self) -> tuple[tuple[str, str], ...]:
-        """The options as written into the scenario's `generator:` mapping (settings left at default omitted)."""
-        pairs = [("version", GENERATOR_VERSION), ("kind", self.kind), ("players", str(self.players)),
-                 ("threat_level", str(self.level))]
-        for spec in OPTION_SPECS[3:]:
-            value = getattr(self, spec.field)
-            if value != spec.default:
-                pairs.append((spec.key, spec.text(value)))
-        return tuple(pairs)
 
 
 # --- the option specs --------------------------------------------------------------------------------
@@ -318,6 +233,17 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (  # help texts: generate.help.<key> in t
 SPECS_BY_KEY = {spec.key: spec for spec in OPTION_SPECS}
 
 
+def generator_pairs(options: GenerateOptions) -> tuple[tuple[str, str], ...]:
+    """`options` as written into the scenario's `generator:` mapping (settings left at default omitted)."""
+    pairs = [("version", GENERATOR_VERSION), ("kind", options.kind), ("players", str(options.players)),
+             ("threat_level", str(options.level))]
+    for spec in OPTION_SPECS[3:]:
+        value = getattr(options, spec.field)
+        if value != spec.default:
+            pairs.append((spec.key, spec.text(value)))
+    return tuple(pairs)
+
+
 def reproducing_command(seed: int, generator: Iterable[tuple[str, str]]) -> str:
     """The `timekeeper generate` command that makes the mission of `seed` again, from its
     `generator:` pairs (GenerateOptions.pairs; pairs that are not settings are left out)."""
@@ -337,51 +263,6 @@ def options_from_text(raw: Mapping[str, str]) -> GenerateOptions:
             raise ScenarioError(f"unknown option {key!r} (expected {', '.join(SPECS_BY_KEY)})", path="generate")
         values[spec.field] = spec.parse(text if text is not None else "")
     return check_options(GenerateOptions(**values))
-
-
-# --- the effective profile -----------------------------------------------------------------------
-
-
-def _scaled_phases(official: tuple[Span, ...], length_ms: int) -> tuple[Span, ...]:
-    middle_ms = sum(low + high for low, high in official) / 2
-    return tuple((_grid(low * length_ms / middle_ms), _grid(high * length_ms / middle_ms)) for low, high in official)
-
-
-def _grid(ms: float) -> int:
-    return int(round(ms / GRID_MS)) * GRID_MS
-
-
-def _apply(o: GenerateOptions, p: Profile) -> Profile:
-    if o.phase_lengths_ms is not None:
-        p = replace(p, phase_ms=tuple((ms, ms) for ms in o.phase_lengths_ms), mission_ms=sum(o.phase_lengths_ms))
-    elif o.length_ms is not None:
-        p = replace(p, phase_ms=_scaled_phases(p.phase_ms, o.length_ms), mission_ms=o.length_ms)
-    counts_changed = o.outages is not None or o.outage_length_ms is not None
-    for placed in PLACED:
-        span = o.asked_count(placed)
-        if span is not None:
-            p = p.with_count(placed, span)
-    if o.outage_length_ms is not None:
-        p = replace(p, outage_ms=o.outage_length_ms)
-    if counts_changed:
-        (low, high), (short_ms, long_ms) = p.outages, p.outage_ms
-        official_low, official_high = p.comms_down_ms
-        total = (max(official_low, low * short_ms), min(official_high, high * long_ms))
-        # keep the official total where the asked counts and lengths allow it
-        p = replace(p, comms_down_ms=total if total[0] <= total[1] and low * long_ms >= total[0] and high * short_ms <= total[1]
-                    else (low * short_ms, high * long_ms))
-    p = replace(p, ambush_chance=p.ambushes / p.threat_phases if o.ambush_percent is None else o.ambush_percent / 100)
-    if o.max_serious is not None:
-        p = replace(p, serious=(min(p.serious[0], o.max_serious), o.max_serious),
-                    serious_internal=(0, min(p.serious_internal[1], o.max_serious)),
-                    unconfirmed_serious=o.max_serious != 0)
-    if o.max_internal is not None:
-        p = replace(p, internal=(min(p.internal[0], o.max_internal), o.max_internal),
-                    serious_internal=(0, min(p.serious_internal[1], o.max_internal)),
-                    double_turns=(min(p.double_turns[0], o.max_internal), min(p.double_turns[1], o.max_internal)))
-        if o.max_internal > o.official.internal[1]:
-            p = replace(p, internal_turns=tuple(range(1, MAX_TURN + 1)))
-    return replace(p, max_serious=o.max_serious, threat_colors=o.threat_colors)
 
 
 # --- checking ------------------------------------------------------------------------------------
@@ -419,8 +300,6 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
         if needed > o.max_serious:
             raise SettingProblem("too_few_serious", (("setting", "max_serious", str(o.max_serious)),), level=o.level, slots=slots,
                                  needed=needed)
-    from timekeeper.generate.room import check_room
-
     check_room(o)
     return o
 

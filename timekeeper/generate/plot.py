@@ -1,4 +1,4 @@
-"""Draw the fidelity report with matplotlib (the optional `plot` extra)."""
+"""Draw the fidelity report (stats.py) with matplotlib (the optional `plot` extra); stats.py knows nothing of drawing."""
 
 from __future__ import annotations
 
@@ -53,8 +53,9 @@ def _panel(axes, comparison: Comparison) -> None:
     axes.tick_params(labelsize=7)
 
 
-def draw(report: Report, path: Path) -> None:
-    """Write a grid of one panel per feature to `path` (PNG), atomically."""
+def plot_report(report: Report, path: Path) -> None:
+    """Draw every feature's official and generated distributions (stats.py's report) into one PNG at
+    `path`, one panel per feature, atomically."""
     pyplot = require_matplotlib()
     rows = -(-len(report.comparisons) // COLUMNS)
     figure, grid = pyplot.subplots(rows, COLUMNS, figsize=(4 * COLUMNS, 2.6 * rows))

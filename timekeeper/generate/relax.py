@@ -10,16 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from timekeeper.generate.options import (
-    COUNT_KEYS,
-    GRID_MS,
-    OPTION_SPECS,
-    SPECS_BY_KEY,
-    GenerateOptions,
-    Span,
-    span_text,
-)
+from timekeeper.generate.options import OPTION_SPECS, SPECS_BY_KEY, span_text
 from timekeeper.generate.problems import setting_text
+from timekeeper.generate.settings import COUNT_KEYS, GRID_MS, GenerateOptions, Span
 from timekeeper.generate.threats import fewest_external
 from timekeeper.grammar.times import format_time
 from timekeeper.i18n import FALLBACK, translate

@@ -13,15 +13,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from timekeeper.generate.cues import cue_lengths
-from timekeeper.generate.layout import GRID_MS, event_item, phase_windows, threat_item
+from timekeeper.generate.layout import event_item, phase_windows, threat_item
 from timekeeper.generate.problems import LENGTHS, SettingProblem, Word
 from timekeeper.generate.profile import PLACED
+from timekeeper.generate.settings import GRID_MS
 from timekeeper.generate.threats import PlannedThreat
 from timekeeper.grammar.times import format_time
 from timekeeper.model import TURNS_PER_PHASE, EventType
 
 if TYPE_CHECKING:
-    from timekeeper.generate.options import GenerateOptions
+    from timekeeper.generate.settings import GenerateOptions
 
 SLACK_PER_WINDOW_MS = 2 * GRID_MS  # measured: no required event was ever left out with this slack (tests, benchmark)
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from timekeeper.generate.features import Features, measure
-from timekeeper.generate.options import GenerateOptions
+from timekeeper.generate.settings import GenerateOptions
 from timekeeper.grammar.times import format_time
 from timekeeper.model import CommsDown, EventType, Scenario, turn_phase
 

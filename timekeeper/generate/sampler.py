@@ -10,10 +10,11 @@ import random
 
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
-from timekeeper.generate.layout import GRID_MS, TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
-from timekeeper.generate.options import GenerateOptions, check_options, reproducing_command
+from timekeeper.generate.layout import TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
+from timekeeper.generate.options import check_options, generator_pairs, reproducing_command
 from timekeeper.generate.profile import PLACED, Profile
 from timekeeper.generate.room import required_count
+from timekeeper.generate.settings import GRID_MS, GenerateOptions
 from timekeeper.generate.threats import plan_threats
 from timekeeper.model import CommsDown, DataTransfer, Event, EventType, IncomingData, Scenario, Threat, TrackKind
 
@@ -38,7 +39,7 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     for entry in _event_items(rng, options):
         _assign(rng, entry, phases, late_targets, options)
     events = _timed_events(rng, phases, profile)
-    generator = options.pairs() + extra
+    generator = generator_pairs(options) + extra
     return Scenario(
         title=title or f"Generated {options.kind} {seed}",
         phase_ends_ms=ends_ms,

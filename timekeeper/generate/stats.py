@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from timekeeper.generate.features import Features, measure
 from timekeeper.generate.figures import SOURCES
-from timekeeper.generate.options import GenerateOptions, check_seed
+from timekeeper.generate.options import check_seed
 from timekeeper.generate.relax import relaxations
 from timekeeper.generate.sampler import generate
+from timekeeper.generate.settings import GenerateOptions
 
 
 @dataclass(frozen=True)
@@ -139,10 +139,3 @@ def format_report(report: Report) -> str:
     else:
         lines.append("Every official rule holds (official settings).")
     return "\n".join(lines)
-
-
-def plot_report(report: Report, path: Path) -> None:
-    """Draw every feature's official and generated distributions into one PNG (needs matplotlib)."""
-    from timekeeper.generate.plot import draw
-
-    draw(report, path)

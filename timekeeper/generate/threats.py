@@ -16,7 +16,7 @@ from timekeeper.generate.features import ZONE_ORDER
 from timekeeper.model import TURNS_PER_PHASE, Pile, Zone
 
 if TYPE_CHECKING:
-    from timekeeper.generate.options import GenerateOptions
+    from timekeeper.generate.settings import GenerateOptions
 
 __all__ = ["PlannedThreat", "fewest_external", "pick", "plan_threats", "shuffled"]
 

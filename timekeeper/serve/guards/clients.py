@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from aiohttp import web
-
-if TYPE_CHECKING:
-    from timekeeper.serve.server import ServeConfig
 
 MAX_FORWARDED = 20  # addresses of X-Forwarded-For looked at (from the right)
 
@@ -49,7 +46,16 @@ def client_address(request: web.Request) -> str:
     return request.get(CLIENT) or request.remote or ""
 
 
-def is_https(request: web.Request, config: ServeConfig) -> bool:
+class ProxySettings(Protocol):
+    """What the server was told about the way browsers reach it (server.py's ServeConfig has both)."""
+
+    @property
+    def public_url(self) -> str | None: ...  # --public-url: the address links carry
+    @property
+    def trusted_proxies(self) -> tuple[str, ...]: ...  # --trust-proxy: addresses whose headers are believed
+
+
+def is_https(request: web.Request, config: ProxySettings) -> bool:
     """The browser's connection is https: this one, or the trusted proxy's (X-Forwarded-Proto)."""
     if config.public_url:
         return config.public_url.startswith("https://")
@@ -58,7 +64,7 @@ def is_https(request: web.Request, config: ServeConfig) -> bool:
     return request.scheme == "https"
 
 
-def public_base(request: web.Request, config: ServeConfig) -> str:
+def public_base(request: web.Request, config: ProxySettings) -> str:
     """Where browsers reach the server: --public-url, else the host they asked for."""
     if config.public_url:
         return config.public_url.rstrip("/")
