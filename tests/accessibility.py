@@ -128,16 +128,12 @@ NAMES = {"timekeeper", "space", "alert", "ann", "bob", "cid", "dee", "mission", 
          "yaml", "qr", "pdf", "mp3", "ogg", "wav", "flac", "lan", "wcag", "joe"}
 VISIBLE_WORDS = """
 const seen = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length) && getComputedStyle(e).visibility !== 'hidden';
-const track = document.getElementById('track');  // the tracks' titles are names
-const titles = track ? [...track.options].map((o) => o.textContent) : [];
-if (track) for (const o of track.options) o.textContent = '';
-const parts = [document.title, document.body.innerText];
-if (track) [...track.options].forEach((o, i) => { o.textContent = titles[i]; });
+const parts = [document.title, document.body.innerText];  // the tracks' titles too: timekeeper's are translated
 for (const e of document.querySelectorAll('[aria-label], [title], [placeholder], [alt], [aria-roledescription]')) {
   if (!seen(e)) continue;
   for (const a of ['aria-label', 'title', 'placeholder', 'alt', 'aria-roledescription']) if (e.getAttribute(a)) parts.push(e.getAttribute(a));
 }
-for (const o of document.querySelectorAll('option')) if (!track || !track.contains(o)) parts.push(o.textContent);
+for (const o of document.querySelectorAll('option')) parts.push(o.textContent);
 return parts.join('\\n');
 """
 

@@ -23,7 +23,8 @@ OTHERS = [language for language in UI_LANGUAGES if language != FALLBACK]
 # voices), units, and words German spells the same (Pause, Code, Solo, Mission, "in 5 s")
 SAME_IN_GERMAN = {"voice.variant.gbclan", "voice.variant.gbcwmd", "voice.variant.nyc", "generate.unit.seconds",
                   "generate.unit.time", "page.code.label", "page.dl.code", "page.game.pause", "page.lobby.code",
-                  "page.setup.crew_solo", "page.prompt.in", "page.prompt.sound_in", "log.edit.title"}
+                  "page.setup.crew_solo", "page.prompt.in", "page.prompt.sound_in", "log.edit.title",
+                  "title.official.mission", "title.official.simulation"}  # "Mission 1", "Simulation 1"
 
 
 def entries(language: str) -> dict[str, str]:

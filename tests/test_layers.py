@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "environment", "errors", "model"),  # basics: the folders and engines, the one error family, the scenario model
     ("files",),  # files a user names, atomic writes, where outputs may go, the shipped folders
     ("grammar",),  # mission times, languages, training pace, phrase tables, the announcement grammar
-    ("i18n",),  # the words around the game (message catalogues)
+    ("i18n", "titles"),  # the words around the game (message catalogues), the titles timekeeper gives tracks
     ("scenario",),  # scenario files: loading, validation (which uses the grammar), flash codes
     ("generate", "cards"),  # make a scenario, print one: no sound
     ("logbook",),  # the ship's log: no sound

@@ -85,3 +85,20 @@ def test_a_training_pace_chosen_in_the_page_stretches_the_game(server, open_brow
     assert game["settings"]["pace"] == 1.5
     assert game["timeline"]["phase_ends_ms"] == [338_000, 675_000, 900_000]  # mission 1's 3:45, 7:30, 10:00
     driver.execute_script("localStorage.setItem('tk-pace', '1')")
+
+
+def test_track_titles_are_said_in_the_page_language_and_again_when_it_changes(server, open_browsers):
+    driver = open_browsers(LAPTOP)
+    driver.get(server.url)
+    wait_for(driver, "document.querySelectorAll('#track option').length > 30")
+    german(driver)
+    options = "return [...document.querySelectorAll('#track option')].map((o) => o.textContent);"
+    shown = wait_for(driver, "[...document.querySelectorAll('#track option')].some((o) => o.textContent.startsWith('Erster'))"
+                     " && [...document.querySelectorAll('#track option')].map((o) => o.textContent)")
+    assert "Erster Testlauf (7:00)" in shown and "Doppelaktions-Mission 1 (leichtere Reihe) (12:30)" in shown
+    assert not [title for title in shown if "Test Run" in title or "Double Action" in title]
+    assert driver.execute_script("return document.querySelector('#track optgroup[data-group=test-run]').label") == "Testläufe"
+    driver.execute_script("const l = document.getElementById('language'); l.value = 'cs'; l.dispatchEvent(new Event('change'));")
+    wait_for(driver, "document.documentElement.lang === 'cs'")
+    assert "První zkušební let (7:00)" in driver.execute_script(options)
+    driver.execute_script("localStorage.setItem('tk-language', 'en')")

@@ -3,6 +3,11 @@ form) in each shipped language: one gettext catalogue per language, `locales/<co
 with Babel. A msgid is a stable dotted key (`prompter.read_now`), its msgstr the text, with
 `{name}` marking a value. An entry a catalogue lacks falls back to English.
 
+A message made before its language is known (a problem in a file the page uploaded, a log
+value the form sent) is a `Said`: its key and values, said in a language later (`say`), or sent
+to the page as data (`Said.as_json`) for the page to say in its own (i18n.js `say`). Its English
+words are the English catalogue's, so the command line and the page say the same thing.
+
 The announcements themselves (what the ship's computer says and the card prints) are not here:
 they are the phrase tables in voices/.
 """
@@ -10,6 +15,7 @@ they are the phrase tables in voices/.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -74,6 +80,49 @@ def translate(language: str | None, key: str, /, **values: object) -> str:
     """The message `key` in `language` (English for a language without catalogue) with its
     `{name}` places filled from `values`. KeyError for a key no catalogue has (a bug)."""
     return messages(ui_language(language))[key].format(**values)
+
+
+@dataclass(frozen=True)
+class Said:
+    """Words to say in any shipped language: a catalogue key and the values of its `{name}` places.
+    A value is a number, a text shown as written (a name, what a user typed, a word of the file
+    format), another Said (said in the same language) or a tuple of those (a list: "a, b, c")."""
+
+    key: str
+    values: tuple[tuple[str, object], ...] = ()
+
+    def in_language(self, language: str | None) -> str:
+        return translate(language, self.key, **{name: say(value, language) for name, value in self.values})
+
+    def __str__(self) -> str:
+        return self.in_language(FALLBACK)
+
+    def as_json(self) -> dict[str, object]:
+        """{"key": ..., "values": {...}} with Saids inside as the same, lists as lists: what the page says."""
+        return {"key": self.key, "values": {name: said_json(value) for name, value in self.values}}
+
+
+def said(key: str, /, **values: object) -> Said:
+    """A Said of `key` with `values` (every place of the English text must be given)."""
+    return Said(key, tuple(values.items()))
+
+
+def say(value: object, language: str | None) -> str:
+    """`value` in `language`: a Said in its words, a list joined with commas, anything else as written."""
+    if isinstance(value, Said):
+        return value.in_language(language)
+    if isinstance(value, tuple):
+        return ", ".join(say(item, language) for item in value)
+    return str(value)
+
+
+def said_json(value: object) -> object:
+    """`value` as the page reads it (i18n.js `say`): a Said as its key and values, a list as a list."""
+    if isinstance(value, Said):
+        return value.as_json()
+    if isinstance(value, tuple):
+        return [said_json(item) for item in value]
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def preferred_language(accept_language: str | None) -> str:

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { UI_LANGUAGES, errorText, fill, t, uiLanguage, words } from "../../timekeeper/serve/assets/i18n.js";
+import { UI_LANGUAGES, errorText, fill, say, t, uiLanguage, words } from "../../timekeeper/serve/assets/i18n.js";
 
 const LOCALES = new URL("../../timekeeper/locales/", import.meta.url);
 
@@ -46,4 +46,16 @@ test("a server error with a known code is said in the page's language", () => {
   assert.equal(errorText({ message: "in English", body: { code } }), words.messages[known]);
   assert.equal(errorText({ message: "in English", body: { code: "no_such_code" } }), "in English");
   assert.equal(errorText(new Error("network down")), "network down");
+});
+
+test("words the server sends as data are said in the page's language, values that are words too", () => {
+  words.messages = catalogue("de");
+  assert.equal(say({ key: "title.official.test-run-1", values: {} }), "Erster Testlauf");
+  assert.equal(say({ key: "title.generated.mission", values: { seed: 338695 } }), "Generierte Mission 338695");
+  words.messages = { "x.outer": "{inner}: {list}", "x.inner": "innen {n}" };
+  assert.equal(say({ key: "x.outer", values: { inner: { key: "x.inner", values: { n: 2 } }, list: ["a", 3] } }), "innen 2: a, 3");
+  assert.equal(say(null, "as sent"), "as sent");
+  assert.equal(say("plain"), "plain");
+  assert.equal(errorText({ message: "in English", body: { code: "invalid_field", said: { key: "x.inner", values: { n: 1 } } } }),
+    "innen 1");
 });

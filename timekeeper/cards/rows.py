@@ -9,6 +9,7 @@ from timekeeper.grammar.phrases import PhraseBook, phrase_book
 from timekeeper.grammar.script import CueKind, ScriptOptions, build_timeline
 from timekeeper.grammar.times import format_time
 from timekeeper.model import Announcement, CommsDown, DataTransfer, Event, IncomingData, Scenario, Threat, Zone
+from timekeeper.titles import local_title
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,10 @@ def card_header(scenario: Scenario, phrases: PhraseBook) -> CardHeader:
         facts.append(phrases.word("players", n=scenario.players))
     if scenario.seed is not None:
         facts.append(phrases.word("seed", seed=scenario.seed))
-    facts += [f"{key}={value}" for key, value in scenario.generator if key not in ("seed", "players")]
+    if scenario.generator:
+        from timekeeper.generate.options import setting_facts
+
+        facts += setting_facts(scenario.generator, phrases.language)
     if scenario.pace != 1.0:
         from babel.numbers import format_decimal
 
@@ -53,7 +57,7 @@ def card_header(scenario: Scenario, phrases: PhraseBook) -> CardHeader:
         pace = format_decimal(scenario.pace, locale=ui_language(phrases.language))
         facts.append(translate(phrases.language, "card.pace", pace=pace))
     return CardHeader(
-        title=scenario.title,
+        title=local_title(scenario.title, phrases.language),
         kind=phrases.word(f"kind_{scenario.kind.value}"),
         facts=tuple(facts),
         phase_ends=tuple(format_time(ms) for ms in scenario.phase_ends_ms),

@@ -11,6 +11,7 @@ from timekeeper.generate.sampler import generate
 from timekeeper.generate.settings import GenerateOptions
 from timekeeper.model import CAMPAIGN_MISSIONS, Scenario
 from timekeeper.scenario.dump import dump_scenario
+from timekeeper.titles import campaign_title
 
 MAX_COUNT = 100_000
 
@@ -32,7 +33,7 @@ def batch(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int
     for index in range(count):
         if campaign:
             number = f"{index + 1}/{CAMPAIGN_MISSIONS}"
-            title = f"Exploration campaign {seed}, mission {index + 1} of {CAMPAIGN_MISSIONS}"
+            title = campaign_title(seed, index + 1, CAMPAIGN_MISSIONS)
             mission = generate(seed + index, options, title=title, extra=(("campaign", str(seed)), ("mission", number)))
         else:
             mission = generate(seed + index, options)

@@ -244,6 +244,29 @@ def generator_pairs(options: GenerateOptions) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def setting_facts(generator: Iterable[tuple[str, str]], language: str | None) -> list[str]:
+    """A generated mission's `generator:` pairs as a card prints them, in `language`: each setting
+    by its name in the form ("Threat level: 7", "Threat piles: White pile, Yellow pile"), the
+    generator's version and the mission's place in a campaign; kind and crew are printed apart."""
+    from timekeeper.grammar.phrases import phrase_book
+
+    ui = ui_language(language)
+    words = phrase_book(ui)
+    facts = []
+    for key, value in generator:
+        spec = SPECS_BY_KEY.get(key)
+        if key == "version":
+            facts.append(translate(ui, "card.generator_version", version=value))
+        elif key == "campaign":
+            facts.append(translate(ui, "card.campaign", campaign=value))
+        elif key == "mission":
+            facts.append(translate(ui, "card.campaign_mission", mission=value))
+        elif spec is not None and key not in ("kind", "players"):
+            shown = ", ".join(words.word(f"pile_{pile}") for pile in value.split(",")) if spec.type == "piles" else value
+            facts.append(translate(ui, "card.setting", label=spec.label_in(ui), value=shown))
+    return facts
+
+
 def reproducing_command(seed: int, generator: Iterable[tuple[str, str]]) -> str:
     """The `timekeeper generate` command that makes the mission of `seed` again, from its
     `generator:` pairs (GenerateOptions.pairs; pairs that are not settings are left out)."""

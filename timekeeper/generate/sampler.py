@@ -17,6 +17,7 @@ from timekeeper.generate.room import required_count
 from timekeeper.generate.settings import GRID_MS, GenerateOptions
 from timekeeper.generate.threats import plan_threats
 from timekeeper.model import CommsDown, DataTransfer, Event, EventType, IncomingData, Scenario, Threat, TrackKind
+from timekeeper.titles import generated_title
 
 Phase = tuple[Window, Window]  # (main window, last-minute window)
 
@@ -41,7 +42,7 @@ def generate(seed: int, options: GenerateOptions = GenerateOptions(), *, title: 
     events = _timed_events(rng, phases, profile)
     generator = generator_pairs(options) + extra
     return Scenario(
-        title=title or f"Generated {options.kind} {seed}",
+        title=title or generated_title(options.kind, seed),
         phase_ends_ms=ends_ms,
         events=tuple(events),
         kind=TrackKind(options.kind),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError
@@ -27,6 +28,18 @@ def builtin_paths() -> dict[str, Path]:
         for path in sorted((scenarios_dir() / folder).glob("*.yaml"), key=_natural_key):
             found.setdefault(path.stem, path)
     return found
+
+
+@cache
+def builtin_titles() -> dict[str, str]:
+    """name -> title of every shipped scenario (read once; the title only, not validated)."""
+    import yaml
+
+    titles = {}
+    for name, path in builtin_paths().items():
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        titles[name] = str(data["title"]) if isinstance(data, dict) and "title" in data else name
+    return titles
 
 
 def official_track_number(name: str) -> int | None:

@@ -15,6 +15,7 @@ from timekeeper.grammar.phrases import PhraseBook, phrase_book
 from timekeeper.grammar.script import Timeline
 from timekeeper.model import Scenario
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix, prepare_mix
+from timekeeper.titles import local_title
 
 ALBUM = "timekeeper"
 
@@ -41,7 +42,8 @@ def tags(scenario: Scenario, source: str, settings: MixSettings, words: PhraseBo
     if scenario.seed is not None:
         comment += f"; seed: {scenario.seed}"
     comment += f"; language: {settings.language}; players: {'solo' if settings.solo else settings.players}"
-    title = scenario.title if settings.language == "en" else f"{scenario.title} ({settings.language})"
+    title = local_title(scenario.title, settings.language)  # "Erster Testlauf (de)": in its language, and marked
+    title = title if settings.language == "en" else f"{title} ({settings.language})"
     found = {"title": title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
     number = official_track_number(source)
     if number is not None:

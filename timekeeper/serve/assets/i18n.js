@@ -15,6 +15,18 @@ export function t(key, values = {}) {
   return text === undefined ? key : fill(text, values);
 }
 
+// Words the server sends as data (a Python `Said`: {key, values}), said in the page's language:
+// values that are words themselves are said too, a list is joined with commas, anything else
+// is shown as written. `fallback` stands in for nothing sent (an older server's plain text).
+export function say(said, fallback = "") {
+  if (said === null || said === undefined) return fallback;
+  if (Array.isArray(said)) return said.map((item) => say(item)).join(", ");
+  if (typeof said !== "object") return String(said);
+  const values = {};
+  for (const [name, value] of Object.entries(said.values || {})) values[name] = say(value);
+  return t(said.key, values);
+}
+
 // The page's language: `wanted` when it is one, else the first of the browser's languages
 // (`preferred`, as navigator.languages) that is one, else English.
 export function uiLanguage(wanted, preferred = []) {
@@ -26,10 +38,12 @@ export function uiLanguage(wanted, preferred = []) {
   return "en";
 }
 
-// A server error with a stable code is said in the page's language; else the server's message.
+// A server error in the page's language: its words when the server sent them (`said`), else the
+// words of its stable code, else the server's message.
 export function errorText(error) {
-  const code = error.body && error.body.code;
-  return code && words.messages[`error.${code}`] ? t(`error.${code}`) : error.message;
+  const body = error.body || {};
+  if (body.said) return say(body.said);
+  return body.code && words.messages[`error.${body.code}`] ? t(`error.${body.code}`) : error.message;
 }
 
 // The words of the elements under `root` that name their key: data-i18n="key" for the text,

@@ -3,7 +3,7 @@
 // Every word comes from the catalogue (log.* keys).
 import { api, postJson, sendJson } from "./api.js";
 import { element, option, page, toast } from "./dom.js";
-import { errorText, t } from "./i18n.js";
+import { errorText, say, t } from "./i18n.js";
 import { serverInfo } from "./language.js";
 import { view } from "./state.js";
 
@@ -178,10 +178,13 @@ function drawLogTable(log) {
     const cell = row.insertCell();
     const actions = element("div", { className: "actions" });
     cell.append(actions);
-    for (const text of line.cells) row.insertCell().textContent = text;
+    line.cells.forEach((text, index) => {
+      row.insertCell().textContent = log.columns[index] === "track" ? say(line.track_said, text) : text; // in the page's words
+    });
     [...row.cells].forEach((td, index) => { td.setAttribute("role", "cell"); td.dataset.label = labels[index]; });
     if (line.destroyed_by) row.lastChild.textContent = t("log.destroyed_by", { threat: line.destroyed_by });
-    const [id, date, track] = line.cells;
+    const [id, date] = line.cells;
+    const track = say(line.track_said, line.cells[log.columns.indexOf("track")]);
     actions.append(element("button", { type: "button", className: "button ghost small", textContent: t("log.edit"),
       onclick: () => editMission(line.id) }));
     actions.lastChild.setAttribute("aria-label", t("log.edit.label", { id }));
@@ -218,7 +221,7 @@ async function editMission(id) {
     return toast(errorText(error), true);
   }
   form.dataset.id = id;
-  page.logEditTitle.textContent = t("log.edit.title", { id, track: mission.track });
+  page.logEditTitle.textContent = t("log.edit.title", { id, track: say(mission.track_said, mission.track) });
   fillFields(page.logEditFields, mission.fields, mission.values, mission.campaign != null);
   page.logEditResult.textContent = "";
   dialog.showModal();
@@ -272,6 +275,9 @@ function drawStats(stats) {
     missions: all.missions, wins: all.wins, best: localNumber(all.best), mean: localNumber(all.mean) }) }));
 }
 
+// A group of the statistics by its name: a track's in the page's words, a crew's or player's as written.
+const groupName = (group) => say(group.said, group.key);
+
 // A score or mean as the page's language writes numbers (9.8, 9,8); "-" for none.
 function localNumber(value) {
   return value == null ? "-" : Number(value).toLocaleString(document.documentElement.lang || "en");
@@ -289,7 +295,7 @@ function statsTable({ by, groups }) {
   const body = table.createTBody();
   for (const group of groups) {
     const row = body.insertRow();
-    row.append(element("th", { scope: "row", textContent: group.key }));
+    row.append(element("th", { scope: "row", textContent: groupName(group) }));
     const cells = [group.missions, group.wins, localNumber(group.best), localNumber(group.mean), ...(campaigns ? [group.open] : [])];
     for (const cell of cells) Object.assign(row.insertCell(), { className: "num", textContent: cell });
   }
@@ -328,7 +334,7 @@ function scoreChart(table) {
     "aria-labelledby": "chart-title chart-desc" });
   chart.append(svg("title", { id: "chart-title" }, title));
   const best = t("log.chart.best"), mean = t("log.chart.mean");
-  chart.append(svg("desc", { id: "chart-desc" }, groups.map((g) => `${g.key}: ${best} ${localNumber(g.best)}, ${mean} ${localNumber(g.mean)}`).join("; ")));
+  chart.append(svg("desc", { id: "chart-desc" }, groups.map((g) => `${groupName(g)}: ${best} ${localNumber(g.best)}, ${mean} ${localNumber(g.mean)}`).join("; ")));
   const legend = svg("g", { class: "legend", "aria-hidden": "true" });
   legend.append(svg("rect", { x: LEFT, y: 6, width: 12, height: 12, class: "bar-best" }),
     svg("text", { x: LEFT + 18, y: 16 }, best),
@@ -338,7 +344,8 @@ function scoreChart(table) {
   chart.append(svg("line", { x1: x(0), x2: x(0), y1: TOP - 4, y2: height - 4, class: "axis" }));
   groups.forEach((group, index) => {
     const y = TOP + index * ROW;
-    const name = group.key.length > fits ? `${group.key.slice(0, fits - 1)}…` : group.key;
+    const full = groupName(group);
+    const name = full.length > fits ? `${full.slice(0, fits - 1)}…` : full;
     chart.append(svg("text", { x: LEFT - 8, y: y + BAR + 4, "text-anchor": "end" }, name));
     for (const [value, kind, dy] of [[group.best, "best", 0], [group.mean, "mean", BAR + 2]]) {
       const from = x(Math.min(0, value)), to = x(Math.max(0, value));

@@ -8,7 +8,7 @@ import { clockText, positionAt } from "./clock.js";
 import { connect, joined, ping, reconnect, report, send } from "./connection.js";
 import { change, page, toast } from "./dom.js";
 import { wake } from "./frame.js";
-import { t } from "./i18n.js";
+import { say, t } from "./i18n.js";
 import { showGameLink } from "./joining.js";
 import { whenWordsChange } from "./language.js";
 import { clientId, measured, serverNow, view } from "./state.js";
@@ -52,8 +52,7 @@ export function openGame(game, { sound = false, prompter = false, start = false 
   window.scrollTo(0, 0);
   page.scroller.scrollTo(0, 0);
   page.after.hidden = true;
-  page.gameTitle.textContent = game.title;
-  document.title = `${game.title} · timekeeper`;
+  showTitle();
   page.history.replaceChildren();
   page.caption.replaceChildren();
   page.prompter.checked = prompter;
@@ -92,6 +91,13 @@ export function setSound(on) {
 }
 
 // The mission's state on this screen; the sound device makes its audio follow it.
+// The game's title in the page's words (an official track's name, a generated mission's).
+function showTitle() {
+  if (!view.game) return;
+  page.gameTitle.textContent = say(view.game.title_said, view.game.title);
+  document.title = `${page.gameTitle.textContent} · timekeeper`;
+}
+
 export function follow() {
   if (!view.game) return;
   const audio = page.audio;
@@ -237,5 +243,8 @@ export function wireMission() {
     reconnect();
     follow();
   });
-  whenWordsChange(follow);
+  whenWordsChange(() => {
+    showTitle();
+    follow();
+  });
 }

@@ -2,7 +2,7 @@
 // (language, voice, crew, music, pace), and the natural voice of a language one step away.
 import { api, finished, postJson } from "./api.js";
 import { element, option, page, toast } from "./dom.js";
-import { errorText, t, uiLanguage, words } from "./i18n.js";
+import { errorText, say, t, uiLanguage, words } from "./i18n.js";
 import { joinByCode } from "./joining.js";
 import { serverInfo, useLanguage, whenWordsChange } from "./language.js";
 import { setupChanged } from "./lobby.js";
@@ -23,23 +23,28 @@ export async function showSetup() {
 }
 
 function trackLabel(track) {
-  if (track.problem) return `✗ ${track.problem}`;
-  return track.seed != null ? t("page.setup.track_seeded", { title: track.title, length: track.length, seed: track.seed })
-    : t("page.setup.track_entry", { title: track.title, length: track.length });
+  if (track.problem) return `✗ ${say(track.problem_said, track.problem)}`;
+  const title = say(track.title_said, track.title);
+  return track.seed != null ? t("page.setup.track_seeded", { title, length: track.length, seed: track.seed })
+    : t("page.setup.track_entry", { title, length: track.length });
 }
+
+const listed = new Map(); // track id -> the track as the server sent it (its words are said again when the language changes)
 
 async function fillTracks(select) {
   const { tracks } = await api("/api/tracks");
   const list = page.track;
+  listed.clear();
   const keep = select || list.value || localStorage.getItem("tk-track") || "builtin:mission-1";
   list.replaceChildren();
   const groups = {};
   for (const track of tracks) {
     groups[track.group] = groups[track.group] || element("optgroup", { label: t(`page.group.${track.group}`) });
+    groups[track.group].dataset.group = track.group;
     const choice = option(track.id, trackLabel(track));
-    choice.dataset.origin = track.origin || "";
+    listed.set(track.id, track);
     choice.disabled = Boolean(track.problem); // listed with its first problem, not playable
-    choice.title = track.problem;
+    choice.title = track.problem ? say(track.problem_said, track.problem) : "";
     groups[track.group].append(choice);
   }
   for (const group of new Set([...GROUPS, ...Object.keys(groups)])) if (groups[group]) list.append(groups[group]);
@@ -48,9 +53,22 @@ async function fillTracks(select) {
   trackChanged();
 }
 
+// The tracks' titles and groups in the page's words again (after a change of language).
+function relabelTracks() {
+  for (const group of page.track.querySelectorAll("optgroup")) group.label = t(`page.group.${group.dataset.group}`);
+  for (const choice of page.track.options) {
+    const track = listed.get(choice.value);
+    if (!track) continue;
+    choice.textContent = trackLabel(track);
+    choice.title = track.problem ? say(track.problem_said, track.problem) : "";
+  }
+  trackChanged();
+}
+
 function trackChanged() {
   const chosen = page.track.selectedOptions[0];
-  page.trackInfo.textContent = chosen && chosen.dataset.origin ? chosen.dataset.origin : "";
+  const track = chosen && listed.get(chosen.value);
+  page.trackInfo.textContent = track ? say(track.origin_said, track.origin || "") : "";
   if (chosen) localStorage.setItem("tk-track", chosen.value);
   setupChanged();
 }
@@ -200,7 +218,10 @@ async function added(request, what) {
     const body = await request;
     const made = body.tracks || [body.track];
     await fillTracks(made[0].id);
-    const names = made.map((m) => (m.seed != null ? t("page.added.seeded", { title: m.title, seed: m.seed }) : m.title)).join(", ");
+    const names = made.map((m) => {
+      const title = say(m.title_said, m.title);
+      return m.seed != null ? t("page.added.seeded", { title, seed: m.seed }) : title;
+    }).join(", ");
     const relaxed = body.relaxed && body.relaxed.length ? t("page.added.relaxed", { what: body.relaxed.join("; ") }) : "";
     toast(`${t(what, { names })}${relaxed}`);
     if (body.warnings && body.warnings.length) showList(t("page.problems.overlaps"), body.warnings, true);
@@ -275,6 +296,7 @@ export function wireSetup() {
     added(api(`/api/tracks/upload?name=${encodeURIComponent(file.name)}`, { method: "POST", body: file }), "page.added.uploaded");
   });
   whenWordsChange(() => {
+    relabelTracks();
     labelGenerateForm();
     nameVoices();
     wordVoiceOffer();

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from timekeeper.generate import OPTION_SPECS, batch
 from timekeeper.generate.options import MAX_SEED, check_seed, options_from_text
 from timekeeper.generate.relax import relaxed_rules
-from timekeeper.serve.tracks.library import Library, LoadedTrack
+from timekeeper.serve.tracks.library import GENERATED, Library, LoadedTrack
 from timekeeper.soundtrack.render import generated_voice_overlaps
 
 MAX_PAGE_COUNT = 20  # missions one form sends for at once
@@ -43,7 +43,7 @@ def generate_tracks(library: Library, form: dict, voice: str | None = None, ui: 
     missions = batch(seed, options, count=form["count"], campaign=form["campaign"], language=language)
     made = []
     for number, mission in enumerate(missions):
-        origin = f"generated: seed {seed + number}, {options.kind}, {options.players} players"
+        origin = f"{GENERATED} seed {seed + number}, {options.kind}, {options.players} players"
         made.append(library.add_scenario(mission, origin))
     overlaps = generated_voice_overlaps(missions, language, voice) if voice is not None else []
     return Generated(made, tuple(relaxation.text(ui) for relaxation in relaxed_rules(options)), overlaps)

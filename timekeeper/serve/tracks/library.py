@@ -17,13 +17,16 @@ from pathlib import Path
 from timekeeper.errors import OutputError, ScenarioError
 from timekeeper.files.atomicfile import write_atomic
 from timekeeper.files.userfiles import read_user_file
+from timekeeper.generate.options import KINDS
 from timekeeper.grammar.times import format_time
+from timekeeper.i18n import Said, said, said_json
 from timekeeper.model import Scenario
 from timekeeper.scenario.catalog import builtin_paths
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.scenario.load import LoadResult, load_file, load_text
 from timekeeper.scenario.problems import Problem, errors
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
+from timekeeper.titles import title_json
 
 MAX_FOLDER_FILES = 500  # scenario files listed from --scenarios DIR
 MAX_ADDED_TRACKS = 500  # tracks made in the page that are kept (the oldest go first)
@@ -53,10 +56,14 @@ class Track:
     seed: int | None = None
     origin: str = ""
     problem: str = ""
+    origin_said: Said | None = None  # `origin` in words the page says in its language
 
     def as_json(self) -> dict:
-        return {"id": self.id, "group": self.group, "title": self.title, "kind": self.kind,
-                "length": self.length, "seed": self.seed, "origin": self.origin, "problem": self.problem}
+        """The track as the page lists it: `title_said` and `origin_said` are its words in any
+        language (None: the title is the track's own; the origin is a file name)."""
+        return {"id": self.id, "group": self.group, "title": self.title, "title_said": title_json(self.title),
+                "kind": self.kind, "length": self.length, "seed": self.seed, "origin": self.origin,
+                "origin_said": said_json(self.origin_said) if self.origin_said else None, "problem": self.problem}
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,24 @@ def _valid(result: LoadResult) -> Scenario:
 
 def _track(track_id: str, group: str, scenario: Scenario, origin: str = "") -> Track:
     return Track(track_id, group, scenario.title, scenario.kind.value, format_time(scenario.duration_ms),
-                 scenario.seed, origin)
+                 scenario.seed, origin, origin_said=origin_said(origin, scenario) if group == "added" else None)
+
+
+GENERATED, UPLOADED, FLASHCODE = "generated:", "uploaded ", "FlashPlayerCode"  # how an added track's origin begins
+
+
+def origin_said(origin: str, scenario: Scenario) -> Said | None:
+    """How an added track was made (`origin`, as its file's first line says it), in words: a
+    generated mission's seed, kind and crew from the scenario itself, an uploaded file's name."""
+    generator = dict(scenario.generator)
+    if origin.startswith(GENERATED) and scenario.seed is not None and generator.get("kind") in KINDS:
+        return said("page.origin.generated", seed=scenario.seed, kind=said(f"generate.kind.{generator['kind']}"),
+                    players=generator.get("players", ""))
+    if origin.startswith(UPLOADED):
+        return said("page.origin.uploaded", name=origin.removeprefix(UPLOADED))
+    if origin == FLASHCODE:
+        return said("page.origin.flashcode")
+    return None
 
 
 class Library:
@@ -194,7 +218,7 @@ class Library:
         """Check scenario YAML sent by the page; InvalidTrack (every problem) when it is not valid,
         and then nothing is stored."""
         scenario = _valid(load_text(text, name))
-        return self._store(scenario, text, f"uploaded {name}")
+        return self._store(scenario, text, f"{UPLOADED}{name}")
 
     def add_scenario(self, scenario: Scenario, origin: str) -> LoadedTrack:
         """Store a scenario made in the page (generated, imported); it is checked like a file."""

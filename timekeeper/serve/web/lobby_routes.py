@@ -18,6 +18,7 @@ from timekeeper.serve.server import ServerState
 from timekeeper.serve.tracks.library import LoadedTrack
 from timekeeper.serve.web.routes import base_url, checked, state_of, to_screens
 from timekeeper.serve.web.schemas import CodePath, GamePath, LobbyBody, RouteInput, declares
+from timekeeper.titles import title_json
 
 _PREPARING: set[asyncio.Task] = set()  # background preparations (kept so they are not collected)
 
@@ -47,7 +48,8 @@ def prepare_soon(state: ServerState, game: Game) -> None:
 
 async def lobby_json(request: web.Request, game: Game) -> dict:
     state = state_of(request)
-    return {"id": game.id, "code": await state.store.code(game.id), "title": game.title, "track_id": game.track_id,
+    return {"id": game.id, "code": await state.store.code(game.id), "title": game.title,
+            "title_said": title_json(game.title), "track_id": game.track_id,
             "mode": game.mode, "status": game.playback.status, "join_url": state.join_url(game, base_url(request))}
 
 

@@ -10,18 +10,20 @@ the game is told ("logged") when its mission is recorded, changed or removed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 
 from aiohttp import web
 
 from timekeeper.errors import AlreadyRecorded, LogEntryError
+from timekeeper.i18n import said_json
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.logbook.form import record_values
 from timekeeper.logbook.record import Entry
-from timekeeper.logbook.rows import COLUMNS, CampaignLine
+from timekeeper.logbook.rows import COLUMNS, CampaignLine, MissionLine
 from timekeeper.logbook.shiplog import ShipLog
 from timekeeper.logbook.stats import GroupStats, LogStats
+from timekeeper.logbook.words import track_said
 from timekeeper.serve.games.game import Game
 from timekeeper.serve.guards.crews import crew_of
 from timekeeper.serve.refusal import Refused
@@ -35,6 +37,7 @@ from timekeeper.serve.web.schemas import (
     RouteInput,
     declares,
 )
+from timekeeper.titles import title_json
 
 TRACK_FIELDS = ("track", "seed")  # set by the server from the game (the page's are ignored)
 EDITABLE = tuple(f.name for f in MISSION_FORM if f.name not in TRACK_FIELDS)
@@ -82,6 +85,7 @@ async def form(request: web.Request) -> web.Response:
 
     values, recorded = await asyncio.to_thread(read)
     return web.json_response({"fields": _fields(), "values": values, "track": game.title,
+                              "track_said": title_json(game.title),
                               "recorded": entry_json(recorded) if recorded else None})
 
 
@@ -119,7 +123,8 @@ async def mission(request: web.Request) -> web.Response:
 
     entry = await asyncio.to_thread(read)
     values = {name: value for name, value in record_values(entry.record).items() if name in EDITABLE}
-    return web.json_response({**entry_json(entry), "track": entry.record.track.label(), "fields": _fields(),
+    return web.json_response({**entry_json(entry), "track": entry.record.track.label(),
+                              "track_said": said_json(track_said(entry.record.track)), "fields": _fields(),
                               "values": values, "removable": entry.campaign_id is None})
 
 
@@ -160,15 +165,18 @@ async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *
     return web.json_response({"removed": entry.id} if removed else entry_json(entry))
 
 
-def _group(group: GroupStats) -> dict:
-    return {"key": group.key, "missions": group.missions, "wins": group.wins, "best": group.best,
-            "mean": None if group.mean is None else round(group.mean, 1), "open": group.open}
+def _group(group: GroupStats, words: Mapping[str, object] | None = None) -> dict:
+    """A group of the statistics; `words` names a track's group in any language (its `said`)."""
+    return {"key": group.key, "said": (words or {}).get(group.key), "missions": group.missions, "wins": group.wins,
+            "best": group.best, "mean": None if group.mean is None else round(group.mean, 1), "open": group.open}
 
 
-def stats_json(stats: LogStats) -> dict:
-    """The figures of `timekeeper log stats` as data: the page draws its tables and chart."""
+def stats_json(stats: LogStats, track_words: Mapping[str, object] | None = None) -> dict:
+    """The figures of `timekeeper log stats` as data: the page draws its tables and chart.
+    `track_words` maps a track's label to its words as the page says them (said_json)."""
     return {"overall": _group(stats.overall),
-            "tables": [{"by": by, "groups": [_group(g) for g in groups]} for by, groups in (
+            "tables": [{"by": by, "groups": [_group(g, track_words if by == "track" else None) for g in groups]}
+                       for by, groups in (
                 ("crew", stats.by_crew), ("player", stats.by_player), ("track", stats.by_track),
                 ("campaigns", stats.campaigns_by_crew)) if groups],
             "scores": [{"date": day, "crew": crew, "score": score} for day, crew, score in stats.scores]}
@@ -192,11 +200,15 @@ async def listing(request: web.Request) -> web.Response:
 
     def read() -> dict:
         with _log(request) as log:
+            shown = log.lines()
+            tracks = {line.entry.record.track.label(): said_json(track_said(line.entry.record.track))
+                      for line in shown if isinstance(line, MissionLine)}
             lines = [campaign_json(line) if isinstance(line, CampaignLine)
                      else {"id": line.entry.id, "cells": list(line.cells()), "bracket": line.bracket,
                            "removable": line.entry.campaign_id is None,
-                           "destroyed_by": line.entry.record.destroyed_by} for line in log.lines()]
-            return {"columns": list(COLUMNS), "lines": lines, "stats": stats_json(log.stats())}
+                           "track_said": tracks[line.entry.record.track.label()],
+                           "destroyed_by": line.entry.record.destroyed_by} for line in shown]
+            return {"columns": list(COLUMNS), "lines": lines, "stats": stats_json(log.stats(), tracks)}
 
     return web.json_response(await asyncio.to_thread(read))
 

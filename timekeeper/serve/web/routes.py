@@ -24,7 +24,7 @@ from timekeeper.serve.server import ServerState, download_name
 from timekeeper.serve.sound.cache import SoundUnavailable
 from timekeeper.serve.sound.mixes import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.sound.mp3stream import CONTENT_TYPE
-from timekeeper.serve.tracks.library import InvalidTrack, LoadedTrack
+from timekeeper.serve.tracks.library import FLASHCODE, InvalidTrack, LoadedTrack
 from timekeeper.serve.web.schemas import (
     NO_INPUT,
     UPLOAD,
@@ -230,7 +230,7 @@ async def flashcode(request: web.Request) -> web.Response:
         raise Refused("paste a FlashPlayerCode such as 010AL1TW,050ID,120AL2TR,...", field="code")
     title = data.title or DEFAULT_TITLE
     scenario = parse_flashcode(code, title)
-    loaded = await asyncio.to_thread(crew_library(request).add_scenario, scenario, "FlashPlayerCode")
+    loaded = await asyncio.to_thread(crew_library(request).add_scenario, scenario, FLASHCODE)
     return added(loaded)
 
 

@@ -9,6 +9,7 @@ from timekeeper.grammar.phrases import PhraseBook
 from timekeeper.grammar.script import CueKind, Speech, Timeline
 from timekeeper.model import CommsDown
 from timekeeper.serve.games.game import Game
+from timekeeper.titles import title_json
 
 ALERT_KINDS = (CueKind.THREAT,)
 PAGE_WORDS = ("phase", "comms_down", "mission_end", "time", "event", "zone", "threat", "data_transfer")
@@ -76,6 +77,7 @@ def game_json(game: Game, timeline: Timeline, now_ms: float, join_url: str) -> d
     return {
         "id": game.id,
         "title": game.title,
+        "title_said": title_json(game.title),
         "track_id": game.track_id,
         "settings": shown_settings(game.settings),
         "timeline": timeline_json(timeline),

@@ -1,0 +1,83 @@
+"""The words the server sends the page as data (`*_said`: a catalogue key and its values), which
+the page says in its own language (i18n.js `say`): track titles and how a track was made, a
+game's title, the log's tracks. Through aiohttp's test client, in the test's own process."""
+
+from __future__ import annotations
+
+import pytest
+from aiohttp.test_utils import TestClient
+from test_fast_serve import POST, config, new_game, served  # noqa: F401 (config: the fixture)
+
+from timekeeper.i18n import say
+
+
+def said(data: dict | list | None, language: str) -> str:
+    """What the page says of `data` (i18n.js `say`, mirrored): a Said's words, filled."""
+    from timekeeper.i18n import translate
+
+    if data is None:
+        return ""
+    if isinstance(data, list):
+        return ", ".join(said(item, language) for item in data)
+    if not isinstance(data, dict):
+        return str(data)
+    return translate(language, data["key"], **{name: said(value, language) for name, value in data["values"].items()})
+
+
+def test_tracks_come_with_their_titles_words(config) -> None:  # noqa: F811
+    async def check(client: TestClient) -> None:
+        tracks = {track["id"]: track for track in (await (await client.get("/api/tracks")).json())["tracks"]}
+        assert said(tracks["builtin:test-run-1"]["title_said"], "de") == "Erster Testlauf"
+        assert said(tracks["builtin:double-action-easy-2"]["title_said"], "cs") == "Mise dvojité akce 2 (snazší sada)"
+        assert tracks["builtin:house-rules"]["title_said"] is None  # its own title: "Hausregeln"
+        made = await client.post("/api/tracks/generate?lang=de", headers=POST, json={
+            "seed": "338695", "count": 1, "campaign": False, "kind": "double-action", "players": "4"})
+        assert made.status == 201, await made.text()
+        track = (await made.json())["tracks"][0]
+        assert track["title"] == "Generated double-action 338695"
+        assert said(track["title_said"], "de") == "Generierte Doppelaktion 338695"
+        assert said(track["origin_said"], "de") == "generiert: Startwert 338695, Doppelaktion, 4 Spieler"
+        listed = {t["id"]: t for t in (await (await client.get("/api/tracks")).json())["tracks"]}[track["id"]]
+        assert said(listed["origin_said"], "pl") == "wygenerowana: ziarno 338695, podwójna akcja, graczy: 4"
+        upload = await client.post("/api/tracks/upload?name=mine.yaml", headers=POST,
+                                   data=b"title: Mine\nphase_ends: ['3:00', '6:00']\nevents: []\n")
+        assert upload.status == 201, await upload.text()
+        mine = (await upload.json())["track"]
+        assert mine["title_said"] is None and said(mine["origin_said"], "fr") == "téléversée : mine.yaml"
+        code = await client.post("/api/tracks/flashcode", headers=POST, json={"code": "010AL1TW,120DT,340PE1,660PE2"})
+        assert code.status == 201, await code.text()
+        assert said((await code.json())["track"]["origin_said"], "it") == "importata da FlashPlayerCode"
+
+    served(config, check)
+
+
+def test_a_game_and_the_log_name_the_track_in_words(config) -> None:  # noqa: F811
+    async def check(client: TestClient) -> None:
+        game = await new_game(client, "builtin:double-action-3", language="de")
+        assert game["title"] == "Double Action Mission 3 (standard set)"
+        assert said(game["title_said"], "de") == "Doppelaktions-Mission 3 (Standardreihe)"
+        form = await (await client.get(f"/api/games/{game['id']}/log")).json()
+        assert said(form["track_said"], "es") == "Misión de doble acción 3 (serie estándar)"
+        recorded = await client.post(f"/api/games/{game['id']}/log", headers=POST, json={
+            "crew": "Ann, Bob", "survived": "4", "destroyed": "6"})
+        assert recorded.status == 201, await recorded.text()
+        log = await (await client.get("/api/log")).json()
+        line, = log["lines"]
+        assert line["cells"][log["columns"].index("track")] == "double-action-3"  # the log's own name for it
+        assert said(line["track_said"], "de") == "Doppelaktions-Mission 3 (Standardreihe)"
+        by_track, = (table for table in log["stats"]["tables"] if table["by"] == "track")
+        assert [said(group["said"], "cs") for group in by_track["groups"]] == ["Mise dvojité akce 3 (standardní sada)"]
+        entry = await (await client.get(f"/api/log/{line['id']}")).json()
+        assert say(entry["track"], "de") == "double-action-3" and said(entry["track_said"], "de").startswith("Doppelaktions")
+
+    served(config, check)
+
+
+@pytest.mark.parametrize("language", ["de", "cs"])
+def test_the_card_the_page_shows_is_in_the_game_s_language(config, language) -> None:  # noqa: F811
+    async def check(client: TestClient) -> None:
+        game = await new_game(client, "builtin:test-run-2", language=language)
+        card = await (await client.get(f"/api/games/{game['id']}/card.html")).text()
+        assert {"de": "Zweiter Testlauf", "cs": "Druhý zkušební let"}[language] in card and "Second Test Run" not in card
+
+    served(config, check)
