@@ -550,7 +550,7 @@ def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(se
     body = german.json()
     assert body["language"] == "de" and body["messages"]["page.game.pause"] == "Pause"
     assert "Rückgängig" in german.text and "\\u" not in german.text  # UTF-8, not escapes
-    assert {key.split(".")[0] for key in body["messages"]} == {"page", "log", "a11y", "generate", "error"}  # not what the server words
+    assert {key.split(".")[0] for key in body["messages"]} == {"page", "log", "a11y", "generate", "error", "title"}  # not what the server words
     assert body["messages"]["generate.label.outages"] == "Kommunikationsausfälle" and "generate.problem.grid" not in body["messages"]
     english = server.request("/api/messages/en").json()["messages"]
     assert sorted(english) == sorted(body["messages"]) and len(german.body) < 25_000

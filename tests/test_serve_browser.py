@@ -301,7 +301,7 @@ def test_record_the_mission_in_the_ships_log_from_the_page(tmp_path, open_browse
         shot(driver, "log-form-phone", tmp_path)
         driver.get(server.url + "log")
         row = wait_for(driver, "document.querySelector('#log-table tbody tr') && document.querySelector('#log-table tbody tr').innerText")
-        assert "mission-2" in row and "Ann" in driver.find_element("id", "log-stats").text
+        assert "Mission 2" in row and "Ann" in driver.find_element("id", "log-stats").text
         shot(driver, "log-page-phone", tmp_path)
     finally:
         assert server.stop() == 130

@@ -76,7 +76,7 @@ def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_p
         assert log.execute_script("return document.querySelectorAll('#log-table tbody tr').length") == 1
         assert log.execute_script("return document.querySelectorAll('.chart-svg > rect.bar-best').length") == 1
         chart = log.execute_script("return document.querySelector('.chart-svg desc').textContent")
-        assert chart == "mission-3: best 8, mean 8"
+        assert chart == "Mission 3: best 8, mean 8"  # the track by its title
         players = log.execute_script("return [...document.querySelectorAll('#log-stats table')][1].innerText")
         assert "Ann" in players and "Cid" in players
 
@@ -84,7 +84,7 @@ def test_a_game_is_recorded_once_and_corrected_and_removed_in_the_log_page(tmp_p
         assert edit.get_attribute("aria-label") == "Edit mission 1"
         edit.click()
         wait_for(log, "document.getElementById('log-edit').open && document.querySelector('#log-edit [name=destroyed]')")
-        assert log.find_element("id", "log-edit-title").text == "Mission 1: mission-3"
+        assert log.find_element("id", "log-edit-title").text == "Mission 1: Mission 3"
         destroyed = log.find_element("css selector", "#log-edit [name=destroyed]")
         assert destroyed.get_attribute("value") == "2"
         knocked_out = log.find_element("css selector", "#log-edit [name=knocked_out]")
