@@ -10,9 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from measuredvoice import MeasuredVoice, tone
+from inprocess import run_cli
+from measuredvoice import MeasuredVoice, speak_measured, tone
 
+from timekeeper.audio.clipcache import write_wav
 from timekeeper.audio.pcm import clip_ms
+from timekeeper.errors import ExitStatus
 from timekeeper.grammar.durations import default_measure
 from timekeeper.grammar.phrases import phrase_book
 from timekeeper.grammar.script import build_timeline
@@ -115,7 +118,6 @@ def test_a_packs_clips_are_levelled_once_and_again_only_when_a_file_changes(
     """A plan or render with a pack reads its levelled clips from the clip cache after the first
     time: no levelling (which loads scipy) then; an edited clip, or a damaged cached one, is levelled again."""
     from timekeeper.audio import loudness
-    from timekeeper.audio.clipcache import write_wav
     from timekeeper.environment import Environment, using
     from timekeeper.voice.packs import PackVoice
 
@@ -144,3 +146,46 @@ def test_a_packs_clips_are_levelled_once_and_again_only_when_a_file_changes(
         alert = max((tmp_path / "cache" / "packs").rglob("*.wav"), key=lambda path: path.stat().st_size)  # the longest clip
         alert.write_bytes(alert.read_bytes()[:-100])  # a damaged cache file is levelled again, not played
         assert np.array_equal(clips()[1], first[1]) and len(levelled) == 4
+
+
+def test_a_pack_named_by_a_relative_path_keeps_its_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.voice.select import voice_language
+
+    pack = tmp_path / "mein-paket"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text("name: mein paket\nlanguage: de\n", encoding="utf-8")
+    write_wav(pack / "repeat.wav", tone(500))
+    monkeypatch.chdir(tmp_path)
+    assert voice_language("mein-paket") == voice_language("./mein-paket") == voice_language(str(pack)) == "de"
+    speak_measured(monkeypatch)
+    planned = run_cli("plan", "test-run-1", "--voice", "mein-paket", cwd=tmp_path)
+    assert planned.exit_code == ExitStatus.SUCCESS, planned.output
+    assert "Zeit T plus eins" in planned.stdout  # German words: the pack's language
+
+
+def test_the_missing_clip_warning_names_each_clip_once(tmp_path: Path) -> None:
+    from timekeeper.voice.packs import PackVoice
+
+    (tmp_path / "pack.yaml").write_text("language: de\n", encoding="utf-8")
+    for name in ("repeat", "threat_zone_blue"):  # a German pack: threats and zones in combined clips
+        write_wav(tmp_path / f"{name}.wav", tone(500))
+    voice = PackVoice(tmp_path, "de", fallback=MeasuredVoice("de"))
+    timeline = build_timeline(load_scenario("mission-1"), voice.phrases(), default_measure("de"))
+    voice.prepare([(part.key, part.text) for cue in timeline.cues for part in cue.speech])
+    [warning] = voice.warnings
+    names = warning.split("has no clip for ")[1].split(";")[0].split(", ")
+    assert len(names) == len(set(names)) and names == sorted(names)
+    assert "serious_threat_zone_red" in names and "threat_zone_blue" not in names and "repeat" not in names
+
+
+def test_plan_warns_of_a_packs_missing_clips_as_render_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.voice import select
+    from timekeeper.voice.packs import PackVoice
+
+    write_wav(tmp_path / "repeat.wav", tone(500))
+    monkeypatch.setattr(select, "open_voice", lambda language, spec=None: PackVoice(tmp_path, language, MeasuredVoice(language)))
+    planned = run_cli("plan", "test-run-1", "--voice", str(tmp_path))
+    assert planned.exit_code == ExitStatus.SUCCESS, planned.output
+    assert planned.stderr.count(f"Warning: voice pack {tmp_path} has no clip for ") == 1
+    names = planned.stderr.split("has no clip for ")[1].split(";")[0].split(", ")
+    assert "time_t_plus_1" in names and "repeat" not in names

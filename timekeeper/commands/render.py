@@ -58,7 +58,7 @@ def plan_command(ctx: click.Context, scenario: str, language: str | None, voice:
     warn_voice_language(settings)
     if voice is None and default_voice(settings.language) is None:  # the shipped lengths of the synthesized voice
         warn_shipped_timing(settings.language, "plan")
-    timeline = plan(loaded, settings, ProgressBar("Preparing voice"))
+    timeline = plan(loaded, settings, ProgressBar("Preparing voice"), warn=lambda text: click.echo(f"Warning: {text}", err=True))
     lines, overlaps = plan_lines(timeline)
     for line in lines:
         click.echo(line)

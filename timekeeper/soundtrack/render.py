@@ -81,10 +81,12 @@ def encode(
         raise OutputError.cannot_write(out, error) from error
 
 
-def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None) -> Timeline:
+def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None,
+         warn: Callable[[str], None] | None = None) -> Timeline:
     """The timeline the render would use: the synthesized voice's shipped phrase lengths when it is
     the default, else (a voice named in `settings`, or a Piper default voice) that voice's real
-    lengths (synthesizing or loading its clips)."""
+    lengths (synthesizing or loading its clips). `warn` hears what the render would warn of (a
+    voice pack's missing clips)."""
     from timekeeper.grammar.durations import default_measure
     from timekeeper.grammar.script import build_timeline
     from timekeeper.voice.select import default_voice
@@ -92,7 +94,10 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
     if settings.voice is None and default_voice(settings.language) is None:
         book = phrase_book(settings.language)
         return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
-    return prepare_mix(scenario, settings, progress).timeline
+    mix = prepare_mix(scenario, settings, progress)
+    for warning in mix.warnings if warn is not None else ():
+        warn(warning)
+    return mix.timeline
 
 
 def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:

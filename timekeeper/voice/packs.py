@@ -118,14 +118,19 @@ class PackVoice(Voice):
             self.pack_clip(name)  # fail early, naming a damaged file
         borrowed = [(key, text) for key, text in items if not self._own(key)]
         self.fallback.prepare(borrowed, progress)
-        missing = sorted({key for key, _ in borrowed if not self._covered(key) and not self._in_combined(key)})
-        if self.combined:
-            missing += [name for name in COMBINED if name not in self.files]
+        missing = {key for key, _ in borrowed if not self._covered(key) and not self._in_combined(key)}
+        if self.combined:  # (a language whose phrase table names the combined clips borrows them too)
+            missing |= {name for name in COMBINED if name not in self.files}
         if missing:
             how = "" if self.fallback.language == self.language else f" (in {self.fallback.language}: no {self.language} voice)"
-            self.warnings.append(
-                f"voice pack {self.folder} has no clip for {', '.join(missing)}; the synthesized voice speaks them{how}"
-            )
+            self._warn(f"voice pack {self.folder} has no clip for {', '.join(sorted(missing))}; the synthesized voice "
+                       f"speaks them{how}")
+        for warning in getattr(self.fallback, "warnings", ()):  # (the synthesized voice's own: a clip cache it cannot write)
+            self._warn(warning)
+
+    def _warn(self, warning: str) -> None:
+        if warning not in self.warnings:
+            self.warnings.append(warning)
 
     def _in_combined(self, key: str) -> bool:
         return self.combined and (key in THREAT_KINDS or key in ZONES)
@@ -280,6 +285,7 @@ def index_pack(folder: Path) -> tuple[dict[str, Path], dict]:
     """
     if not folder.is_dir():
         raise VoiceError("no such voice pack folder", path=str(folder))
+    folder = folder.resolve()  # (a pack named by a relative path: its clips resolve to absolute paths)
     files: dict[str, Path] = {}
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() in AUDIO_SUFFIXES and path.is_file():
@@ -409,7 +415,7 @@ def _inside(folder: Path, path: Path, label: str) -> Path:
     from timekeeper.files.userfiles import check_input_file
 
     resolved = path.resolve()
-    if not resolved.is_relative_to(folder):
+    if not resolved.is_relative_to(folder.resolve()):
         raise VoiceError(f"{label} points outside the voice pack (refused)", path=str(folder))
     if resolved.exists():
         check_input_file(resolved, MAX_CLIP_BYTES, what="a voice clip", error=VoiceError)
