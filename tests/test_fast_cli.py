@@ -132,3 +132,16 @@ def test_the_command_line_runs_in_the_environment_it_is_given(tmp_path, capsys):
     assert status == 0, capsys.readouterr()
     assert (tmp_path / "crew-data" / LOG_FILE_NAME).is_file()
     assert current() != given  # installed for that run only
+
+
+@pytest.mark.parametrize(("args", "hint"), [
+    (("cards",), "did you mean 'card'?"),
+    (("rendr", "mission-1"), "did you mean 'render'?"),
+    (("log", "lst"), "did you mean 'list'?"),
+    (("voice", "instal", "x"), "did you mean 'install'?"),
+    (("log", "campaign", "list"), "the commands are end, next, show, start"),
+])
+def test_a_mistyped_command_gets_a_suggestion(args: tuple[str, ...], hint: str) -> None:
+    done = run_cli(*args)
+    assert done.exit_code == ExitStatus.USAGE
+    assert hint in done.stderr and "Traceback" not in done.output

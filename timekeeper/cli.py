@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import click
 
 from timekeeper import __version__
+from timekeeper.commands.groups import SuggestingGroup
 from timekeeper.environment import Environment, Streams, current, using
 from timekeeper.errors import ExitStatus, OutputError, Terminated, TimekeeperError
 
@@ -44,7 +45,7 @@ class PipeClosed(Exception):
     """The reader of stdout went away (`| head -1`); main() returns 141 quietly."""
 
 
-class LazyGroup(click.Group):
+class LazyGroup(SuggestingGroup):
     """Lists every command but imports a command's module only when that command runs."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -6,6 +6,7 @@ import random
 
 import click
 
+from timekeeper.commands.groups import SuggestingGroup
 from timekeeper.commands.logdb import LOG_ID
 
 difficulty_options = (
@@ -39,7 +40,7 @@ def _echo_campaign(campaign) -> None:
                    f"`timekeeper log add --campaign {campaign.id}`.")
 
 
-@click.group("campaign")
+@click.group("campaign", cls=SuggestingGroup)
 def campaign_group() -> None:
     """Exploration campaigns: up to three missions with the same ship.
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from timekeeper.commands.campaign import campaign_group
+from timekeeper.commands.groups import SuggestingGroup
 from timekeeper.commands.logdb import LOG_ID, open_from
 from timekeeper.commands.logprompt import prompt_missing
 from timekeeper.commands.options import OneLineText, output_format
@@ -16,7 +17,7 @@ from timekeeper.logbook.form import FormValue, text
 DAMAGE_HELP = "Damage per zone at the end, as red=2,white=0,blue=1 (repeatable)."
 
 
-@click.group("log")
+@click.group("log", cls=SuggestingGroup)
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="The log database (default: $TIMEKEEPER_LOG, else shiplog.sqlite3 in $TIMEKEEPER_DATA or "
                    "~/.local/share/timekeeper).")

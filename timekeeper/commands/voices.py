@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from timekeeper.commands.groups import SuggestingGroup
 from timekeeper.grammar.phrases import LANGUAGES
 
 
@@ -56,7 +57,7 @@ def voices_command() -> None:
         click.echo(f"  {pack.name}  {pack.language or '?'}  {pack.clips} clips  {pack.folder}")
 
 
-@click.group("voice")
+@click.group("voice", cls=SuggestingGroup)
 def voice_group() -> None:
     """Work with voice packs.
 
