@@ -145,3 +145,17 @@ def test_a_mistyped_command_gets_a_suggestion(args: tuple[str, ...], hint: str) 
     done = run_cli(*args)
     assert done.exit_code == ExitStatus.USAGE
     assert hint in done.stderr and "Traceback" not in done.output
+
+
+def test_a_crew_of_one_plays_solo(monkeypatch: pytest.MonkeyPatch) -> None:
+    from timekeeper.cards.html import html_card
+    from timekeeper.scenario.catalog import load_scenario
+
+    speak_measured(monkeypatch)
+    one, solo, four = (run_cli("plan", "simulation-1", *options) for options in (("--players", "1"), ("--solo", "--players", "4"), ("--players", "4")))
+    assert one.exit_code == solo.exit_code == ExitStatus.SUCCESS, one.output
+    assert one.stdout == solo.stdout
+    assert "data_transfer" in four.stdout and "data_transfer" not in one.stdout and "comms_down" not in one.stdout
+    card = html_card(load_scenario("simulation-1"), "en", players=1)
+    assert card.count('class="dropped"') == 2 + 2 + 4  # incoming data, outages, data transfers
+    assert card.count('class="unconfirmed dropped"') == 1

@@ -6,13 +6,16 @@ from html import escape
 
 from timekeeper.cards.rows import card_header, card_rows
 from timekeeper.grammar.phrases import PhraseBook, book_for
+from timekeeper.grammar.script import ScriptOptions
 from timekeeper.model import Scenario
 
 
-def html_card(scenario: Scenario, language: str | PhraseBook | None = None, players: int = 5) -> str:
+def html_card(scenario: Scenario, language: str | PhraseBook | None = None, players: int = 5, solo: bool = False) -> str:
     """The card of `scenario`: title, facts, phase ends, a table of every event, a legend.
-    Unconfirmed reports are marked, and struck through when fewer than 5 play."""
+    Unconfirmed reports are marked; what this crew did not hear is struck through (unconfirmed
+    reports when fewer than 5 play; data, transfers and outages in a solo game or a crew of one)."""
     phrases = book_for(language, scenario.language)
+    heard = ScriptOptions(players, solo)
     header = card_header(scenario, phrases)
     facts = " · ".join(escape(fact) for fact in (header.kind, *header.facts))
     out = [
@@ -32,7 +35,9 @@ def html_card(scenario: Scenario, language: str | PhraseBook | None = None, play
             continue
         classes = ["serious"] if getattr(row.event, "serious", False) else []
         if row.unconfirmed:
-            classes.append("unconfirmed" if players >= 5 else "unconfirmed dropped")
+            classes.append("unconfirmed")
+        if row.event is not None and not heard.keeps(row.event):
+            classes.append("dropped")
         zone = f'<span class="zone zone-{row.zone.value}">{escape(row.zone_name)}</span>' if row.zone else ""
         detail = " · ".join(([f"? {phrases.word('unconfirmed')}"] if row.unconfirmed else []) + ([row.detail] if row.detail else []))
         out.append(f'<tr class="{" ".join(classes)}"><td>{escape(row.time)}</td><td>{escape(row.turn)}</td>'

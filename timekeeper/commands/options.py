@@ -72,9 +72,9 @@ voice_option = click.option(
     " (piper:en_US-joe-medium) or Piper model file (~/voices/de_DE-thorsten-medium.onnx); see `timekeeper voices`.",
 )
 players_option = click.option(
-    "--players", type=click.IntRange(1, MAX_PLAYERS), default=MAX_PLAYERS, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports."
+    "--players", type=click.IntRange(1, MAX_PLAYERS), default=MAX_PLAYERS, show_default=True, help="Crew size; fewer than 5 drops unconfirmed reports, 1 is a solo game (as --solo)."
 )
-solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages.")
+solo_option = click.option("--solo", is_flag=True, help="Solo game: no data transfers, incoming data or outages (also --players 1).")
 
 
 class PaceFactor(click.ParamType):

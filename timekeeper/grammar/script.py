@@ -192,10 +192,15 @@ class Timeline:
 
 @dataclass(frozen=True)
 class ScriptOptions:
-    """`players=4` drops unconfirmed reports; `solo` drops data transfers, incoming data, outages."""
+    """`players=4` drops unconfirmed reports; `solo` drops data transfers, incoming data, outages
+    (a crew of one is a solo game, asked for or not)."""
 
     players: int = 5
     solo: bool = False
+
+    def __post_init__(self) -> None:
+        if self.players == 1:
+            object.__setattr__(self, "solo", True)
 
     def keeps(self, event: Event) -> bool:
         if isinstance(event, Threat) and event.unconfirmed and self.players < 5:

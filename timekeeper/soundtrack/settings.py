@@ -88,7 +88,7 @@ def sound_settings(raw: Mapping[str, object], scenario_language: str | None = No
         language=spoken_language(language, voice, scenario_language),
         voice=voice,
         players=players,
-        solo=bool(raw.get("solo", False)),
+        solo=bool(raw.get("solo", False)) or players == 1,  # a crew of one plays solo
         background=background,
         music=music,
         computer_voice=bool(raw.get("computer_voice", False)),

@@ -561,7 +561,7 @@ async def card(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
     words = (await state.timeline(game)).phrases  # the voice's printed words (a pack may bring its own)
-    fragment = html_card(game.scenario, words, game.settings["players"])
+    fragment = html_card(game.scenario, words, game.settings["players"], bool(game.settings.get("solo")))
     return web.Response(text=fragment, content_type="text/html")
 
 
