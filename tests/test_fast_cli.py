@@ -159,3 +159,15 @@ def test_a_crew_of_one_plays_solo(monkeypatch: pytest.MonkeyPatch) -> None:
     card = html_card(load_scenario("simulation-1"), "en", players=1)
     assert card.count('class="dropped"') == 2 + 2 + 4  # incoming data, outages, data transfers
     assert card.count('class="unconfirmed dropped"') == 1
+
+
+@pytest.mark.parametrize("args", [("show", "mission-1"), ("card", "mission-1", "--format", "text"), ("show", "double-action-easy-1")])
+def test_cards_and_show_print_no_notes_meant_for_maintainers(args: tuple[str, ...]) -> None:
+    from timekeeper.scenario.catalog import builtin_paths, load_scenario
+
+    done = run_cli(*args)
+    assert done.exit_code == ExitStatus.SUCCESS, done.output
+    assert "Sources disagreed" not in done.stdout and "martin" not in done.stdout and "nibuen" not in done.stdout
+    official = [name for name, path in builtin_paths().items() if path.parent.name == "official"]
+    assert len(official) == 34 and not any(load_scenario(name).notes for name in official)
+    assert "Keep someone near the computer." in run_cli("show", "ambush-night").stdout  # a crew's own notes are printed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import yaml
@@ -58,9 +59,15 @@ def track_sources(table_text: str) -> dict[str, list[str]]:
     return found
 
 
-def header_for(sources: list[str]) -> str:
+def header_for(sources: list[str], disagreements: list[str] | None = None) -> str:
+    """The file's comment: where it comes from and, for maintainers, where the transcriptions
+    disagreed (a comment, not the scenario's `notes`, which cards and `show` print for players)."""
     named = "; ".join(TRANSCRIPTIONS[source] for source in sources)
-    return f"{HEADER}\nTranscriptions: {named}."
+    lines = [HEADER, f"Transcriptions: {named}."]
+    if disagreements:
+        lines.append("Sources disagreed:")
+        lines += textwrap.wrap("; ".join(disagreements), 100, initial_indent="  ", subsequent_indent="  ")
+    return "\n".join(lines)
 
 
 def convert_event(raw: dict):
@@ -81,13 +88,11 @@ def convert_event(raw: dict):
 
 def convert_track(raw: dict) -> Scenario:
     events = sorted((convert_event(e) for e in raw["events"]), key=lambda e: e.at_ms)
-    notes = "; ".join(raw.get("sources_disagree") or [])
     return Scenario(
         title=raw["title"],
         kind=TrackKind(raw["kind"]),
         phase_ends_ms=tuple(parse_time_ms(t) for t in raw["phase_ends"]),
         events=tuple(events),
-        notes=f"Sources disagreed: {notes}" if notes else "",
     )
 
 
@@ -97,7 +102,7 @@ def main(source: Path = DEFAULT_SOURCE) -> None:
     sources = track_sources(text)
     TARGET.mkdir(parents=True, exist_ok=True)
     for name, raw in tracks.items():
-        header = header_for(sources[name])
+        header = header_for(sources[name], raw.get("sources_disagree") or [])
         (TARGET / f"{name}.yaml").write_text(dump_scenario(convert_track(raw), header), encoding="utf-8")
     print(f"wrote {len(tracks)} scenarios to {TARGET.relative_to(ROOT)}")
 

@@ -14,7 +14,7 @@ SPOKEN_WIDTH = 60
 def text_card(scenario: Scenario, language: str | PhraseBook | None = None, *, spoken: bool = True,
               notes: bool = True, width: int | None = None) -> str:
     """The card of `scenario` as an aligned table; with `spoken`, the words of each announcement;
-    with `notes`, the scenario's notes (transcription remarks: not for the table). With `width`,
+    with `notes`, the scenario's notes (what its author wrote for the crew). With `width`,
     no line is longer: long lines wrap at word boundaries, indented under their start."""
     phrases = book_for(language, scenario.language)
     header = card_header(scenario, phrases)

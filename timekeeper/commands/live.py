@@ -106,7 +106,7 @@ def live_command(
 
 def end_card(scenario, language: str | PhraseBook) -> str:
     """The card printed when the mission ends, for the resolution round: what happened when,
-    without the spoken words or the transcription notes, fitted to the terminal's width."""
+    without the spoken words or the scenario's notes, fitted to the terminal's width."""
     import shutil
 
     from timekeeper.cards.text import text_card
