@@ -85,7 +85,9 @@ def _names(words: list[str], path: tuple[str, ...]) -> bool:
 def test_list_shows_every_builtin_track_in_natural_order() -> None:
     result = run("list")
     assert result.returncode == 0
-    names = [line.split()[0] for line in result.stdout.splitlines()]
+    head, *lines = result.stdout.splitlines()
+    assert head.split() == ["NAME", "KIND", "LENGTH", "TITLE"]
+    names = [line.split()[0] for line in lines]
     assert names[:3] == ["test-run-1", "test-run-2", "simulation-1"]
     assert names.index("double-action-2") < names.index("double-action-9") < names.index("double-action-10")  # natural, not text
     assert len(names) == len(builtin_paths())

@@ -23,6 +23,9 @@ SHORT = Path(__file__).resolve().parent / "data" / "render" / "short.yaml"
 def test_list_and_show_name_the_official_tracks() -> None:
     listed = run_cli("list")
     assert listed.exit_code == ExitStatus.SUCCESS and "mission-1" in listed.stdout and "test-run-1" in listed.stdout
+    head, first = listed.stdout.splitlines()[:2]
+    assert head.split() == ["NAME", "KIND", "LENGTH", "TITLE"] and first.split()[0] == "test-run-1"
+    assert head.index("LENGTH") + len("LENGTH") == first.index("7:00") + len("7:00")  # the lengths line up under it
     shown = run_cli("show", "mission-3", "--lang", "de")
     assert shown.exit_code == ExitStatus.SUCCESS and "Bedrohung" in shown.stdout
 

@@ -18,10 +18,12 @@ def list_command() -> None:
     from timekeeper.scenario.catalog import builtin_listing
 
     rows = builtin_listing()
-    width = max(len(row.name) for row in rows)
-    kind_width = max(len(row.kind) for row in rows)
+    head = ("name", "kind", "length", "title")
+    width = max(len(text) for text in [head[0], *(row.name for row in rows)])
+    kind_width = max(len(text) for text in [head[1], *(row.kind for row in rows)])
+    click.echo(f"{head[0].upper().ljust(width)}  {head[1].upper().ljust(kind_width)}  {head[2].upper():>6}  {head[3].upper()}")
     for row in rows:
-        click.echo(f"{row.name.ljust(width)}  {row.kind.ljust(kind_width)}  {row.length:>5}  {row.title}")
+        click.echo(f"{row.name.ljust(width)}  {row.kind.ljust(kind_width)}  {row.length:>6}  {row.title}")
 
 
 @click.command("show")
