@@ -97,3 +97,25 @@ def test_stats_plot_writes_a_png(tmp_path: Path) -> None:
     done = run_cli("stats", "--count", "2", "--seed", "3", "--plot", str(png))
     assert done.exit_code == ExitStatus.SUCCESS, done.output
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(("browser", "said"), [
+    (None, "no web browser found"),
+    ("lynx", "only a text browser (lynx) found, which would take over this terminal"),
+])
+def test_serve_open_without_a_browser_says_so(monkeypatch: pytest.MonkeyPatch, browser: str | None, said: str) -> None:
+    import webbrowser
+
+    from timekeeper.serve.web import app
+
+    def get(using=None):  # type: ignore[no-untyped-def]
+        if browser is None:
+            raise webbrowser.Error("could not locate runnable browser")
+        return webbrowser.GenericBrowser(browser)
+
+    monkeypatch.setattr(webbrowser, "get", get)
+    monkeypatch.setattr(webbrowser.GenericBrowser, "open", lambda self, url, new=0, autoraise=True: pytest.fail("started"))
+    monkeypatch.setattr(app, "run", lambda config, ready: ready(43210))
+    done = run_cli("serve", "--port", "0", "--open")
+    assert done.exit_code == ExitStatus.SUCCESS, done.output
+    assert f"Warning: --open: {said}; open http://127.0.0.1:43210/ in a browser yourself." in done.stderr

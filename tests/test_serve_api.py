@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import re
+import select
 import time
 import wave
 
@@ -676,3 +678,19 @@ def test_the_page_installs_as_an_app(server):
         if icon["type"] == "image/png":  # the size it declares, read from the PNG header
             width, height = int.from_bytes(image.body[16:20], "big"), int.from_bytes(image.body[20:24], "big")
             assert f"{width}x{height}" == icon["sizes"]
+
+
+def test_open_without_a_browser_says_so(tmp_path):
+    """No display and no browser on the PATH (a server, a container): --open says where to go."""
+    server = start_server(tmp_path / "state", "--open", env={"BROWSER": "", "DISPLAY": "", "WAYLAND_DISPLAY": "",
+                                                             "PATH": str(tmp_path)})
+    said = b""
+    try:
+        deadline = time.monotonic() + 10
+        while b"Ctrl-C stops it" not in said and time.monotonic() < deadline:
+            if select.select([server.process.stdout], [], [], 0.1)[0]:
+                said += os.read(server.process.stdout.fileno(), 4096)
+    finally:
+        assert server.stop() == 130
+    said_text = "".join(server.output) + said.decode()
+    assert f"Warning: --open: no web browser found; open {server.url} in a browser yourself." in said_text

@@ -124,9 +124,10 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
                        "(docs/hosting.md); rooms idle for " + f"{room_idle:g} s are forgotten.")
         click.echo("Ctrl-C stops it.")
         if open_browser:
-            import webbrowser
-
-            webbrowser.open(local + (f"?token={token}" if token else ""))
+            page = local + (f"?token={token}" if token else "")
+            problem = open_page(page)
+            if problem:
+                click.echo(f"Warning: --open: {problem}; open {page} in a browser yourself.", err=True)
 
     from timekeeper.environment import current, process_wide
 
@@ -135,6 +136,23 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
 
 
 LOOPBACK = ("127.0.0.1", "::1")  # where a proxy on this machine connects from (--behind-proxy)
+TEXT_BROWSERS = frozenset({"www-browser", "links", "elinks", "lynx", "w3m"})  # would take over the server's terminal
+
+
+def open_page(url: str) -> str | None:
+    """Show `url` in the machine's web browser; what went wrong, if it could not (no browser, only
+    a text browser, which would take over the terminal the server reports to, or one that failed)."""
+    import webbrowser
+
+    try:
+        browser = webbrowser.get()
+    except webbrowser.Error:
+        return "no web browser found"
+    if type(browser) is webbrowser.GenericBrowser and Path(browser.name).name in TEXT_BROWSERS:
+        return f"only a text browser ({browser.name}) found, which would take over this terminal"
+    if not browser.open(url):
+        return f"the browser {browser.name!r} did not start"
+    return None
 
 
 def _address(text: str, option: str) -> str:
