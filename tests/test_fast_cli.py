@@ -174,3 +174,20 @@ def test_cards_and_show_print_no_notes_meant_for_maintainers(args: tuple[str, ..
     official = [name for name, path in builtin_paths().items() if path.parent.name == "official"]
     assert len(official) == 34 and not any(load_scenario(name).notes for name in official)
     assert "Keep someone near the computer." in run_cli("show", "ambush-night").stdout  # a crew's own notes are printed
+
+
+def test_validate_and_plan_tell_the_same_overlap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threats at 0:10: the mix plays them at once; validate says so with plan's words and figures."""
+    speak_measured(monkeypatch)
+    both = tmp_path / "both.yaml"
+    both.write_text('title: Both\nphase_ends: ["3:45", "7:30", "10:00"]\nevents:\n'
+                    '  - {at: "0:10", type: threat, t: 1, zone: red}\n  - {at: "0:10", type: threat, t: 2, zone: blue}\n')
+    for default in ("synthesized", ""):  # the synthesized voice's shipped lengths, and the default voice (joe, if installed)
+        monkeypatch.setenv("TIMEKEEPER_DEFAULT_VOICE", default)
+        checked, planned = run_cli("validate", str(both)), run_cli("plan", str(both))
+        [warning] = [line for line in checked.stdout.splitlines() if "warning" in line]
+        [marker] = [line.strip() for line in planned.stdout.splitlines() if "!! OVERLAP" in line]
+        said = marker.removeprefix("!! OVERLAP: ")
+        assert said.startswith("the threat at 0:10 starts ") and said.endswith("both are heard at once")
+        assert warning == f"{both}:5:10: warning: {said}; move one of them"
+        assert "late" not in checked.output

@@ -91,6 +91,20 @@ def test_a_campaign_starts_and_its_first_mission_is_recorded(tmp_path: Path) -> 
     assert "mission 2: mission-3" in run_cli("log", "--db", db, "campaign", "show").stdout
 
 
+@pytest.mark.parametrize("args", [("stats", "--count", "2", "--seed", "3"), ("log", "stats")])
+def test_plot_without_matplotlib_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        args: tuple[str, ...]) -> None:
+    """The `plot` extra left out (matplotlib hidden): one line naming it, whether or not it is installed here."""
+    for name in [name for name in sys.modules if name == "matplotlib" or name.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # (import matplotlib then fails as if it were not installed)
+    monkeypatch.setenv("TIMEKEEPER_LOG", str(tmp_path / "log.sqlite3"))
+    done = run_cli(*args, "--plot", str(tmp_path / "plot.png"))
+    assert done.exit_code == ExitStatus.MISSING_TOOL, done.output
+    assert "--plot needs matplotlib; install it with: pip install 'timekeeper[plot]'" in done.stderr
+    assert not (tmp_path / "plot.png").exists()
+
+
 def test_stats_plot_writes_a_png(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     png = tmp_path / "stats.png"

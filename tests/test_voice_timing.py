@@ -110,7 +110,8 @@ def test_validate_with_a_voice_times_announcements_with_its_clips(long_pack: Pat
     assert timekeeper("validate", "--strict", str(tight)).returncode == 0  # fine for the built-in voice
     slow = timekeeper("validate", "--strict", str(tight), "--voice", str(long_pack))
     assert slow.returncode == 3
-    assert re.search(rf"{re.escape(str(tight))}: warning: with voice .*data_transfer at 0:1\d\.\d+ overlaps the threat", slow.stdout)
+    assert re.search(rf"{re.escape(str(tight))}:\d+:\d+: warning: the data transfer at 0:1\d\.\d+ starts [0-9.]+ s before "
+                     "the threat of 0:[0-9.]+ ends: both are heard at once; move one of them", slow.stdout)
 
 
 def test_generate_with_a_voice_reports_what_validate_reports(long_pack: Path, tmp_path: Path) -> None:
@@ -123,9 +124,11 @@ def test_generate_with_a_voice_reports_what_validate_reports(long_pack: Path, tm
     out = tmp_path / "g.yaml"
     generated = timekeeper("generate", "--seed", str(seed), "--voice", str(long_pack), "-o", str(out))
     assert generated.returncode == 0, generated.stderr
-    warned = sorted(line.split(": ", 2)[2] for line in generated.stderr.splitlines() if line.startswith(f"Warning: seed {seed}"))
+    warned = sorted(line.split(f"with voice {long_pack}: ", 1)[1] for line in generated.stderr.splitlines()
+                    if line.startswith(f"Warning: seed {seed}"))
     checked = timekeeper("validate", str(out), "--voice", str(long_pack))
-    found = sorted(line.split("warning: ", 1)[1] for line in checked.stdout.splitlines() if "with voice" in line)
+    found = sorted(line.split("warning: ", 1)[1].removesuffix("; move one of them") for line in checked.stdout.splitlines()
+                   if "heard at once" in line)
     assert warned == found and found
     quiet = timekeeper("generate", "--seed", str(seed), "-o", str(tmp_path / "plain.yaml"))
     assert "with voice" not in quiet.stderr  # the built-in voices never overlap

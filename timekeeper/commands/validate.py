@@ -12,6 +12,7 @@ from timekeeper.errors import ExitStatus
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from timekeeper.grammar.script import Timeline
     from timekeeper.model import Scenario
 
 
@@ -41,11 +42,11 @@ def validate_command(
       timekeeper validate my-mission.yaml --voice piper:en_US-joe-medium
     """
     from timekeeper.scenario.validation import validate_paths
+    from timekeeper.voice.select import default_voice
 
-    spacing = _voice_spacing(language, voice) if voice is not None else None
-    if voice is None:
+    if voice is None and default_voice(language or "en") is None:  # timed with the shipped lengths, as plan does
         warn_shipped_timing(language or "en", "validate")
-    report = validate_paths(files, strict=strict, spacing=spacing)
+    report = validate_paths(files, strict=strict, timer=_planned(language, voice))
     for problem in report.problems:
         click.echo(str(problem), err=False)
     if not quiet:
@@ -54,12 +55,13 @@ def validate_command(
         ctx.exit(ExitStatus.INVALID_SCENARIO)
 
 
-def _voice_spacing(language: str | None, voice: str) -> Callable[[Scenario], list[str]]:
-    """Overlaps of a scenario's announcements when `voice` speaks them (as `plan --voice` lays them out)."""
+def _planned(language: str | None, voice: str | None) -> Callable[[Scenario], Timeline]:
+    """The timeline `plan` and `render` speak a scenario with (5 players), so validate warns of
+    the overlaps they have: the voice's real clips, or the shipped lengths of the synthesized voice."""
     from timekeeper.commands.options import mix_settings
-    from timekeeper.soundtrack.render import voice_overlaps
+    from timekeeper.soundtrack.render import plan
 
-    return lambda scenario: voice_overlaps(scenario, mix_settings(scenario, language, voice, 5, False))
+    return lambda scenario: plan(scenario, mix_settings(scenario, language, voice, 5, False))
 
 
 @click.command("schema")

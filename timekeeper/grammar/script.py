@@ -165,6 +165,16 @@ class Overlap:
     def overlap_ms(self) -> int:
         return self.first.end_ms - self.second.at_ms
 
+    def describe(self) -> str:
+        """The overlap as every command words it (validate, plan, generate --voice): the mix plays
+        both cues at their times, so for `overlap_ms` they are heard at once."""
+        from timekeeper.grammar.times import format_time
+
+        second, first = self.second, self.first
+        return (f"the {second.kind.value.replace('_', ' ')} at {format_time(second.at_ms, precise=True)} starts "
+                f"{self.overlap_ms / 1000:.1f} s before the {first.kind.value.replace('_', ' ')} of "
+                f"{format_time(first.at_ms, precise=True)} ends: both are heard at once")
+
 
 @dataclass(frozen=True)
 class Timeline:

@@ -29,7 +29,7 @@ from timekeeper.model import (
 )
 from timekeeper.scenario import yamlnodes
 from timekeeper.scenario.problems import Problem, Severity, errors
-from timekeeper.scenario.rules import Finding, check_scenario
+from timekeeper.scenario.rules import Finding, Timer, check_scenario
 
 MAX_EVENTS = 500
 MAX_CHARS = {"title": 200, "notes": 5000, "text": 300}  # longest title, notes and announcement text
@@ -90,25 +90,26 @@ class LoadResult:
         return self.scenario is not None and not errors(self.problems)
 
 
-def load_file(path: str | Path, display: str | None = None) -> LoadResult:
-    """Read and check one scenario file; never raises for bad content, only collects problems."""
+def load_file(path: str | Path, display: str | None = None, *, timer: Timer | None = None) -> LoadResult:
+    """Read and check one scenario file; never raises for bad content, only collects problems.
+    `timer` lays out the announcements whose overlaps are warned of (rules.check_scenario)."""
     path = Path(path)
     display = display or str(path)
     try:
         text = yamlnodes.read_text(path, display)
-        return load_text(text, display)
+        return load_text(text, display, timer=timer)
     except ScenarioError as error:
         return LoadResult(display, None, [Problem(display, error.line, error.column, error.detail)])
 
 
-def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True) -> LoadResult:
+def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True, timer: Timer | None = None) -> LoadResult:
     """Check scenario YAML `text`; `display` names it in messages. Without `spacing`, the warnings
-    about packed announcements (which need the announcement timeline) are skipped."""
+    about packed announcements (which need the announcement timeline, laid out by `timer`) are skipped."""
     try:
         root = yamlnodes.compose(text, display)
     except ScenarioError as error:
         return LoadResult(display, None, [Problem(display, error.line, error.column, error.detail)])
-    builder = _Builder(display, spacing)
+    builder = _Builder(display, spacing, timer)
     scenario = builder.scenario(root)
     if builder.hidden:
         builder.problems.append(Problem(display, 0, 0, f"... and {builder.hidden:,} more problems (fix these first)"))
@@ -118,9 +119,10 @@ def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True) -
 class _Builder:
     """Walks the node tree, converting values and collecting problems instead of stopping."""
 
-    def __init__(self, display: str, spacing: bool = True) -> None:
+    def __init__(self, display: str, spacing: bool = True, timer: Timer | None = None) -> None:
         self.display = display
         self.spacing = spacing
+        self.timer = timer
         self.hidden = 0  # problems beyond MAX_PROBLEMS
         self.problems: list[Problem] = []
         self.event_nodes: list[yaml.MappingNode] = []
@@ -170,7 +172,7 @@ class _Builder:
         )
         nodes = [self.event_nodes[i] for i in order]
         structural_errors = bool(errors(self.problems))
-        for finding in check_scenario(scenario, check_spacing=self.spacing and not structural_errors):
+        for finding in check_scenario(scenario, check_spacing=self.spacing and not structural_errors, timer=self.timer):
             self.report(finding, fields, nodes)
         return None if errors(self.problems) else scenario
 

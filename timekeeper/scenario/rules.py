@@ -7,7 +7,9 @@ can turn it into file:line:col, and the generator can run the same checks on wha
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from timekeeper.grammar.times import format_time
 from timekeeper.model import (
@@ -20,6 +22,9 @@ from timekeeper.model import (
     turn_phase,
 )
 from timekeeper.scenario.problems import Severity
+
+if TYPE_CHECKING:
+    from timekeeper.grammar.script import Timeline
 
 MAX_DURATION_MS = 60 * 60 * 1000  # one hour: longer than any sensible action round
 LATE_THREAT_GRACE_MS = 15_000  # a threat may still be announced this long after its phase ended
@@ -34,8 +39,12 @@ class Finding:
     field: str | None = None
 
 
-def check_scenario(scenario: Scenario, *, check_spacing: bool = True) -> list[Finding]:
-    """Every broken rule of `scenario`; with `check_spacing`, also warn of packed announcements."""
+Timer = Callable[[Scenario], "Timeline"]  # the timeline a voice would speak a scenario with
+
+
+def check_scenario(scenario: Scenario, *, check_spacing: bool = True, timer: Timer | None = None) -> list[Finding]:
+    """Every broken rule of `scenario`; with `check_spacing`, also warn of packed announcements, as
+    `timer` lays them out (default: the shipped phrase lengths of the synthesized voice)."""
     findings = _check_phases(scenario)
     if any(f.severity is Severity.ERROR for f in findings):
         return findings
@@ -43,7 +52,7 @@ def check_scenario(scenario: Scenario, *, check_spacing: bool = True) -> list[Fi
     findings += _check_threats(scenario)
     findings += _check_outages(scenario)
     if check_spacing and not any(f.severity is Severity.ERROR for f in findings):
-        findings += _check_spacing(scenario)
+        findings += spacing_findings(scenario, (timer or _shipped_timeline)(scenario))
     return findings
 
 
@@ -166,24 +175,22 @@ def _check_outages(scenario: Scenario) -> list[Finding]:
     return findings
 
 
-def _check_spacing(scenario: Scenario) -> list[Finding]:
-    """Warn where announcements (timed with the default voice of the language) would overlap."""
+def _shipped_timeline(scenario: Scenario) -> Timeline:
+    """The timeline of `scenario` with the shipped phrase lengths of its language's synthesized voice."""
     from timekeeper.grammar.durations import default_measure
     from timekeeper.grammar.phrases import phrase_book
     from timekeeper.grammar.script import build_timeline
 
     language = scenario.language or "en"
-    timeline = build_timeline(scenario, phrase_book(language), default_measure(language))
+    return build_timeline(scenario, phrase_book(language), default_measure(language))
+
+
+def spacing_findings(scenario: Scenario, timeline: Timeline) -> list[Finding]:
+    """A warning at each event whose announcement overlaps another in `timeline` (`plan` marks the same ones)."""
     index_of = {id(event): i for i, event in enumerate(scenario.events)}
     findings = []
     for overlap in timeline.overlaps():
         cue = overlap.second if overlap.second.event is not None else overlap.first
-        other = overlap.first if cue is overlap.second else overlap.second
-        index = index_of.get(id(cue.event))
-        findings.append(Finding(
-            f"announcement at {format_time(cue.at_ms, precise=True)} ({cue.kind.value}) overlaps "
-            f"{other.kind.value} at {format_time(other.at_ms, precise=True)} by "
-            f"{overlap.overlap_ms / 1000:.1f} s; move it or it will be spoken late",
-            Severity.WARNING, event_index=index, field="at",
-        ))
+        findings.append(Finding(f"{overlap.describe()}; move one of them", Severity.WARNING,
+                                event_index=index_of.get(id(cue.event)), field="at"))
     return findings

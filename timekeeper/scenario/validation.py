@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from timekeeper.errors import ScenarioError
-from timekeeper.model import Scenario
 from timekeeper.scenario.catalog import resolve
 from timekeeper.scenario.load import load_file
 from timekeeper.scenario.problems import Problem, Severity, errors, warnings
+from timekeeper.scenario.rules import Timer
 
 
 @dataclass
@@ -30,11 +29,10 @@ class ValidationReport:
         return f"{self.files} file{plural} checked: {n_errors} error(s), {n_warnings} warning(s) -> {verdict}"
 
 
-def validate_paths(
-    names: tuple[str, ...] | list[str], *, strict: bool = False, spacing: Callable[[Scenario], list[str]] | None = None
-) -> ValidationReport:
+def validate_paths(names: tuple[str, ...] | list[str], *, strict: bool = False, timer: Timer | None = None) -> ValidationReport:
     """Load and check every file (or built-in name); problems sorted by file, line, column.
-    `spacing(scenario)` adds warnings about a valid scenario (overlaps with a chosen voice)."""
+    `timer(scenario)` lays out the announcements whose overlaps are warned of, as `plan` and
+    `render` would speak them (default: the shipped phrase lengths of the synthesized voice)."""
     report = ValidationReport(strict=strict)
     for name in names:
         report.files += 1
@@ -43,11 +41,9 @@ def validate_paths(
         except ScenarioError as error:
             report.problems.append(Problem(name, error.line, error.column, error.detail))
             continue
-        result = load_file(path, display)
+        result = load_file(path, display, timer=timer)
         found = sorted(result.problems, key=lambda p: (_is_count(p), p.line, p.column, p.severity is Severity.WARNING))
         report.problems.extend(found)
-        if spacing is not None and result.scenario is not None and not errors(found):
-            report.problems += [Problem(display, 0, 0, message, Severity.WARNING) for message in spacing(result.scenario)]
     return report
 
 

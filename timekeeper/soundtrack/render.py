@@ -95,20 +95,15 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
         book = phrase_book(settings.language)
         return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
     mix = prepare_mix(scenario, settings, progress)
-    for warning in mix.warnings if warn is not None else ():
-        warn(warning)
+    if warn is not None:
+        for warning in mix.warnings:
+            warn(warning)
     return mix.timeline
 
 
 def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
     """The announcements of `scenario` that overlap when the voice of `settings` speaks them."""
-    from timekeeper.grammar.times import format_time
-
-    return [
-        f"with voice {settings.voice}: {o.second.kind.value} at {format_time(o.second.at_ms, precise=True)} overlaps"
-        f" the {o.first.kind.value} of {format_time(o.first.at_ms, precise=True)} by {o.overlap_ms / 1000:.1f} s"
-        for o in plan(scenario, settings).overlaps()
-    ]
+    return [f"with voice {settings.voice}: {overlap.describe()}" for overlap in plan(scenario, settings).overlaps()]
 
 
 def generated_voice_overlaps(missions: list[Scenario], language: str | None, voice: str) -> list[str]:
@@ -141,11 +136,7 @@ def plan_lines(timeline: Timeline) -> tuple[list[str], int]:
         if not cue.pace.natural:
             lines.append(f"{'':>21}  (squeezed to fit: {cue.pace.gap_ms} ms gaps, spoken {cue.pace.tempo:g}x)")
         if id(cue) in overlapping:
-            overlap = overlapping[id(cue)]
-            lines.append(
-                f"{'':>21}  !! OVERLAP: starts {overlap.overlap_ms} ms before the {overlap.first.kind.value}"
-                f" cue of {format_time(overlap.first.at_ms)} ends"
-            )
+            lines.append(f"{'':>21}  !! OVERLAP: {overlapping[id(cue)].describe()}")
     return lines, len(overlapping)
 
 
