@@ -78,6 +78,21 @@ def test_log_prompts_for_each_value_and_prints_the_log(tmp_path: Path) -> None:
     assert pdf.read_bytes().startswith(b"%PDF")
 
 
+def test_log_asks_whether_the_ship_survived_before_the_points(tmp_path: Path) -> None:
+    """A lost mission: asked first whether the ship survived, then for the threat by name (a number,
+    a score typed into the wrong place, is asked again), then for no points."""
+    db = str(tmp_path / "log.sqlite3")
+    answers = "\n".join([CREW, "", "mission-3", "", "", "n", "6", "Behemoth"]) + "\n"
+    asked = run_cli("log", "--db", db, "add", "--prompt", input=answers)
+    assert asked.exit_code == ExitStatus.SUCCESS, asked.output
+    survived, threat = asked.stdout.index("Did the ship survive? [Y/n]"), asked.stdout.index("Threat that destroyed the ship")
+    assert survived < threat and "not the number 6" in asked.stdout and "Points for threats" not in asked.stdout
+    assert "destroyed by Behemoth" in run_cli("log", "--db", db, "list").stdout
+    refused = run_cli("log", "--db", db, "add", "--crew", CREW, "--track", "mission-3", "--destroyed-by", "6")
+    assert refused.exit_code != ExitStatus.SUCCESS and "destroyed_by" in refused.stderr and "not the number 6" in refused.stderr
+    assert "#2" not in run_cli("log", "--db", db, "list").stdout  # nothing stored
+
+
 def test_a_campaign_starts_and_its_first_mission_is_recorded(tmp_path: Path) -> None:
     db = str(tmp_path / "log.sqlite3")
     started = run_cli("log", "--db", db, "campaign", "start", "--crew", CREW, "--track", "mission-7")

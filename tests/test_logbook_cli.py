@@ -346,7 +346,7 @@ def test_add_in_a_real_terminal_asks_for_what_the_flags_left_out(tmp_path):
     terminal = Tmux(tmp_path, [sys.executable, "-m", "timekeeper", "log", "--db", str(db), "add", "--crew", CREW,
                                "--track", "mission-2", "--common", "2"])
     try:
-        answers = [("Date played", ""), ("Difficulty of serious", "1+2"), ("Threat that destroyed", ""),
+        answers = [("Date played", ""), ("Difficulty of serious", "1+2"), ("Did the ship survive?", ""),
                    ("threats survived", "-1"), ("at least 0, got -1", "5"), ("threats destroyed", "11"),
                    ("red zone", "2"), ("white zone", ""), ("blue zone", "1"), ("knocked out", ""),
                    ("battlebot squads", "1"), ("Visual confirmation", "3")]

@@ -26,17 +26,27 @@ def _checked(field: FormField) -> Callable[[str], str]:
     return convert
 
 
+SURVIVED = "Did the ship survive?"
+
+
 def prompt_missing(log: ShipLog, values: dict[str, FormValue]) -> dict[str, FormValue]:
-    """`values` with every field not given asked for (fields a campaign fixes are not asked; the
-    point columns are not asked for a destroyed ship)."""
+    """`values` with every field not given asked for (fields a campaign fixes are not asked). Before
+    the points it asks whether the ship survived; only a destroyed ship is asked for the threat
+    that destroyed it, and then for no points."""
     answers = dict(values)
     campaign = "campaign" in values
     carried = log.form_defaults() if campaign else {}  # damage and squads the ship brings along
+    threat = next(field for field in MISSION_FORM if field.name == "destroyed_by")
     for field in MISSION_FORM:
-        if field.name in answers or (campaign and field.campaign_fixed) or field.name == "notes":
+        if field.name in answers or (campaign and field.campaign_fixed) or field.name in ("notes", threat.name):
             continue
         if field.name.startswith("damage_") and "damage" in values:
             continue
+        if field.scoring and "destroyed_by" not in answers:
+            if click.confirm(SURVIVED, default=True):
+                answers["destroyed_by"] = ""  # asked and answered: no threat to name
+            else:
+                answers["destroyed_by"] = click.prompt(threat.label, value_proc=_checked(threat))
         if field.scoring and answers.get("destroyed_by"):
             continue
         default = carried.get(field.name, field.default) if field.name.startswith(("damage_", "disabled_")) else field.default

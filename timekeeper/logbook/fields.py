@@ -11,6 +11,7 @@ import datetime
 from dataclasses import dataclass
 
 from timekeeper.logbook.form import (
+    check_threat_name,
     integer,
     parse_crew,
     parse_date,
@@ -59,6 +60,8 @@ class FormField:
             parse_difficulty(raw)
         elif self.kind == "count":
             integer(raw, 0, self.high)
+        elif self.name == "destroyed_by":
+            check_threat_name(raw)
 
 
 MISSION_FORM: tuple[FormField, ...] = (
@@ -68,7 +71,6 @@ MISSION_FORM: tuple[FormField, ...] = (
     FormField("track", "Track", "track", "a built-in track name or a scenario file", campaign_fixed=True),
     FormField("common", "Difficulty of common threats", "difficulty", "1, 2 or 1+2", "1", campaign_fixed=True),
     FormField("serious", "Difficulty of serious threats", "difficulty", "1, 2 or 1+2", "1", campaign_fixed=True),
-    FormField("destroyed_by", "Threat that destroyed the ship", "text", "leave empty if the ship survived"),
     FormField("survived", "Points for threats survived", "count", "their lower value", "0", scoring=True),
     FormField("destroyed", "Points for threats destroyed", "count", "their higher value", "0", scoring=True),
     FormField("damage_red", "Damage in the red zone", "count", "0-6", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
@@ -77,5 +79,6 @@ MISSION_FORM: tuple[FormField, ...] = (
     FormField("knocked_out", "Crew members knocked out", "count", "at the end", "0", MAX_PLAYERS, scoring=True),
     FormField("disabled_squads", "Disabled battlebot squads", "count", "0-2", "0", BATTLEBOT_SQUADS, scoring=True),
     FormField("visual_confirmation", "Visual confirmation points", "count", "", "0", scoring=True),
+    FormField("destroyed_by", "Threat that destroyed the ship", "text", "leave empty if the ship survived"),
     FormField("notes", "Notes", "text"),
 )

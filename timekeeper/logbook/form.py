@@ -200,6 +200,21 @@ def pairs(values: FormValues, field: str, names: Iterable[str], high: int | None
     return found
 
 
+def check_threat_name(raw: str) -> str:
+    """The name of the threat that destroyed the ship, as its card prints it ("Behemoth"); ValueError
+    for what cannot be one: a bare number (a score typed into the wrong field), an overlong name."""
+    name = raw.strip()
+    if name.replace(" ", "").isdigit():
+        raise ValueError(f"expected the name of the threat that destroyed the ship (as its card names it), not the "
+                         f"number {name}; leave it empty if the ship survived")
+    if len(name) > MAX_NAME * 2:
+        raise ValueError(f"a threat's name is at most {MAX_NAME * 2} characters")
+    problem = text_problem(name, "title")
+    if problem is not None:
+        raise ValueError(problem)
+    return name
+
+
 def parse_damage(values: FormValues, max_damage: int, problems: Problems) -> Damage:
     """Damage per zone from `damage` (`red=2,blue=1`) and/or damage_red, damage_white, damage_blue."""
     per_zone = pairs(values, "damage", (z.value for z in ZONES), max_damage, problems)
@@ -303,10 +318,11 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
     common = _difficulty(values, "common", defaults.common, problems)
     serious = _difficulty(values, "serious", defaults.serious, problems)
     destroyed_by = text(values, "destroyed_by") or None
-    if destroyed_by is not None and len(destroyed_by) > MAX_NAME * 2:
-        problems.add("destroyed_by", f"a threat's name is at most {MAX_NAME * 2} characters")
-    elif destroyed_by is not None and (problem := text_problem(destroyed_by, "title")) is not None:
-        problems.add("destroyed_by", problem)
+    if destroyed_by is not None:
+        try:
+            check_threat_name(destroyed_by)
+        except ValueError as error:
+            problems.add("destroyed_by", str(error))
     damage = parse_damage(values, MAX_ZONE_DAMAGE + (1 if destroyed_by else 0), problems)
     figures = crew.figures if crew is not None else MAX_PLAYERS
     record = MissionRecord(
