@@ -99,7 +99,7 @@ def test_late_threat_and_packed_events_are_warnings_and_strict_can_refuse_them()
                        '  - {at: "1:00", type: threat, t: 1, zone: red}\n'
                        '  - {at: "1:03", type: incoming_data}\n')
     assert packed.ok
-    assert any("overlaps" in p.message and p.line == 5 for p in packed.problems)
+    assert any("both are heard at once" in p.message and p.line == 5 for p in packed.problems)
 
 
 def test_every_official_track_validates() -> None:
