@@ -81,3 +81,30 @@ def test_the_card_the_page_shows_is_in_the_game_s_language(config, language) -> 
         assert {"de": "Zweiter Testlauf", "cs": "Druhý zkušební let"}[language] in card and "Second Test Run" not in card
 
     served(config, check)
+
+
+def test_a_log_entry_s_problems_come_in_words_and_name_the_form_s_fields(config) -> None:  # noqa: F811
+    async def check(client: TestClient) -> None:
+        game = await new_game(client, "builtin:mission-1", language="de")
+        refused = await client.post(f"/api/games/{game['id']}/log", headers=POST, json={
+            "crew": "Ann:pilot", "date": "2020-13-01", "common": "3", "damage_red": "9", "destroyed": "x",
+            "notes": "a\u0007b"})
+        assert refused.status == 422
+        body = await refused.json()
+        assert "damage_red: expected a whole number from 0 to 6, got 9" in body["error"]  # the command line's English
+        assert body["fields"]["damage_red"] == "expected a whole number from 0 to 6, got 9"
+        german = {name: said(words, "de") for name, words in body["fields_said"].items()}
+        assert german == {
+            "crew": "Ann: unbekannte Rolle 'pilot' (erwartet: captain, co oder sc)",
+            "date": "erwartet ein Datum als JJJJ-MM-TT, erhalten '2020-13-01'",
+            "common": "erwartet 1, 2 oder 1+2, erhalten '3'",
+            "damage_red": "erwartet eine ganze Zahl von 0 bis 6, erhalten 9",
+            "destroyed": "erwartet eine ganze Zahl ab 0, erhalten 'x'",
+            "notes": "enthält das Steuerzeichen U+0007 an Zeichen 2 (erwartet druckbaren Text)"}
+        checked = said(body["said"], "de")
+        assert checked.startswith("Bitte prüfen: ") and set(checked.removeprefix("Bitte prüfen: ").rstrip(".").split(", ")) == {
+            "Besatzung", "Schwierigkeit normaler Bedrohungen", "Spieldatum", "Schaden in Zone Rot",
+            "Punkte für zerstörte Bedrohungen", "Notizen"}
+        assert "damage_red" not in said(body["said"], "cs") and "Poškození v zóně" not in said(body["said"], "en")
+
+    served(config, check)

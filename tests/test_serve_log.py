@@ -125,6 +125,7 @@ def test_a_campaign_mission_is_corrected_but_not_removed_alone(server):
     assert server.request(f"/api/log/{entry['id']}").json()["removable"] is False
     refused = send(server, f"/api/log/{entry['id']}", "DELETE")
     assert refused.status == 409 and "campaign" in refused.json()["error"]
+    assert refused.json()["said"]["key"] == "log.problem.in_campaign"  # the page says it in its language
     assert send(server, f"/api/log/{entry['id']}", "PATCH", {"notes": "close call"}).status == 200
 
 
@@ -134,7 +135,8 @@ def test_the_statistics_are_data_for_a_table_and_a_chart(server):
     tables = {table["by"]: table["groups"] for table in stats["tables"]}
     assert {"crew", "player", "track"} <= set(tables)
     track = next(g for g in tables["track"] if g["key"] == "mission-4")
-    assert track == {"key": "mission-4", "missions": 1, "wins": 1, "best": 4 + 10 - 2 - 2, "mean": 10.0, "open": 0}
+    assert track == {"key": "mission-4", "said": {"key": "title.official.mission", "values": {"number": 4}},
+                     "missions": 1, "wins": 1, "best": 4 + 10 - 2 - 2, "mean": 10.0, "open": 0}
     assert all({"date", "crew", "score"} == set(point) for point in stats["scores"])
 
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol
 
 import click
+
+
+class Words(Protocol):
+    """Words a message can be said in, in any shipped language (timekeeper.i18n.Said): str() is the
+    English the command line prints, `as_json()` what a page says in its own language."""
+
+    def in_language(self, language: str | None) -> str: ...
+
+    def as_json(self) -> dict[str, object]: ...
 
 
 class ExitStatus(IntEnum):
@@ -39,15 +48,17 @@ class TimekeeperError(click.ClickException):
     of what was read: a URL, "generate" for the generator's settings), `line` and `column`
     (1-based; 0 = unknown), and `detail`, the message without the place; `message` joins them as
     `path:line:column: detail` (see `located`). Code reads the fields, never the message.
-    `missing` marks a thing named that does not exist (a file, a track, a game).
+    `missing` marks a thing named that does not exist (a file, a track, a game). A detail given as
+    Words (timekeeper.i18n.Said) keeps them as `said`: a page says the detail in its language.
     """
 
     exit_code = ExitStatus.ERROR
 
-    def __init__(self, detail: str, *, path: str | None = None, line: int = 0, column: int = 0,
+    def __init__(self, detail: str | Words, *, path: str | None = None, line: int = 0, column: int = 0,
                  missing: bool = False) -> None:
-        self.detail, self.path, self.line, self.column, self.missing = detail, path, line, column, missing
-        super().__init__(located(detail, path, line, column))
+        self.said: Words | None = None if isinstance(detail, str) else detail
+        self.detail, self.path, self.line, self.column, self.missing = str(detail), path, line, column, missing
+        super().__init__(located(self.detail, path, line, column))
 
 
 def place(path: str, line: int = 0, column: int = 0) -> str:
@@ -128,14 +139,17 @@ class LogEntryError(TimekeeperError):
     """A ship's log entry (mission, campaign step, imported row) with a bad value; nothing is stored.
 
     `problems` maps each bad field (the form field name) to what was expected, for forms that mark
-    the fields; the message lists them all.
+    the fields; the message lists them all. `problems_said` keeps those given as Words (a page says
+    them in its language).
     """
 
     exit_code = ExitStatus.INVALID_LOG_ENTRY
 
-    def __init__(self, detail: str, problems: dict[str, str] | None = None, **where: Any) -> None:
+    def __init__(self, detail: str | Words, problems: Mapping[str, str | Words] | None = None, **where: Any) -> None:
         super().__init__(detail, **where)
-        self.problems = dict(problems or {})
+        given = dict(problems or {})
+        self.problems = {field: str(problem) for field, problem in given.items()}
+        self.problems_said = {field: problem for field, problem in given.items() if not isinstance(problem, str)}
 
 
 class AlreadyRecorded(LogEntryError):

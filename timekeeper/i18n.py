@@ -125,6 +125,20 @@ def said_json(value: object) -> object:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
+class WordedError(ValueError):
+    """A ValueError whose message is words (`said`): the command line prints their English, a page
+    says them in its language."""
+
+    def __init__(self, key: str | Said, /, **values: object) -> None:
+        self.said = key if isinstance(key, Said) else said(key, **values)
+        super().__init__(str(self.said))
+
+
+def words_of(error: Exception) -> Said | str:
+    """What `error` says: its words when it has them (WordedError), else its English message."""
+    return error.said if isinstance(error, WordedError) else str(error)
+
+
 def preferred_language(accept_language: str | None) -> str:
     """The shipped language a browser's Accept-Language header prefers ("de-CH,de;q=0.9,en;q=0.8"
     -> "de"); English when it names none of them. Malformed parts are skipped."""

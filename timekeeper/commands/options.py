@@ -45,7 +45,7 @@ class OneLineText(click.ParamType):
 
         problem = text_problem(str(value), self.field)
         if problem:
-            self.fail(problem, param, ctx)
+            self.fail(str(problem), param, ctx)
         return str(value)
 
 

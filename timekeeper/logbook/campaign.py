@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from enum import Enum
 
+from timekeeper.i18n import Said, said
 from timekeeper.logbook.record import (
     MAX_REPAIRS_PER_ZONE,
     ZONES,
@@ -26,7 +27,7 @@ from timekeeper.logbook.record import (
     Track,
     penalties,
 )
-from timekeeper.model import CAMPAIGN_MISSIONS
+from timekeeper.model import CAMPAIGN_MISSIONS, Zone
 
 POOLS = {
     "missions": tuple(f"mission-{n}" for n in range(1, 9)),
@@ -143,74 +144,78 @@ class Campaign:
         )
 
 
-def repair_problems(campaign: Campaign, repairs: Repairs) -> dict[str, str]:
+def repair_problems(campaign: Campaign, repairs: Repairs) -> dict[str, Said]:
     """What is wrong with `repairs` before the next mission of `campaign` (empty when allowed)."""
     flown = campaign.flown
     if not flown:
-        return {"repairs": "repairs come between missions; no mission is flown yet"} if repairs.total else {}
+        return {"repairs": said("log.problem.repairs_first")} if repairs.total else {}
     return repairs_after(flown[-1].record, repairs)
 
 
-def repairs_after(last: MissionRecord, repairs: Repairs) -> dict[str, str]:
+def repairs_after(last: MissionRecord, repairs: Repairs) -> dict[str, Said]:
     """What is wrong with `repairs` made after the mission `last` (empty when allowed)."""
-    problems: dict[str, str] = {}
+    problems: dict[str, Said] = {}
     for zone in ZONES:
         wanted, present = getattr(repairs, zone.value), last.damage.of(zone)
         if wanted > MAX_REPAIRS_PER_ZONE:
-            problems[f"repair_{zone.value}"] = (f"at most {MAX_REPAIRS_PER_ZONE} damage tiles per zone can be "
-                                                f"repaired, got {wanted}")
+            problems[f"repair_{zone.value}"] = said("log.problem.repair_most", most=MAX_REPAIRS_PER_ZONE, got=wanted)
         elif wanted > present:
-            problems[f"repair_{zone.value}"] = f"the {zone.value} zone has {present} damage, cannot repair {wanted}"
+            problems[f"repair_{zone.value}"] = said("log.problem.repair_zone", zone=zone_said(zone), damage=present,
+                                                    got=wanted)
     if repairs.squads > last.disabled_squads:
-        problems["repair_squads"] = f"{last.disabled_squads} squad(s) are disabled, cannot repair {repairs.squads}"
+        problems["repair_squads"] = said("log.problem.repair_squads", disabled=last.disabled_squads, got=repairs.squads)
     able = last.crew.figures - last.knocked_out
     if repairs.total > able:
-        problems["repairs"] = (f"{able} crew member(s) were not knocked out, and each repairs one thing; "
-                               f"got {repairs.total} repairs")
+        problems["repairs"] = said("log.problem.repairs", able=able, got=repairs.total)
     return problems
 
 
-def waiting_problems(campaign: Campaign) -> dict[str, str]:
+def zone_said(zone: Zone) -> Said:
+    """A zone's name in words ("red", "Rot")."""
+    return said(f"log.zone.{zone.value}")
+
+
+def waiting_problems(campaign: Campaign) -> dict[str, Said]:
     """Why `campaign` cannot take a mission's result now (empty when a drawn mission waits for it)."""
     if campaign.pending is not None:
         return {}
-    why = ("draw the next one with `timekeeper log campaign next`" if campaign.can_continue
-           else f"it is {campaign.status.value}")
-    return {"campaign": f"campaign {campaign.id} has no mission waiting for its result ({why})"}
+    if campaign.can_continue:
+        return {"campaign": said("log.problem.campaign_draw", id=campaign.id)}
+    return {"campaign": said("log.problem.campaign_closed", id=campaign.id, status=said(f"log.status.{campaign.status.value}"))}
 
 
-def mission_problems(campaign: Campaign, record: MissionRecord) -> dict[str, str]:
+def mission_problems(campaign: Campaign, record: MissionRecord) -> dict[str, Said]:
     """What the result of the waiting mission contradicts (check waiting_problems first)."""
     leg = campaign.pending
     assert leg is not None, "check waiting_problems first"
     return leg_problems(campaign, leg.number, record)
 
 
-def leg_problems(campaign: Campaign, number: int, record: MissionRecord) -> dict[str, str]:
+def leg_problems(campaign: Campaign, number: int, record: MissionRecord) -> dict[str, Said]:
     """What mission `number`'s record contradicts: damage and squads cannot drop during a mission,
     and the crew stays the same."""
     damage, squads = campaign.carried_into(number)
-    problems: dict[str, str] = {}
+    problems: dict[str, Said] = {}
     for zone in ZONES:
         if record.damage.of(zone) < damage.of(zone):
-            problems[f"damage_{zone.value}"] = (f"the ship started mission {number} with {damage.of(zone)} damage "
-                                                f"in the {zone.value} zone; enter the damage on the board at the end")
+            problems[f"damage_{zone.value}"] = said("log.problem.started_damage", number=number,
+                                                    damage=damage.of(zone), zone=zone_said(zone))
     if record.disabled_squads < squads:
-        problems["disabled_squads"] = f"the ship started mission {number} with {squads} disabled squad(s)"
+        problems["disabled_squads"] = said("log.problem.started_squads", number=number, squads=squads)
     if record.crew.names != campaign.crew.names:
-        problems["crew"] = f"a campaign keeps its crew ({', '.join(campaign.crew.names)})"
+        problems["crew"] = said("log.problem.campaign_crew", crew=campaign.crew.names)
     return problems
 
 
-def campaign_problems(campaign: Campaign) -> dict[str, str]:
+def campaign_problems(campaign: Campaign) -> dict[str, Said]:
     """Every rule a stored campaign breaks (after a mission of it was changed); empty when sound."""
-    problems: dict[str, str] = {}
+    problems: dict[str, Said] = {}
     previous: MissionRecord | None = None
     for leg in campaign.legs:
         if previous is not None:
             problems.update(repairs_after(previous, leg.repairs))
             if previous.ship_destroyed:
-                problems["destroyed_by"] = f"the ship was destroyed in mission {leg.number - 1}; no mission follows"
+                problems["destroyed_by"] = said("log.problem.destroyed_before", number=leg.number - 1)
         if leg.entry is not None:
             problems.update(leg_problems(campaign, leg.number, leg.entry.record))
             previous = leg.entry.record

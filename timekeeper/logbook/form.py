@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from timekeeper.errors import LogEntryError, ScenarioError, located
+from timekeeper.i18n import Said, WordedError, said, words_of
 from timekeeper.logbook.record import (
     BATTLEBOT_SQUADS,
     MAX_ZONE_DAMAGE,
@@ -64,14 +65,19 @@ INTEGER = re.compile(r"[+-]?\d+")
 
 
 class Problems:
-    """The problems found so far, by field; raises them as one LogEntryError."""
+    """The problems found so far, by field (each in words a page says in its language); raises
+    them as one LogEntryError."""
 
     def __init__(self, where: str = "") -> None:
         self.where = where
-        self.by_field: dict[str, str] = {}
+        self.by_field: dict[str, Said | str] = {}
 
-    def add(self, field: str, message: str) -> None:
+    def add(self, field: str, message: Said | str) -> None:
         self.by_field.setdefault(field, message)
+
+    def add_error(self, field: str, error: Exception) -> None:
+        """The problem a parser's ValueError names (its words, when a WordedError)."""
+        self.add(field, words_of(error))
 
     def raise_if_any(self) -> None:
         """Raise the problems found, if any."""
@@ -79,10 +85,31 @@ class Problems:
             raise_problems(self.by_field, self.where)
 
 
-def raise_problems(problems: Mapping[str, str], where: str = "") -> NoReturn:
-    """One LogEntryError for the `problems` (field -> message), one a line, each led by `where`."""
+def raise_problems(problems: Mapping[str, Said | str], where: str = "") -> NoReturn:
+    """One LogEntryError for the `problems` (field -> message), one a line, each led by `where`
+    (the command line's words); a page reads which fields to check (`log.problem.fields`)."""
     lines = [located(f"{field}: {message}", where or None) for field, message in problems.items()]
-    raise LogEntryError("\n".join(lines), dict(problems))
+    detail = "\n".join(lines)
+    fields = tuple(said(f"log.field.{field}") if field in LABELLED else field for field in problems)
+    words = _Listed(detail, said("log.problem.fields", fields=fields))
+    raise LogEntryError(words, dict(problems))
+
+
+class _Listed:
+    """The problems' English as the command line lists them (field names and all), with the page's
+    words: which fields to check, in its language."""
+
+    def __init__(self, english: str, words: Said) -> None:
+        self.english, self.words = english, words
+
+    def __str__(self) -> str:
+        return self.english
+
+    def in_language(self, language: str | None) -> str:
+        return self.words.in_language(language)
+
+    def as_json(self) -> dict[str, object]:
+        return self.words.as_json()
 
 
 def text(values: FormValues, field: str) -> str:
@@ -96,13 +123,13 @@ def text(values: FormValues, field: str) -> str:
 
 
 def integer(raw: str, low: int, high: int | None = None) -> int:
-    """A whole number in [low, high]; ValueError with what was expected otherwise."""
-    expected = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
-    if not INTEGER.fullmatch(raw):
-        raise ValueError(f"expected {expected}, got {raw!r}")
-    number = int(raw)
-    if number < low or (high is not None and number > high):
-        raise ValueError(f"expected {expected}, got {number}")
+    """A whole number in [low, high]; WordedError with what was expected otherwise."""
+    number = int(raw) if INTEGER.fullmatch(raw) else None
+    if number is None or number < low or (high is not None and number > high):
+        got = repr(raw) if number is None else number
+        if high is None:
+            raise WordedError("log.problem.number_at_least", low=low, got=got)
+        raise WordedError("log.problem.number_range", low=low, high=high, got=got)
     return number
 
 
@@ -116,30 +143,35 @@ def parse_crew(raw: str) -> Crew:
             continue
         name, _, role_text = (s.strip() for s in part.partition(":"))
         if not name:
-            raise ValueError(f"{part!r}: a crew member needs a name")
+            raise WordedError("log.problem.no_name", part=repr(part))
         if len(name) > MAX_NAME:
-            raise ValueError(f"{name[:20]!r}...: names are at most {MAX_NAME} characters")
+            raise WordedError("log.problem.long_name", name=repr(name[:20]), most=MAX_NAME)
         problem = text_problem(name, "title")
         if problem is not None:
-            raise ValueError(f"{name!r}: {problem}")
+            raise WordedError("log.problem.in_name", name=repr(name), problem=problem)
         if name.casefold() in seen:
-            raise ValueError(f"{name!r} is named twice")
+            raise WordedError("log.problem.named_twice", name=repr(name))
         seen[name.casefold()] = name
         roles = []
         for word in (w.strip() for w in role_text.split("+") if w.strip()) if role_text else ():
             role = ROLE_WORDS.get(word.casefold())
             if role is None:
-                raise ValueError(f"{name}: unknown role {word!r} (expected captain, communications or security)")
+                raise WordedError("log.problem.unknown_role", name=name, role=repr(word))
             if role in holders:
-                raise ValueError(f"{name}: {holders[role]} is already the {role.value}")
+                raise WordedError("log.problem.role_taken", name=name, holder=holders[role], role=role_said(role))
             holders[role] = name
             roles.append(role)
         members.append(CrewMember(name, tuple(roles)))
     if not members:
-        raise ValueError("expected the names of the players, comma-separated (e.g. Ann:captain, Bob, Cid, Dee)")
+        raise WordedError("log.problem.no_crew")
     if len(members) > MAX_PLAYERS:
-        raise ValueError(f"expected 1 to {MAX_PLAYERS} players, got {len(members)}")
+        raise WordedError("log.problem.crew_size", most=MAX_PLAYERS, got=len(members))
     return Crew(tuple(members))
+
+
+def role_said(role: Role) -> Said:
+    """A crew role in words ("captain", "Kapitän")."""
+    return said(f"log.role.{role.name.lower()}")
 
 
 def with_role_fields(crew: Crew, values: FormValues, problems: Problems) -> Crew:
@@ -151,11 +183,11 @@ def with_role_fields(crew: Crew, values: FormValues, problems: Problems) -> Crew
             continue
         index = next((i for i, m in enumerate(members) if m.name.casefold() == name.casefold()), None)
         if index is None:
-            problems.add(field, f"{name!r} is not in the crew ({', '.join(crew.names)})")
+            problems.add(field, said("log.problem.not_in_crew", name=repr(name), crew=crew.names))
             continue
         holder = next((m.name for m in members if role in m.roles), None)
         if holder is not None and holder != members[index].name:
-            problems.add(field, f"{holder} is already the {role.value}")
+            problems.add(field, said("log.problem.role_held", holder=holder, role=role_said(role)))
             continue
         if role not in members[index].roles:
             members[index] = CrewMember(members[index].name, members[index].roles + (role,))
@@ -167,16 +199,16 @@ def parse_difficulty(raw: str) -> Difficulty:
     for difficulty in Difficulty:
         if cleaned == difficulty.value:
             return difficulty
-    raise ValueError(f"expected 1, 2 or 1+2, got {raw!r}")
+    raise WordedError("log.problem.difficulty", got=repr(raw))
 
 
 def parse_date(raw: str, today: datetime.date) -> datetime.date:
     try:
         day = datetime.date.fromisoformat(raw)
     except ValueError:
-        raise ValueError(f"expected a date as YYYY-MM-DD, got {raw!r}") from None
+        raise WordedError("log.problem.date", got=repr(raw)) from None
     if day > today + datetime.timedelta(days=1):
-        raise ValueError(f"{day.isoformat()} is in the future")
+        raise WordedError("log.problem.future", day=day.isoformat())
     return day
 
 
@@ -188,15 +220,15 @@ def pairs(values: FormValues, field: str, names: Iterable[str], high: int | None
     for item in (i.strip() for i in text(values, field).split(",") if i.strip()):
         name, equals, amount = (s.strip() for s in item.partition("="))
         if not equals:
-            problems.add(field, f"expected {allowed[0]}=N items such as {allowed[0]}=2, got {item!r}")
+            problems.add(field, said("log.problem.pair", name=allowed[0], got=repr(item)))
         elif name.casefold() not in allowed:
-            problems.add(field, f"unknown {'zone' if field == 'damage' else 'name'} {name!r} "
-                                f"(expected {', '.join(allowed)})")
+            problems.add(field, said("log.problem.unknown_zone" if field == "damage" else "log.problem.unknown_name",
+                                     name=repr(name), names=allowed))
         else:
             try:
                 found[name.casefold()] = integer(amount, 0, high)
             except ValueError as error:
-                problems.add(field, f"{name}: {error}")
+                problems.add(field, said("log.problem.of", name=name, problem=words_of(error)))
     return found
 
 
@@ -205,13 +237,12 @@ def check_threat_name(raw: str) -> str:
     for what cannot be one: a bare number (a score typed into the wrong field), an overlong name."""
     name = raw.strip()
     if name.replace(" ", "").isdigit():
-        raise ValueError(f"expected the name of the threat that destroyed the ship (as its card names it), not the "
-                         f"number {name}; leave it empty if the ship survived")
+        raise WordedError("log.problem.threat_number", number=name)
     if len(name) > MAX_NAME * 2:
-        raise ValueError(f"a threat's name is at most {MAX_NAME * 2} characters")
+        raise WordedError("log.problem.long_threat", most=MAX_NAME * 2)
     problem = text_problem(name, "title")
     if problem is not None:
-        raise ValueError(problem)
+        raise WordedError(problem)
     return name
 
 
@@ -225,7 +256,7 @@ def parse_damage(values: FormValues, max_damage: int, problems: Problems) -> Dam
             try:
                 per_zone[zone.value] = integer(raw, 0, max_damage)
             except ValueError as error:
-                problems.add(field, str(error))
+                problems.add_error(field, error)
     return Damage(**per_zone)
 
 
@@ -285,7 +316,7 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
         try:
             return integer(raw, low, high)
         except ValueError as error:
-            problems.add(field, str(error))
+            problems.add_error(field, error)
             return 0
 
     crew = defaults.crew
@@ -294,9 +325,9 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
         try:
             crew = parse_crew(raw_crew)
         except ValueError as error:
-            problems.add("crew", str(error))
+            problems.add_error("crew", error)
     elif crew is None:
-        problems.add("crew", "expected the names of the players, comma-separated (e.g. Ann:captain, Bob, Cid, Dee)")
+        problems.add("crew", said("log.problem.no_crew"))
     if crew is not None:
         crew = with_role_fields(crew, values, problems)
 
@@ -305,14 +336,14 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
         try:
             played_on = parse_date(text(values, "date"), today)
         except ValueError as error:
-            problems.add("date", str(error))
+            problems.add_error("date", error)
 
     seed = None
     if text(values, "seed"):
         try:
             seed = integer(text(values, "seed"), 0)
         except ValueError as error:
-            problems.add("seed", str(error))
+            problems.add_error("seed", error)
     track = _track(values, seed, defaults, tracks, problems)
 
     common = _difficulty(values, "common", defaults.common, problems)
@@ -322,7 +353,7 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
         try:
             check_threat_name(destroyed_by)
         except ValueError as error:
-            problems.add("destroyed_by", str(error))
+            problems.add_error("destroyed_by", error)
     damage = parse_damage(values, MAX_ZONE_DAMAGE + (1 if destroyed_by else 0), problems)
     figures = crew.figures if crew is not None else MAX_PLAYERS
     record = MissionRecord(
@@ -341,7 +372,7 @@ def parse_mission(values: FormValues, *, today: datetime.date | None = None, whe
         notes=text(values, "notes"),
     )
     if len(record.notes) > MAX_TEXT:
-        problems.add("notes", f"at most {MAX_TEXT} characters, got {len(record.notes)}")
+        problems.add("notes", said("log.problem.long_notes", most=MAX_TEXT, got=len(record.notes)))
     elif (problem := text_problem(record.notes, "notes")) is not None:
         problems.add("notes", problem)
     problems.raise_if_any()
@@ -355,15 +386,15 @@ def _track(values: FormValues, seed: int | None, defaults: FormDefaults, tracks:
         return Track(raw or Path(text(values, "track_file")).stem, text(values, "track_file"), seed)
     if not raw:
         if defaults.track is None:
-            problems.add("track", "expected a built-in track name (see `timekeeper list`) or a scenario file")
+            problems.add("track", said("log.problem.no_track"))
         return defaults.track
     try:
         track = tracks(raw, seed)
     except ValueError as error:
-        problems.add("track", str(error))
+        problems.add_error("track", error)
         return None
     if defaults.track is not None and (track.name, track.file) != (defaults.track.name, defaults.track.file):
-        problems.add("track", f"this campaign mission plays {defaults.track.label()}, not {track.label()}")
+        problems.add("track", said("log.problem.campaign_track", wanted=defaults.track.label(), got=track.label()))
     return track
 
 
@@ -374,10 +405,10 @@ def _difficulty(values: FormValues, field: str, default: Difficulty | None, prob
     try:
         chosen = parse_difficulty(raw)
     except ValueError as error:
-        problems.add(field, str(error))
+        problems.add_error(field, error)
         return Difficulty.STANDARD
     if default is not None and chosen is not default:
-        problems.add(field, f"this campaign mission was chosen at difficulty {default.value}, not {chosen.value}")
+        problems.add(field, said("log.problem.campaign_difficulty", wanted=default.value, got=chosen.value))
     return chosen
 
 
@@ -415,6 +446,8 @@ FIELDS: tuple[str, ...] = (
     "survived", "destroyed", "damage", "damage_red", "damage_white", "damage_blue", "knocked_out",
     "disabled_squads", "visual_confirmation", "destroyed_by", "notes",
 )
+
+LABELLED = (*FIELDS, "campaign")  # fields with a label in the catalogues (log.field.<name>): a page names them
 
 
 def unknown_fields(values: Iterable[str], allowed: Iterable[str] = FIELDS) -> list[str]:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from timekeeper.errors import AlreadyRecorded, LogEntryError
+from timekeeper.i18n import said
 from timekeeper.logbook import campaign as rules
 from timekeeper.logbook.campaign import Campaign, Leg, Repairs, Status
 from timekeeper.logbook.database import (
@@ -189,7 +190,7 @@ class ShipLog:
         row = self.connection.execute(
             SELECT_ENTRIES + "LEFT JOIN campaign_missions c ON c.mission_id = m.id WHERE m.id = ?", (entry_id,)).fetchone()
         if row is None:
-            raise LogEntryError(f"no mission #{entry_id} in the log (see `timekeeper log list`)",
+            raise LogEntryError(said("log.problem.no_mission", id=entry_id),
                                 {"id": "no such mission"}, path=str(self.path), missing=True)
         return entry_from_row(row)
 
@@ -198,8 +199,8 @@ class ShipLog:
         with transaction(self.connection):
             entry = self.entry(entry_id)
             if entry.campaign_id is not None:
-                raise LogEntryError(f"mission #{entry_id} belongs to campaign {entry.campaign_id}; "
-                                    "a campaign's missions cannot be removed one by one", {"id": "in a campaign"})
+                raise LogEntryError(said("log.problem.in_campaign", id=entry_id, campaign=entry.campaign_id),
+                                    {"id": "in a campaign"})
             self.connection.execute("DELETE FROM missions WHERE id = ?", (entry_id,))
             return entry
 
@@ -219,7 +220,7 @@ class ShipLog:
         try:
             crew = parse_crew(text(values, "crew"))
         except ValueError as error:
-            problems.add("crew", str(error))
+            problems.add_error("crew", error)
         if crew is not None:
             crew = with_role_fields(crew, values, problems)
         pool = text(values, "pool") or "missions"
@@ -232,7 +233,7 @@ class ShipLog:
             try:
                 started = parse_date(text(values, "date"), today or datetime.date.today()).isoformat()
             except ValueError as error:
-                problems.add("date", str(error))
+                problems.add_error("date", error)
         problems.raise_if_any()
         assert crew is not None and common is not None and serious is not None
         with transaction(self.connection):
@@ -437,7 +438,7 @@ def _count(values: FormValues, field: str, problems: Problems) -> int:
     try:
         return integer(raw, 0)
     except ValueError as error:
-        problems.add(field, str(error))
+        problems.add_error(field, error)
         return 0
 
 
@@ -447,7 +448,7 @@ def _difficulties(values: FormValues, problems: Problems) -> tuple[Difficulty | 
         try:
             chosen.append(parse_difficulty(text(values, field) or "1"))
         except ValueError as error:
-            problems.add(field, str(error))
+            problems.add_error(field, error)
             chosen.append(None)
     return chosen[0], chosen[1]
 
@@ -460,5 +461,5 @@ def _chosen_track(values: FormValues, tracks: TrackResolver, problems: Problems)
         seed = integer(text(values, "seed"), 0) if text(values, "seed") else None
         return tracks(text(values, "track"), seed)
     except ValueError as error:
-        problems.add("track", str(error))
+        problems.add_error("track", error)
         return None

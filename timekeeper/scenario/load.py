@@ -12,6 +12,7 @@ import yaml
 from timekeeper.errors import ScenarioError
 from timekeeper.grammar.languages import LANGUAGES
 from timekeeper.grammar.times import format_time, parse_time_ms
+from timekeeper.i18n import Said, said
 from timekeeper.model import (
     MAX_PLAYERS,
     MAX_SEED,
@@ -40,22 +41,25 @@ _FORBIDDEN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\ufff
 _FORBIDDEN_MULTILINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
-def text_problem(value: str, name: str = "text") -> str | None:
+def text_problem(value: str, name: str = "text") -> Said | None:
     """What is wrong with `value` as the text field `name` (title, notes, text), or None: longer than
     MAX_CHARS, or holding a control character, NUL or lone surrogate (which no output can write), or
     a line break unless the field is `notes`. Command-line options with free text use it too."""
     limit = MAX_CHARS.get(name, MAX_CHARS["text"])
     if len(value) > limit:
-        return f"{len(value):,} characters; at most {limit:,} are allowed"
+        return said("problem.text.too_long", count=f"{len(value):,}", most=f"{limit:,}")
     forbidden = (_FORBIDDEN_MULTILINE if name in MULTILINE_FIELDS else _FORBIDDEN_LINE).search(value)
     if not forbidden:
         return None
     code = f"U+{ord(forbidden.group()):04X}"
-    what = "a line break" if forbidden.group() in "\n\r\u2028\u2029" else f"the control character {code}"
+    what = said("problem.text.line_break") if forbidden.group() in "\n\r\u2028\u2029" else said(
+        "problem.text.control", code=code)
     if 0xD800 <= ord(forbidden.group()) <= 0xDFFF:
-        what = f"a lone surrogate {code}"
-    return (f"contains {what} at character {forbidden.start() + 1} (expected printable text"
-            + ("" if name in MULTILINE_FIELDS else " on one line") + ")")
+        what = said("problem.text.surrogate", code=code)
+    where = forbidden.start() + 1
+    if name in MULTILINE_FIELDS:
+        return said("problem.text.unprintable", what=what, at=where)
+    return said("problem.text.unprintable_line", what=what, at=where)
 
 
 def printable_text(value: str) -> str:
@@ -128,12 +132,12 @@ class _Builder:
         self.event_nodes: list[yaml.MappingNode] = []
 
     # -- reporting ---------------------------------------------------------------------------
-    def error(self, node: yaml.Node | None, message: str, severity: Severity = Severity.ERROR) -> None:
+    def error(self, node: yaml.Node | None, message: str | Said, severity: Severity = Severity.ERROR) -> None:
         if len(self.problems) >= MAX_PROBLEMS:
             self.hidden += 1
             return
         line, column = yamlnodes.position(node) if node is not None else (0, 0)
-        self.problems.append(Problem(self.display, line, column, message, severity))
+        self.problems.append(Problem.of(self.display, line, column, message, severity))
 
     # -- the document --------------------------------------------------------------------------
     def scenario(self, root: yaml.Node | None) -> Scenario | None:
@@ -218,7 +222,7 @@ class _Builder:
             return None
         problem = text_problem(value, name)
         if problem:
-            self.error(node, f"{name}: {problem}")
+            self.error(node, said("problem.field", field=name, problem=problem))
             return None
         return value
 

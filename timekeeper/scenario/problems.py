@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from timekeeper.errors import located
+from timekeeper.i18n import Said
 
 
 class Severity(str, Enum):
@@ -15,13 +16,22 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem at `line`:`column` (1-based; 0 when the place is unknown) of `path`."""
+    """One problem at `line`:`column` (1-based; 0 when the place is unknown) of `path`: `message`
+    in English, `said` its words in any language (None: English only)."""
 
     path: str
     line: int
     column: int
     message: str
     severity: Severity = Severity.ERROR
+    said: Said | None = None
+
+    @classmethod
+    def of(cls, path: str, line: int, column: int, message: str | Said, severity: Severity = Severity.ERROR) -> Problem:
+        """A problem whose message may be words (a Said): its English kept beside them."""
+        if isinstance(message, Said):
+            return cls(path, line, column, str(message), severity, message)
+        return cls(path, line, column, message, severity)
 
     def __str__(self) -> str:
         label = "warning: " if self.severity is Severity.WARNING else ""

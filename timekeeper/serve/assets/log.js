@@ -49,11 +49,13 @@ function markProblems(form, error) {
     const input = label.querySelector("[name]");
     if (input) input.removeAttribute("aria-invalid");
   }
-  for (const [name, why] of Object.entries((error && error.body && error.body.fields) || {})) {
+  const body = (error && error.body) || {};
+  const words = body.fields_said || {}; // each field's problem in words the page says in its language
+  for (const [name, why] of Object.entries(body.fields || {})) {
     const label = form.querySelector(`.field[data-name="${name}"]`) || form.querySelector(`.field[data-name^="${name}"]`);
     if (!label) continue;
     label.classList.add("bad");
-    label.querySelector(".why").textContent = why;
+    label.querySelector(".why").textContent = say(words[name], why);
     label.querySelector("[name]").setAttribute("aria-invalid", "true");
   }
 }

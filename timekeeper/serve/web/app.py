@@ -190,10 +190,10 @@ async def errors(request: web.Request, handler):
         status, code, field = classify(error)
         extra: dict = {}
         if isinstance(error, InvalidTrack):
-            extra["problems"] = [{"line": p.line, "column": p.column, "message": p.message, "where": str(p)}
-                                 for p in error.problems]
+            extra["problems"] = [{"line": p.line, "column": p.column, "message": p.message, "where": str(p),
+                                  "said": p.said.as_json() if p.said is not None else None} for p in error.problems]
         retry = getattr(error, "retry_after_s", None)
-        return json_error(status, error.message, code=code, field=field,
+        return json_error(status, error.message, code=code, field=field, said=error.said,
                           headers={"Retry-After": str(retry)} if retry else None, **extra)
     except web.HTTPException as error:
         if error.status >= 400 and request.path.startswith("/api/"):

@@ -27,7 +27,16 @@ from timekeeper.logbook.words import track_said
 from timekeeper.serve.games.game import Game
 from timekeeper.serve.guards.crews import crew_of
 from timekeeper.serve.refusal import Refused
-from timekeeper.serve.web.routes import STATE, attachment, checked, json_error, page, state_of, to_screens
+from timekeeper.serve.web.routes import (
+    STATE,
+    attachment,
+    checked,
+    json_error,
+    log_entry_error,
+    page,
+    state_of,
+    to_screens,
+)
 from timekeeper.serve.web.schemas import (
     NO_INPUT,
     GamePath,
@@ -105,7 +114,7 @@ async def record(request: web.Request) -> web.Response:
     try:
         entry, refused = await asyncio.to_thread(store)
     except LogEntryError as error:
-        return json_error(422, error.message, fields=error.problems)
+        return log_entry_error(422, error)
     if refused:
         return json_error(409, refused, recorded=entry_json(entry))
     await to_screens(state_of(request), game.id, {"type": "logged", "recorded": entry_json(entry)})
@@ -159,7 +168,7 @@ async def _change(request: web.Request, work: Callable[[ShipLog, int], Entry], *
     except LogEntryError as error:
         if error.missing:
             raise
-        return json_error(refused, error.message, fields=error.problems)
+        return log_entry_error(refused, error)
     if game is not None:
         await to_screens(state_of(request), game, {"type": "logged", "recorded": None if removed else entry_json(entry)})
     return web.json_response({"removed": entry.id} if removed else entry_json(entry))

@@ -9,11 +9,12 @@ import json
 import re
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
-from timekeeper.errors import LogDatabaseError, OutputError, TimekeeperError
+from timekeeper.errors import LogDatabaseError, LogEntryError, OutputError, TimekeeperError, Words
 from timekeeper.serve.games.game import READY, GameError, wall_ms
 from timekeeper.serve.guards.clients import client_address, public_base
 from timekeeper.serve.guards.crews import crew_of
@@ -73,13 +74,23 @@ ERROR_CODES = {400: "invalid_request", 403: "forbidden", 404: "not_found", 405: 
 
 
 def json_error(status: int, message: str, *, code: str | None = None, field: str | None = None,
-               headers: dict | None = None, **extra: object) -> web.Response:
+               headers: dict | None = None, said: Words | None = None, **extra: object) -> web.Response:
     """An error as the page reads it: the English message, a stable `code` (docs/serve.md lists
-    them) and the `field` at fault, if one is."""
+    them), the `field` at fault, if one is, and the message's words (`said`), which the page says
+    in its language, when the error has them."""
     body: dict[str, object] = {"error": message, "code": code or ERROR_CODES.get(status, "invalid_request")}
     if field is not None:
         body["field"] = field
+    if said is not None:
+        body["said"] = said.as_json()
     return web.json_response({**body, **extra}, status=status, headers=headers)
+
+
+def log_entry_error(status: int, error: LogEntryError, **extra: Any) -> web.Response:
+    """A log entry refused: the message, each bad field's problem (`fields`) and their words
+    (`said`: which fields to check; `fields_said`: each field's problem) for the page's language."""
+    return json_error(status, error.message, said=error.said, fields=error.problems,
+                      fields_said={name: words.as_json() for name, words in error.problems_said.items()}, **extra)
 
 
 def classify(error: TimekeeperError) -> tuple[int, str, str | None]:
@@ -99,7 +110,8 @@ def classify(error: TimekeeperError) -> tuple[int, str, str | None]:
 
 def error_body(error: TimekeeperError) -> dict:
     _status, code, field = classify(error)
-    return {"error": error.message, "code": code, **({"field": field} if field else {})}
+    return {"error": error.message, "code": code, **({"field": field} if field else {}),
+            **({"said": error.said.as_json()} if error.said is not None else {})}
 
 
 CHECKED_INPUT = web.RequestKey("input", Checked)  # set by serve/web/app.py's middleware
