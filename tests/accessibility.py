@@ -5,10 +5,10 @@ benchmarks/bench_a11y.py."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-AXE_JS = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+from realparts import PARTS, ROOT, find
+
+AXE_JS = ROOT / PARTS["axe-core"].file
 WCAG_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
 MIN_TARGET_PX = 44  # WCAG 2.5.5 (AAA) and the platforms' guidelines: 44 x 44 CSS pixels
 
@@ -57,7 +57,7 @@ return smallest === Infinity ? null : smallest;
 
 
 def axe_available() -> bool:
-    return AXE_JS.is_file()
+    return find("axe-core") is not None
 
 
 def axe_violations(driver) -> list[dict]:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from realparts import full_tier_verdict
 from scaleout import start_redis, stop_process
 from tiers import MARKER, file_reason, full_tier_reason
 
@@ -67,6 +68,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     config.hook.pytest_deselected(items=outside)
     items[:] = [item for item in items if item not in left_out]
     config.stash[_LEFT_OUT] = len(outside)
+
+
+def _fail_a_skip(report: pytest.TestReport | pytest.CollectReport, config: pytest.Config) -> None:
+    """Under --full, a skipped test (or test file) fails instead, unless it was skipped with
+    realparts.not_here: a green full run means every real part ran (tests/realparts.py)."""
+    if not config.getoption(FULL_OPTION) or not report.skipped or hasattr(report, "wasxfail"):
+        return
+    longrepr = report.longrepr
+    reason = str(longrepr[2] if isinstance(longrepr, tuple) else longrepr)
+    failure = full_tier_verdict(reason)
+    if failure is not None:
+        report.outcome = "failed"
+        report.longrepr = failure
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    outcome = yield
+    _fail_a_skip(outcome.get_result(), item.config)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector):  # type: ignore[no-untyped-def]
+    outcome = yield
+    _fail_a_skip(outcome.get_result(), collector.config)
 
 
 _LEFT_OUT = pytest.StashKey[int]()

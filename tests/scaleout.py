@@ -20,6 +20,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from realparts import program
 from serving import Response, Server, start_server
 from tiers import needs_full_tier
 
@@ -62,7 +63,7 @@ def stop_process(process: subprocess.Popen, sig: int = signal.SIGTERM, timeout_s
 def start_redis(folder: Path) -> tuple[subprocess.Popen, int]:
     port = free_port()
     folder.mkdir(parents=True, exist_ok=True)
-    process = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+    process = subprocess.Popen([program("redis-server"), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                                 "--appendonly", "no", "--dir", str(folder), "--logfile", str(folder / "redis.log")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_listening(port, process, "redis-server")
     return process, port
@@ -72,7 +73,7 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 (one day), made by openssl: an ECDSA P-256 key, whose
     handshakes cost nginx a fraction of an RSA key's (thousands of screens reconnect at once)."""
     cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    subprocess.run([program("openssl"), "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                     "-keyout", str(key), "-out", str(cert),
                     "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
                    check=True, capture_output=True, timeout=60)
@@ -89,7 +90,7 @@ def start_nginx(run_dir: Path, workers: list[int], cert: Path, key: Path) -> tup
     for port in workers:
         command += ["--worker", f"127.0.0.1:{port}"]
     subprocess.run(command, check=True, capture_output=True, timeout=60)
-    process = subprocess.Popen(["nginx", "-p", str(run_dir), "-c", str(run_dir / "nginx.conf"), "-e", str(run_dir / "error.log"),
+    process = subprocess.Popen([program("nginx"), "-p", str(run_dir), "-c", str(run_dir / "nginx.conf"), "-e", str(run_dir / "error.log"),
                                 "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         wait_listening(listen, process, "nginx")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from processes import running_with
+from realparts import program
 from tiers import needs_full_tier
 
 REQUEST_TIMEOUT_S = 30
@@ -161,12 +162,13 @@ LAPTOP = (1280, 800)
 
 @needs_full_tier("drives Chromium")
 def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ...] = ()):
-    """Debian's chromium in headless mode through chromedriver, at `size` CSS pixels (and `flags`)."""
+    """Chromium in headless mode through chromedriver (Debian's, found by tests/realparts.py), at
+    `size` CSS pixels (and `flags`)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
+    options.binary_location = program("chromium")
     for flag in (*CHROMIUM_FLAGS, *flags):
         options.add_argument(flag)
     if phone:
@@ -177,7 +179,7 @@ def chromium(size: tuple[int, int], *, phone: bool = False, flags: tuple[str, ..
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     scratch = tempfile.mkdtemp(prefix="timekeeper-chromium-")  # its profile and the folders it leaves in TMPDIR
     options.add_argument(f"--user-data-dir={scratch}/profile")
-    service = Service("/usr/bin/chromedriver", env={**os.environ, "TMPDIR": scratch})
+    service = Service(program("chromedriver"), env={**os.environ, "TMPDIR": scratch})
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(REQUEST_TIMEOUT_S)
     driver.set_script_timeout(REQUEST_TIMEOUT_S)

@@ -7,13 +7,13 @@ import http.server
 import os
 import signal
 import threading
-from pathlib import Path
 
 import pytest
 from processes import children, command_line, running_with
+from realparts import needs
 from serving import PHONE, BrowserPool
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (.ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 
 PAGE = b"""<!doctype html><title>pool</title><p>page</p>
 <script>navigator.serviceWorker && navigator.serviceWorker.register('/sw.js');</script>"""

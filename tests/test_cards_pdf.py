@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
 from pypdf import PdfReader
+from realparts import needs, program
 
 from timekeeper.cards.pdf import cards_pdf, sheet_for, write_cards_pdf
 from timekeeper.cards.rows import CardRow, card_rows
@@ -16,7 +16,7 @@ from timekeeper.grammar.phrases import LANGUAGES, phrase_book
 from timekeeper.model import Announcement, IncomingData, Scenario, Threat, Zone
 from timekeeper.scenario.catalog import builtin_paths, load_scenario
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
+pytestmark = needs("pdftotext")
 
 MM_TO_PT = 72 / 25.4
 OFFICIAL = [name for name, path in builtin_paths().items() if path.parent.name == "official"]
@@ -28,7 +28,7 @@ def cell_text(pdf_path, page: int, sheet, index: int) -> str:
     column, row = index % sheet.columns, index // sheet.columns
     crop = [str(round(v * MM_TO_PT)) for v in (column * cell_w, row * cell_h, cell_w, cell_h)]
     result = subprocess.run(
-        ["pdftotext", "-layout", "-f", str(page), "-l", str(page), "-r", "72",
+        [program("pdftotext"), "-layout", "-f", str(page), "-l", str(page), "-r", "72",
          "-x", crop[0], "-y", crop[1], "-W", crop[2], "-H", crop[3], str(pdf_path), "-"],
         check=True, capture_output=True, text=True,
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from decoded import decode
+from realparts import require
 
 from timekeeper.audio import effects, seed
 from timekeeper.audio.loudness import SPEECH_LUFS, integrated_lufs
@@ -183,9 +184,9 @@ def test_a_damaged_seed_is_not_used(tmp_path: Path) -> None:
 @pytest.fixture
 def joe(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.delenv("TIMEKEEPER_DEFAULT_VOICE")
+    require("piper", "joe")
     spec = default_voice("en")
-    if spec is None or "joe" not in spec:
-        pytest.skip("Piper and the joe voice are not installed")
+    assert spec is not None and "joe" in spec, spec  # Piper and joe installed: English's default voice is joe
     return spec
 
 

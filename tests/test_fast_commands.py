@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from inprocess import run_cli
 from measuredvoice import speak_measured
+from realparts import require
 
 from timekeeper.errors import ExitStatus
 
@@ -121,7 +122,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(tmp_path: Path, monkeypa
 
 
 def test_stats_plot_writes_a_png(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     png = tmp_path / "stats.png"
     done = run_cli("stats", "--count", "2", "--seed", "3", "--plot", str(png))
     assert done.exit_code == ExitStatus.SUCCESS, done.output

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from realparts import require
 from running import timekeeper as run
 
 from timekeeper.errors import ScenarioError
@@ -112,7 +113,7 @@ def test_report_ranges_hold_for_generated_missions() -> None:
 
 
 def test_stats_plot_draws_a_png(tmp_path: Path) -> None:
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     done = run("stats", "--count", "100", "--kind", "double-action", "--plot", "fidelity.png", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     from matplotlib import image

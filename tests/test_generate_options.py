@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from realparts import program
 from running import timekeeper as run
 
 from timekeeper.errors import ScenarioError
@@ -326,7 +327,7 @@ def test_piles_are_shown_on_cards_and_by_show_but_never_spoken(tmp_path: Path, l
     assert html_card(mission, language).count(word) == len(mission.threats)  # the web page's card
     done = run("card", "m.yaml", "--lang", language, "-o", "m.pdf", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    pdf_text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "m.pdf"), "-"], capture_output=True, text=True, check=True).stdout
+    pdf_text = subprocess.run([program("pdftotext"), "-layout", str(tmp_path / "m.pdf"), "-"], capture_output=True, text=True, check=True).stdout
     assert pdf_text.count(word) == len(mission.threats)
     timeline = build_timeline(mission, phrase_book(language), default_measure(language))
     spoken = " ".join(cue.text for cue in timeline.cues).lower()

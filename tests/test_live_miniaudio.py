@@ -6,21 +6,24 @@ from __future__ import annotations
 import time
 
 import pytest
+from realparts import needs
 from scripted import Recorder, ScriptedKeys
 
 from timekeeper.live.clock import Clock
+from timekeeper.live.devices import STALL_S, MiniaudioOutput
 from timekeeper.live.outputs import PcmFormat
 from timekeeper.live.session import Outcome, run_live
 from timekeeper.live.silent import silent_mix
 from timekeeper.model import IncomingData, Scenario
 
-miniaudio = pytest.importorskip("miniaudio")
-from timekeeper.live.devices import STALL_S, MiniaudioOutput  # noqa: E402
+pytestmark = needs("miniaudio")
 
 TRACK = Scenario("Device", (70_000, 140_000), (IncomingData(136_000),))
 
 
 def null_device(pcm: PcmFormat) -> MiniaudioOutput:
+    import miniaudio
+
     output = MiniaudioOutput(backends=[miniaudio.Backend.NULL])
     output.open(pcm)
     return output

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from realparts import needs, not_here, program
 from running import AT_ONCE_S, timekeeper
 
 from timekeeper.errors import ExitStatus
@@ -30,7 +30,7 @@ def live_args(*args: str) -> list[str]:
     return [sys.executable, "-m", "timekeeper", "live", TRACK, *args]
 
 
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+needs_tmux = needs("tmux")
 
 
 class Tmux:
@@ -46,7 +46,7 @@ class Tmux:
         self.tmux("new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), "-s", "live", "sh", "-c", script)
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
+        done = subprocess.run([program("tmux"), "-L", self.socket, *args], capture_output=True, text=True, check=True)
         return done.stdout
 
     def keys(self, *keys: str) -> None:
@@ -77,7 +77,7 @@ class Tmux:
         return "icanon" in settings and "echo" in settings
 
     def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
+        subprocess.run([program("tmux"), "-L", self.socket, "kill-server"], capture_output=True)
 
 
 @pytest.fixture
@@ -228,7 +228,7 @@ def run_live(*args: str) -> subprocess.CompletedProcess[str]:
 def test_no_sound_device_is_one_clear_line() -> None:
     done = run_live("--backend", "miniaudio")
     if done.returncode == 0:
-        pytest.skip("this machine has a sound device")
+        not_here("this machine has a sound device")
     assert done.returncode == ExitStatus.PLAYBACK
     assert done.stderr.startswith("Error: no sound device could be opened")
     assert "--backend text" in done.stderr
@@ -240,7 +240,7 @@ def test_simpleaudio_is_refused_clearly_where_it_cannot_work() -> None:
         import simpleaudio  # noqa: F401
 
         if sys.version_info < (3, 12):
-            pytest.skip("simpleaudio is installed and this Python can run it")
+            not_here("simpleaudio is installed and this Python can run it")
     except ImportError:
         pass
     done = run_live("--backend", "simpleaudio")

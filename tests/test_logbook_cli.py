@@ -8,6 +8,7 @@ import json
 import pytest
 from logbook_helpers import CREW, timekeeper
 from pypdf import PdfReader
+from realparts import require
 from running import timekeeper as run
 
 from timekeeper.errors import ExitStatus
@@ -147,7 +148,7 @@ def test_list_and_stats_per_crew_and_track(tmp_path):
 
 
 def test_stats_plot_writes_a_png(tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     db = tmp_path / "log.sqlite3"
     _three_missions(db)
     target = tmp_path / "scores.png"
@@ -337,10 +338,9 @@ def test_remove_a_mission_recorded_by_mistake(tmp_path):
 
 
 def test_add_in_a_real_terminal_asks_for_what_the_flags_left_out(tmp_path):
-    from test_live_terminal import Tmux, needs_tmux  # one tmux driver for the suite
+    from test_live_terminal import Tmux  # one tmux driver for the suite
 
-    if needs_tmux.args[0]:
-        pytest.skip("tmux is not installed")
+    require("tmux")
     db = tmp_path / "log.sqlite3"
     import sys
     terminal = Tmux(tmp_path, [sys.executable, "-m", "timekeeper", "log", "--db", str(db), "add", "--crew", CREW,

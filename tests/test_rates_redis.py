@@ -5,7 +5,6 @@ two real `timekeeper serve --public --redis` workers (tests/scaleout.py)."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import signal
 import sys
 import time
@@ -15,13 +14,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from realparts import needs
 from scaleout import deploy, start_redis, stop_process
 
 from timekeeper.serve.games.redis_store import RedisStore
 from timekeeper.serve.guards.redis_rates import LEASE_S, Lease, RedisRates
 from timekeeper.serve.refusal import Refused
 
-pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server (.ci/run installs it)")
+pytestmark = needs("redis-server")
 
 
 async def two_workers(url: str, per_minute: dict[str, int]) -> tuple[list[RedisStore], list[RedisRates]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 import time
@@ -21,10 +20,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from realparts import needs
 from scaleout import ROOT, Deployment, deploy
 
-pytestmark = pytest.mark.skipif(not (shutil.which("redis-server") and shutil.which("nginx") and shutil.which("openssl")),
-                                reason="needs redis-server, nginx and openssl (.ci/run installs them)")
+pytestmark = needs("redis-server", "nginx", "openssl")
 
 WAIT_S = 10.0  # the longest any message is waited for
 

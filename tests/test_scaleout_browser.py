@@ -5,20 +5,17 @@ on at the right moment, the joined phone still following it and pausing it."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from realparts import needs
 from scaleout import deploy
 from serving import LAPTOP, PHONE, chromium, wait_for
 
-pytestmark = pytest.mark.skipif(not (shutil.which("redis-server") and shutil.which("nginx") and shutil.which("chromium")),
-                                reason="needs redis-server, nginx and chromium (.ci/run installs them)")
+pytestmark = needs("redis-server", "nginx", "openssl", "chromium", "chromedriver")
 TRUST_TEST_CERTIFICATE = ("--ignore-certificate-errors",)  # the test's own self-signed certificate
 
 

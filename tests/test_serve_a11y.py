@@ -5,13 +5,10 @@ keyboard; the banner keeps its contrast through its pulse and stops pulsing for 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from accessibility import (
     MIN_TARGET_PX,
     SCREENS,
-    axe_available,
     axe_violations,
     describe,
     english_only_words,
@@ -21,12 +18,10 @@ from accessibility import (
     small_targets,
 )
 from logbook_helpers import timekeeper
+from realparts import needs
 from serving import LAPTOP, PHONE, start_server, wait_for
 
-pytestmark = [
-    pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (.ci/run)"),
-    pytest.mark.skipif(not axe_available(), reason="needs axe-core from npm (`npm ci`, as .ci/run does)"),
-]
+pytestmark = needs("chromium", "chromedriver", "axe-core")
 LANGUAGES = ("en", "de")
 
 

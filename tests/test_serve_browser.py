@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from realparts import needs
 from serving import LAPTOP, PHONE, SOUND_START_S, start_server, wait_for
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 YAML_BAD = "title: Broken\nphase_ends: ['3:45', '7:30', '10:00']\nevents:\n  - {at: '1:00', type: threat, t: 1, zone: green}\n"
 
 

@@ -5,16 +5,14 @@ another crew sees none of it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from accessibility import axe_available, axe_violations, describe, small_targets
+from accessibility import axe_violations, describe, small_targets
+from realparts import needs
 from serving import LAPTOP, PHONE, start_server, wait_for
 
 from timekeeper.i18n import messages
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 RECORD = """
 const done = arguments[arguments.length - 1];
 const post = (path, body) => fetch(path, {method: "POST", body: JSON.stringify(body),
@@ -37,6 +35,7 @@ def rows(driver) -> int:
     return driver.execute_script("return document.querySelectorAll('#log-table tbody tr').length;")
 
 
+@needs("axe-core")
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["phone", "laptop"])
 def test_the_crew_link_opens_the_crews_log_and_only_there(hosted, open_browsers, size, phone, language):
@@ -57,9 +56,8 @@ def test_the_crew_link_opens_the_crews_log_and_only_there(hosted, open_browsers,
     assert link.startswith(hosted.url + "crew/")
     assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert small_targets(driver) == []
-    if axe_available():
-        violations = axe_violations(driver)
-        assert violations == [], describe(violations)
+    violations = axe_violations(driver)
+    assert violations == [], describe(violations)
     driver.find_element("id", "crewlink-copy").click()
     wait_for(driver, f"document.getElementById('toast').textContent === {words['log.crew.copied']!r}")
 
@@ -77,6 +75,7 @@ def test_the_crew_link_opens_the_crews_log_and_only_there(hosted, open_browsers,
     assert stranger.find_element("id", "crewlink-url").get_attribute("value") != link
 
 
+@needs("axe-core")
 @pytest.mark.parametrize("language", ["en", "de"])
 @pytest.mark.parametrize("size, phone", [(PHONE, True), (LAPTOP, False)], ids=["phone", "laptop"])
 def test_a_crew_starts_a_room_with_its_link_qr_code_and_short_code(hosted, open_browsers, size, phone, language):
@@ -95,9 +94,8 @@ def test_a_crew_starts_a_room_with_its_link_qr_code_and_short_code(hosted, open_
     assert driver.execute_script("return document.getElementById('lobby-qr').naturalWidth") > 100  # the QR code drawn
     assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert small_targets(driver) == []
-    if axe_available():
-        violations = axe_violations(driver)
-        assert violations == [], describe(violations)
+    violations = axe_violations(driver)
+    assert violations == [], describe(violations)
     room = hosted.request(f"/api/join/{code}").json()["id"]  # the code leads to the room of the link
     assert link.endswith(f"/g/{room}")
 

@@ -8,11 +8,10 @@ import base64
 import os
 from pathlib import Path
 
-import pytest
+from realparts import needs
 from serving import LAPTOP, PHONE, chromium, start_server, wait_for
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 
 
 def whole_page(driver, name: str, tmp_path: Path, width: int) -> Path:

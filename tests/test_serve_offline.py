@@ -6,15 +6,13 @@ before), pause still works, and the mission opens again from its link."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
-import pytest
+from realparts import needs
 from serving import PHONE, start_server, wait_for
 
 from timekeeper.serve.web.routes import PAGE_SCRIPTS
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 TRACK = "builtin:quick-drill"  # 5 minutes: its whole WAV is 26 MB
 
 

@@ -6,11 +6,10 @@ modules (tests/js) run by Node's own test runner."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from realparts import needs, program
 
 from timekeeper.serve.web.offline import SHELL_ASSETS
 from timekeeper.serve.web.routes import ASSETS, ASSETS_DIR, PAGE_SCRIPTS
@@ -55,9 +54,9 @@ def test_elements_are_looked_up_once_and_no_html_is_made_from_strings():
     assert "page.card.innerHTML = await api(" in script("after.js")
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js (installed by .ci/run)")
+@needs("node")
 def test_the_pure_modules_pass_their_node_tests():
-    run = subprocess.run(["node", "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([program("node"), "--test", "tests/js/"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     passed = re.search(r"^# pass (\d+)$", run.stdout, re.M)
     assert passed and int(passed.group(1)) >= 15 and "# fail 0" in run.stdout

@@ -8,10 +8,10 @@ Screenshots go to $TIMEKEEPER_SCREENSHOTS when it is set (docs/screenshots keeps
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 import test_serve_browser as browser_tests
+from realparts import needs
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from serving import LAPTOP, PHONE, SOUND_START_S, counted, start_counting, wait_for
@@ -19,8 +19,7 @@ from test_serve_browser import clock, command, shot, start
 
 server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 LANDSCAPE = (640, 360)
 SIZES = [(PHONE, True, "phone"), (LANDSCAPE, True, "landscape"), (LAPTOP, False, "laptop")]
 WARNS = "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;"

@@ -4,16 +4,13 @@ the server's messages use), voices by name. Debian's chromium against a real ser
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 import test_serve_browser as browser_tests
+from realparts import needs
 from serving import LAPTOP, wait_for
 
 server = browser_tests.server  # the same server: one for the module (open_browsers: conftest)
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 FORM = """return [...document.querySelectorAll('#gen label[data-spec]')].map((label) => ({
   key: label.dataset.spec, name: label.querySelector('span').textContent, help: label.title,
   placeholder: (label.querySelector('input') || {}).placeholder || '',

