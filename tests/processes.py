@@ -1,9 +1,10 @@
 """The machine's processes as Linux's /proc shows them, for tests and benchmarks that watch or clean
-up what they started: a process's children and everything under it, its command line, and the
-processes whose command line holds a text."""
+up what they started: a process's children and everything under it, its command line, the
+processes whose command line holds a text, and the process holding a file's lock."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -39,3 +40,16 @@ def command_line(pid: int) -> bytes:
 def running_with(text: bytes) -> list[int]:
     """The processes whose command line holds `text`."""
     return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit() and text in command_line(int(entry.name))]
+
+
+def holder_of_lock(path: Path) -> int | None:
+    """The process holding a flock on `path` (from /proc/locks), if any (and None once `path` is gone)."""
+    try:
+        inode = os.stat(path).st_ino
+    except FileNotFoundError:
+        return None
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if fields[1] == "FLOCK" and fields[5].endswith(f":{inode}"):
+            return int(fields[4])
+    return None

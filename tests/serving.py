@@ -23,6 +23,7 @@ from pathlib import Path
 from processes import running_with
 from realparts import program
 from tiers import needs_full_tier
+from waiting import wait_until
 
 REQUEST_TIMEOUT_S = 30
 START_TIMEOUT_S = 20
@@ -148,6 +149,32 @@ def wait_for(driver, script: str, timeout_s: float = 15.0):
             return value
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {script}")
+
+
+def clock_ms(driver) -> float:
+    """The mission clock the page shows (ms)."""
+    return driver.execute_script("return window.timekeeper.clockMs();")
+
+
+def clocks_apart_ms(a, b) -> float:
+    """How far apart the mission clocks of pages `a` and `b` are at one moment (each page reads its
+    clock with the device's time, so the moments between the two readings do not count)."""
+    first = a.execute_script("return [Date.now(), window.timekeeper.clockMs()]")
+    second = b.execute_script("return [Date.now(), window.timekeeper.clockMs()]")
+    return abs((second[1] - first[1]) - (second[0] - first[0]))
+
+
+def clocks_agree(a, b, within_ms: float = 100.0, samples: int = 10, timeout_s: float = 15.0) -> list[float]:
+    """Pages `a` and `b` come to show the same mission clock (a position report and the clock-offset
+    pings arrive when they do) and then keep it, within `within_ms`, over `samples` readings a
+    tenth of a second apart; how far apart each reading was."""
+    wait_until(lambda: clocks_apart_ms(a, b) <= within_ms, timeout_s, f"the two pages' clocks to agree within {within_ms:.0f} ms")
+    apart = []
+    for _ in range(samples):
+        apart.append(clocks_apart_ms(a, b))
+        time.sleep(0.1)
+    assert max(apart) <= within_ms, apart
+    return apart
 
 
 CHROMIUM_FLAGS = (

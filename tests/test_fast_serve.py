@@ -97,6 +97,38 @@ def test_a_game_its_downloads_and_its_clock(config: ServeConfig) -> None:
     served(config, check)
 
 
+def test_an_ended_action_round_can_be_taken_back_within_its_seconds_only(config: ServeConfig,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The undo window on the game's clock, an injected one here: the test waits no five seconds."""
+    from timekeeper.serve.games import game as games
+
+    now_ms = [1_700_000_000_000.0]
+    monkeypatch.setattr(games, "wall_ms", lambda: now_ms[0])
+
+    async def command(client: TestClient, path: str, kind: str, **more: object) -> tuple[int, dict]:
+        reply = await client.post(path, json={"type": kind, **more}, headers=POST)
+        return reply.status, await reply.json()
+
+    async def check(client: TestClient) -> None:
+        path = f"/api/games/{(await new_game(client, 'builtin:mission-1'))['id']}/command"
+        await command(client, path, "seek", at_ms=451_000)
+        await command(client, path, "play")
+        _, ended = await command(client, path, "end")
+        assert ended["status"] == "ended" and ended["undo_until_ms"] == now_ms[0] + games.UNDO_MS == ended["at_ms"] + 5000
+        now_ms[0] += games.UNDO_MS  # the last moment
+        status, back = await command(client, path, "undo")
+        assert status == 200 and back["status"] == "playing" and back["position_ms"] == ended["position_ms"]
+        await command(client, path, "end")
+        now_ms[0] += games.UNDO_MS + 1
+        status, late = await command(client, path, "undo")
+        assert status == 409 and "no longer" in late["error"]
+        now_ms[0] += 60_000
+        _, shown = await command(client, path, "pause")  # (an ended game stays as it ended)
+        assert shown["status"] == "ended" and shown["position_ms"] == ended["position_ms"]
+
+    served(config, check)
+
+
 def test_the_sound_is_the_measured_mix(config: ServeConfig) -> None:
     async def check(client: TestClient) -> None:
         game = await new_game(client)

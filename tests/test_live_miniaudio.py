@@ -42,9 +42,10 @@ def test_stream_plays_every_frame_once_across_a_pause() -> None:
     # Every frame from the start point to the end was handed to the device exactly once:
     # what was queued when paused was taken back and played after the resume.
     assert output.frames_played == mix.sample_rate * (mix.duration_ms - start_ms) // 1000
-    # The clock followed the device (whose null backend keeps roughly real time).
+    # The clock followed the device (whose null backend keeps roughly real time): the mission took
+    # as long as its sound, never less (a busy machine may make the device, and so the mission, slower).
     played_s = (mix.duration_ms - start_ms) / 1000 + 1.0
-    assert elapsed_s == pytest.approx(played_s, rel=0.05)
+    assert played_s * 0.95 <= elapsed_s < played_s + 10, (elapsed_s, played_s)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from realparts import needs, not_here, program
 from running import AT_ONCE_S, timekeeper
+from waiting import wait_until
 
 from timekeeper.errors import ExitStatus
 
@@ -300,9 +301,8 @@ def test_status_notes_fade_and_do_not_push_out_the_clock(tmux) -> None:  # type:
     session.keys("n")
     screen = session.wait_for("Carrying on")
     assert "MISSION TIME" in screen
-    time.sleep(4.5)
-    screen = session.screen()
-    assert "Carrying on" not in screen and "Quit?" not in screen and "MISSION TIME" in screen
+    screen = wait_until(lambda: "Carrying on" not in (now := session.screen()) and now, 15, "the note to fade")
+    assert "Quit?" not in screen and "MISSION TIME" in screen
 
 
 @needs_tmux

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import threading
 import time
 import wave
@@ -13,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from decoded import RATE, decode
+from processes import holder_of_lock
 from serving import start_server
+from waiting import wait_until
 
 from timekeeper.serve.sound import mp3stream
 from timekeeper.serve.sound.cache import SoundCache, SoundFile
@@ -128,10 +131,16 @@ def test_the_sound_is_served_while_it_is_made_and_shared_and_kept(tmp_path):
     try:
         game = new_game(running)
         url = game["sound"]["url"]
-        first = running.request(url, headers={"Range": "bytes=0-9999"})  # (its time: benchmarks/bench_stream.py)
-        parts = sorted(path.name for path in cache.iterdir())
-        assert first.status == 206 and len(first.body) == 10_000
-        assert parts == [url.rsplit("/", 1)[1] + ".part"]  # answered from the file still being made
+        part = cache / (url.rsplit("/", 1)[1] + ".part")
+        maker = wait_until(lambda: part.is_file() and part.stat().st_size >= 10_000 and holder_of_lock(part), 60,
+                           "the encoder's first 10,000 bytes")
+        os.kill(maker, signal.SIGSTOP)  # the file stays unfinished (however fast the encoder is) while it is asked for
+        try:
+            first = running.request(url, headers={"Range": "bytes=0-9999"})  # (its time: benchmarks/bench_stream.py)
+            assert first.status == 206 and len(first.body) == 10_000
+            assert sorted(path.name for path in cache.iterdir()) == [part.name]  # answered from the file still being made
+        finally:
+            os.kill(maker, signal.SIGCONT)
         late = running.request(url, headers={"Range": f"bytes={game['sound']['bytes'] - 150_000}-"})  # near the end
         assert late.status == 206 and len(late.body) == 150_000
         whole = running.request(url).body

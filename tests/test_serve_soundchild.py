@@ -9,17 +9,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from processes import holder_of_lock
+from waiting import wait_until
 
 from timekeeper.serve.sound.cache import SoundCache
 from timekeeper.serve.sound.encoder_child import ENCODER_NICE, ChildSoundCache
 
 pytestmark = pytest.mark.full(reason="spawns the encoder process, which prepares and encodes a real mix")
-
-WAIT_S = 60.0  # a short track's file is made within this even on a loaded machine
 
 
 @pytest.fixture(scope="module")
@@ -28,26 +27,6 @@ def mix():
     from timekeeper.soundtrack.mix import MixSettings, prepare_mix
 
     return prepare_mix(load_scenario("test-run-1"), MixSettings(background=False))
-
-
-def wait_until(check, timeout_s: float = WAIT_S, what: str = "the condition"):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def holder_of_lock(path: Path) -> int | None:
-    """The process holding a flock on `path` (from /proc/locks), if any."""
-    inode = os.stat(path).st_ino
-    for line in Path("/proc/locks").read_text().splitlines():
-        fields = line.split()
-        if fields[1] == "FLOCK" and fields[5].endswith(f":{inode}"):
-            return int(fields[4])
-    return None
 
 
 def niceness(pid: int) -> int:
