@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import deque
 from functools import cache
 from pathlib import Path
+
+from circles import circles, described_circles, shortest_cycle
 
 PACKAGE = Path(__file__).resolve().parent.parent / "timekeeper"
 COMMAND_TARGET = re.compile(r"(timekeeper(?:\.\w+)+):\w+")  # "timekeeper.commands.render:render_command"
@@ -121,70 +122,6 @@ def layer_of() -> dict[str, int]:
     }
 
 
-def shortest_cycle(graph: dict[str, frozenset[str]]) -> list[str] | None:
-    """The shortest cycle in `graph` (as a path that returns to its start), or None: a breadth-first
-    walk from each node, stopped once its paths are no shorter than the best cycle found."""
-    best: list[str] | None = None
-    for start in sorted(graph):
-        queue, seen = deque([[start]]), {start}
-        while queue:
-            path = queue.popleft()
-            if best is not None and len(path) + 1 >= len(best):
-                break
-            following = sorted(graph.get(path[-1], ()))
-            if start in following:
-                best = [*path, start]
-                break
-            for node in following:
-                if node not in seen:
-                    seen.add(node)
-                    queue.append([*path, node])
-    return best
-
-
-def circles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
-    """Every group of nodes that reach one another (the strongly connected components of more than
-    one node, or of one that imports itself), each sorted, sorted by their first node."""
-    found: list[list[str]] = []
-    order: dict[str, int] = {}
-    lowest: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    for root in sorted(graph):  # Tarjan's walk, iteratively (no recursion limit to meet)
-        if root in order:
-            continue
-        work = [(root, iter(sorted(graph.get(root, ()))))]
-        order[root] = lowest[root] = len(order)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, following = work[-1]
-            step = next(following, None)
-            if step is not None:
-                if step not in order:
-                    order[step] = lowest[step] = len(order)
-                    stack.append(step)
-                    on_stack.add(step)
-                    work.append((step, iter(sorted(graph.get(step, ())))))
-                elif step in on_stack:
-                    lowest[node] = min(lowest[node], order[step])
-                continue
-            work.pop()
-            if work:
-                lowest[work[-1][0]] = min(lowest[work[-1][0]], lowest[node])
-            if lowest[node] == order[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                if len(group) > 1 or node in graph.get(node, ()):
-                    found.append(sorted(group))
-    return sorted(found)
-
-
 def _graph_of(source: str, name: str = "timekeeper/probe.py") -> frozenset[str]:
     """The imports `source` would add as module `name` (for the reader's own tests)."""
     module = _module_name(PACKAGE.parent / name)
@@ -236,11 +173,7 @@ def test_every_circle_is_found() -> None:
 def test_no_module_imports_itself_round_a_cycle() -> None:
     """Counting imports inside functions and those only for the type checker; every circle is named,
     with its shortest cycle."""
-    graph = import_graph()
-    found = [
-        f"{', '.join(group)} (for one: {' -> '.join(shortest_cycle({m: graph[m] & set(group) for m in group}) or [])})"
-        for group in circles(graph)
-    ]
+    found = described_circles(import_graph())
     assert not found, "import circles: " + "; ".join(found)
 
 
