@@ -1,6 +1,7 @@
 """The page's scripts as native ES modules (timekeeper/serve/assets): each one listed once
-(routes.PAGE_SCRIPTS: served, kept offline), every import resolving to a listed module, the
-elements looked up only in dom.js, no HTML made from strings; and the unit tests of the pure
+(routes.PAGE_SCRIPTS: served, kept offline), every import resolving to a listed module, no module
+importing one that imports it back (a module that must reach up the chain is handed a callback),
+the elements looked up only in dom.js, no HTML made from strings; and the unit tests of the pure
 modules (tests/js) run by Node's own test runner."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from circles import described_circles
 from realparts import needs, program
 
 from timekeeper.serve.web.offline import SHELL_ASSETS
@@ -16,6 +18,8 @@ from timekeeper.serve.web.routes import ASSETS, ASSETS_DIR, PAGE_SCRIPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPORT = re.compile(r'^import\s[^;]*?from\s+"([^"]+)";', re.M)
+# every way one module reaches another: import ... from, export ... from, a bare import, import()
+REACHES = re.compile(r'^(?:import|export)\s[^;]*?from\s+"([^"]+)"|^import\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)', re.M)
 
 
 def script(name: str) -> str:
@@ -41,6 +45,27 @@ def test_the_page_loads_one_module_that_imports_every_other():
             if target[2:] not in reached:
                 waiting.append(target[2:])
     assert reached == set(PAGE_SCRIPTS)  # no module left out, none loaded another way
+
+
+def reached(source: str) -> frozenset[str]:
+    """The modules (file names) a module's `source` imports."""
+    return frozenset(target.removeprefix("./") for found in REACHES.findall(source) for target in found if target)
+
+
+def test_the_reader_sees_every_kind_of_import():
+    sources = {"a.js": 'import { b } from "./b.js";\nimport "./c.js";\nexport { d } from "./d.js";\n'
+                       'const e = () => import("./e.js");\n// "./f.js" named in a comment\n',
+               "b.js": "import {\n  x,\n  y,\n} from \"./a.js\";\n"}
+    graph = {name: reached(text) for name, text in sources.items()}
+    assert graph == {"a.js": {"b.js", "c.js", "d.js", "e.js"}, "b.js": {"a.js"}}
+    assert described_circles(graph) == ["a.js, b.js (for one: a.js -> b.js -> a.js)"]
+
+
+def test_no_page_module_imports_one_that_imports_it():
+    graph = {name: reached(script(name)) for name in PAGE_SCRIPTS}
+    assert graph["app.js"] and graph["mission.js"]  # (read)
+    found = described_circles(graph)
+    assert not found, "import circles among the page's modules: " + "; ".join(found)
 
 
 def test_elements_are_looked_up_once_and_no_html_is_made_from_strings():

@@ -1,17 +1,24 @@
 // The game's WebSocket: joining it, the commands this screen sends, the clock offset measured by
 // pings, and the messages every screen of the game receives. Without the server (the network is
 // gone) the device that plays the sound goes on alone: its audio is the clock; Play and Pause act
-// here, and the server is told once the socket is back.
+// here, and the server is told once the socket is back. The screens above hand it what to do with
+// a message (`handleWith`): it imports none of them.
 import { api, socketUrl } from "./api.js";
 import { clockSync } from "./clock.js";
 import { page, toast } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 import { showPresence } from "./joining.js";
 import { useLanguage } from "./language.js";
-import { lobbyStarted } from "./lobby.js";
 import { showLogged } from "./log.js";
-import { ended, follow, openGame, setSound, undone } from "./mission.js";
 import { clientId, serverNow, view } from "./state.js";
+
+// What the screens do with the game's messages: the lobby's lobbyStarted; the mission's ended,
+// follow, openGame, setSound and undone (each screen hands its own when it is wired).
+const on = {};
+
+export function handleWith(handlers) {
+  Object.assign(on, handlers);
+}
 
 export function send(message) {
   if (view.socket && view.socket.readyState === WebSocket.OPEN) view.socket.send(JSON.stringify(message));
@@ -23,7 +30,7 @@ function playOffline(message) {
   view.playback = { ...view.playback, status: message.type === "pause" ? "paused" : "playing", position_ms: at,
     at_ms: serverNow() };
   view.offline = { type: message.type, game: view.game.id };
-  follow();
+  on.follow();
 }
 
 // What was pressed offline, told to the server: true when there was something.
@@ -102,20 +109,20 @@ async function receive(message) {
   } else if (message.type === "setup" && view.game && view.playback.status === "ready") {
     const game = await api(`/api/games/${view.game.id}`); // the crew changed the track or a setting
     if (game.settings.language !== view.game.settings.language) await useLanguage(game.settings.language);
-    openGame(game, { sound: view.sound, prompter: view.prompter });
+    on.openGame(game, { sound: view.sound, prompter: view.prompter });
   } else if (message.type === "state") {
-    if (!view.game) return lobbyStarted(message.playback);
+    if (!view.game) return on.lobbyStarted(message.playback);
     if (view.skipSnapshot && "screens" in message) return (view.skipSnapshot = false); // older than the offline press
     const was = view.playback.status;
     view.playback = message.playback;
     if ("holder" in message.playback) view.holder = message.playback.holder;
     if (view.sound && view.holder && view.holder !== clientId) {
-      setSound(false);
+      on.setSound(false);
       toast(t("page.game.sound_moved"));
     }
-    if (was !== "ended" && view.playback.status === "ended") ended();
-    if (was === "ended" && view.playback.status !== "ended") undone();
-    follow();
+    if (was !== "ended" && view.playback.status === "ended") on.ended();
+    if (was === "ended" && view.playback.status !== "ended") on.undone();
+    on.follow();
   } else if (message.type === "logged") {
     showLogged(message.recorded); // this game's mission was recorded, changed or removed
   } else if (message.type === "error") {

@@ -1,13 +1,19 @@
 // Drawing the mission screen: one frame per screen refresh while the clock runs, none while it
 // is paused or ended. The clock and phase, the captions word by word (whole announcements for
-// screen readers), the sound playing, the comms outage, quiet mode's flash and the prompter.
+// screen readers), the sound playing, the comms outage, quiet mode's flash and the prompter. The
+// mission screen hands it its clock and its resume button's drawing (`drawWith`).
 import { cuesBegun, historyText, outageAt, prompterPlan, soundAt, soundIcon, wordsOf } from "./captions.js";
 import { clockText, leftText, mayEnd, phaseAt, secondsTo } from "./clock.js";
 import { report } from "./connection.js";
 import { change, element, page } from "./dom.js";
 import { t } from "./i18n.js";
-import { drawResume, missionMs } from "./mission.js";
 import { measured, view } from "./state.js";
+
+const mission = {}; // missionMs: the mission's clock (ms); drawResume(ms): the resume button's time
+
+export function drawWith({ missionMs, drawResume }) {
+  Object.assign(mission, { missionMs, drawResume });
+}
 
 const PROMPT_AHEAD_MS = 15000; // the prompter shows the next announcement this far ahead
 const REPORT_EVERY_MS = 1000; // the sound device reports its position this often
@@ -22,7 +28,7 @@ function frame() {
   view.frameId = null;
   if (page.game.hidden || !view.game) return;
   measured.frames++;
-  const ms = missionMs();
+  const ms = mission.missionMs();
   const ends = view.game.timeline.phase_ends_ms;
   const { phase, leftMs, over } = phaseAt(ends, ms);
   const said = view.game.words;
@@ -44,7 +50,7 @@ function frame() {
   drawCaptions(ms);
   drawBanner(ms);
   drawPrompt(ms);
-  drawResume(ms);
+  mission.drawResume(ms);
   change(page.flash, "hidden", performance.now() > view.flashUntil);
   const audible = view.sound && !page.audio.paused;
   if (audible && performance.now() - view.lastReport > REPORT_EVERY_MS) report();

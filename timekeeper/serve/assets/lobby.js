@@ -3,18 +3,18 @@
 // Play here, or on another screen, turns it into the mission.
 import { api, postJson } from "./api.js";
 import { keepAwake } from "./awake.js";
-import { connect } from "./connection.js";
+import { connect, handleWith } from "./connection.js";
 import { page, toast } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 import { showLobbyLink } from "./joining.js";
 import { enterGame } from "./mission.js";
-import { settings } from "./setup.js";
+import { SETUP_CHANGED, settings } from "./setup.js";
 import { clientId, lobby, measured, server, view } from "./state.js";
 
 const SILENCE = "data:audio/wav;base64,UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=";
 let changeTimer = null;
 
-export function setupChanged() {
+function setupChanged() {
   clearTimeout(changeTimer);
   changeTimer = setTimeout(sendSetup, 150);
 }
@@ -102,7 +102,7 @@ async function startGame(withSound, prompter = false) {
 
 // Another screen pressed Play while this one still shows the set-up: it joins the mission (the
 // sound needs one tap here, as the browser allows sound only after a tap).
-export async function lobbyStarted(playback) {
+async function lobbyStarted(playback) {
   if (playback.status !== "playing" || !view.lobbyId) return;
   const game = await api(`/api/games/${view.lobbyId}`);
   leaveLobby();
@@ -110,6 +110,8 @@ export async function lobbyStarted(playback) {
 }
 
 export function wireLobby() {
+  handleWith({ lobbyStarted });
+  page.setup.addEventListener(SETUP_CHANGED, setupChanged);
   page.playHere.addEventListener("click", () => startGame(!page.quiet.checked));
   page.prompterStart.addEventListener("click", () => startGame(false, true));
 }

@@ -5,9 +5,9 @@
 import { showCard } from "./after.js";
 import { keepAwake } from "./awake.js";
 import { clockText, positionAt } from "./clock.js";
-import { connect, joined, ping, reconnect, report, send } from "./connection.js";
+import { connect, handleWith, joined, ping, reconnect, report, send } from "./connection.js";
 import { change, page, toast } from "./dom.js";
-import { wake } from "./frame.js";
+import { drawWith, wake } from "./frame.js";
 import { say, t } from "./i18n.js";
 import { showGameLink } from "./joining.js";
 import { whenWordsChange } from "./language.js";
@@ -211,6 +211,8 @@ function spaceToggles(target) {
 }
 
 export function wireMission() {
+  handleWith({ ended, follow, openGame, setSound, undone });
+  drawWith({ missionMs, drawResume });
   const audio = page.audio;
   audio.addEventListener("playing", report);
   audio.addEventListener("playing", wake);

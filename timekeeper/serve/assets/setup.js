@@ -1,12 +1,15 @@
 // The set-up screen: the track (chosen, generated, typed as a code or uploaded), the settings
-// (language, voice, crew, music, pace), and the natural voice of a language one step away.
+// (language, voice, crew, music, pace), and the natural voice of a language one step away. Each
+// change is told as an event on the screen (SETUP_CHANGED), which the lobby sends to its game.
 import { api, finished, postJson } from "./api.js";
 import { element, option, page, toast } from "./dom.js";
 import { errorText, say, t, uiLanguage, words } from "./i18n.js";
 import { joinByCode } from "./joining.js";
 import { serverInfo, useLanguage, whenWordsChange } from "./language.js";
-import { setupChanged } from "./lobby.js";
 import { server } from "./state.js";
+
+export const SETUP_CHANGED = "setup-changed";
+const setupChanged = () => page.setup.dispatchEvent(new Event(SETUP_CHANGED));
 
 const GROUPS = ["added", "folder", "test-run", "simulation", "advanced-simulation", "mission", "double-action",
   "example", "custom"]; // the order of the track list's groups; each is named page.group.<name>
