@@ -64,6 +64,13 @@ def test_every_translation_keeps_the_placeholders_of_its_english_text(language):
     assert wrong == {}
 
 
+@pytest.mark.parametrize("language", UI_LANGUAGES)
+def test_a_paused_mission_is_resumed_not_started_again(language):
+    """The play button of a paused mission says resume ("Weiter"), never its first Play ("Start")."""
+    mine = entries(language)
+    assert mine["page.game.resume"] not in (mine["page.game.play"], mine["page.game.pause"])
+
+
 def test_german_translates_every_entry():
     english, german = entries(FALLBACK), entries("de")
     same = {key for key, text in german.items() if text == english[key] and words(text)} - SAME_IN_GERMAN

@@ -62,7 +62,8 @@ def test_a_game_is_recorded_once_and_every_screen_is_told(server):
     assert second.status == 409
     assert f"mission #{entry['id']}" in second.json()["error"] and second.json()["recorded"] == entry
     assert server.request(path).json()["recorded"] == entry  # a screen opened later sees it too
-    assert sum(line.get("id") == entry["id"] for line in server.request("/api/log").json()["lines"]) == 1
+    [line] = [line for line in server.request("/api/log").json()["lines"] if line.get("id") == entry["id"]]
+    assert line["crew"] == ["Ann", "Bob", "Cid", "Dee"] and line["notes"] == ""  # the page's crew and notes columns
 
 
 def test_screens_recording_at_the_same_moment_store_one_mission(server):
@@ -127,6 +128,8 @@ def test_a_campaign_mission_is_corrected_but_not_removed_alone(server):
     assert refused.status == 409 and "campaign" in refused.json()["error"]
     assert refused.json()["said"]["key"] == "log.problem.in_campaign"  # the page says it in its language
     assert send(server, f"/api/log/{entry['id']}", "PATCH", {"notes": "close call"}).status == 200
+    [line] = [line for line in server.request("/api/log").json()["lines"] if line.get("id") == entry["id"]]
+    assert line["notes"] == "close call"
 
 
 def test_the_statistics_are_data_for_a_table_and_a_chart(server):

@@ -24,6 +24,8 @@ pytestmark = needs("chromium", "chromedriver")
 LANDSCAPE = (640, 360)
 SIZES = [(PHONE, True, "phone"), (LANDSCAPE, True, "landscape"), (LAPTOP, False, "laptop")]
 WARNS = "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;"
+# the card (phase 3 and all) is neither shown nor fetched: the after-mission part is hidden and empty
+CARD_UNSEEN = "return document.getElementById('after').hidden && !document.querySelector('#card tr')"
 COUNT_FRAMES = """window.rafCalls = 0; const real = window.requestAnimationFrame.bind(window);
 window.requestAnimationFrame = (callback) => real((t) => { window.rafCalls++; callback(t); });"""
 
@@ -143,8 +145,9 @@ def test_ending_is_undone_from_any_screen_then_the_card_comes_into_view_and_fits
     command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 2000)
     wait_for(phone, "!document.getElementById('end').disabled")
     phone.find_element("id", "end").click()
-    for driver in (sound, phone):  # every screen can take it back
+    for driver in (sound, phone):  # every screen can take it back, and none shows what was still to come
         wait_for(driver, "!document.getElementById('undo').hidden")
+        assert driver.execute_script(CARD_UNSEEN)
     assert "Undo within" in sound.find_element("css selector", "#undo span").text
     toast = phone.execute_script("const r = document.getElementById('undo').getBoundingClientRect(); return [r.width, r.height];")
     assert toast[0] >= 280 and toast[1] <= 100, toast  # one readable line across the phone, not a narrow tower
@@ -152,8 +155,14 @@ def test_ending_is_undone_from_any_screen_then_the_card_comes_into_view_and_fits
     wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && document.getElementById('after').hidden")
     wait_for(sound, "!document.getElementById('audio').paused")
     phone.find_element("id", "end").click()
+    wait_for(phone, "!document.getElementById('undo').hidden")
+    deadline = time.monotonic() + 15
+    while not phone.execute_script("return document.getElementById('undo').hidden"):  # the whole undo window
+        for driver in (sound, phone):
+            assert driver.execute_script("return document.getElementById('undo').hidden") or driver.execute_script(CARD_UNSEEN)
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
     wait_for(phone, "document.querySelectorAll('#card tr').length > 5")
-    wait_for(phone, "document.getElementById('undo').hidden", 8)
     assert phone.find_element("id", "phase").text.lower() == "action round over"
     assert phone.find_element("id", "left").text == "0:00"
     top = phone.execute_script("return document.getElementById('after').getBoundingClientRect().top")
@@ -163,12 +172,50 @@ def test_ending_is_undone_from_any_screen_then_the_card_comes_into_view_and_fits
     assert fits[0] <= fits[1], fits  # no column cut off at 360 px
     shot(phone, "ended-card-phone", tmp_path)
     assert audio(sound)["paused"]
+    phone.execute_script("window.sameDocument = true")  # gone if the phone's page were loaded again
     sound.find_element("id", "replay").click()  # the same track again: the set-up screen, the phone comes along
     code = wait_for(sound, "document.getElementById('lobby-code').textContent")
-    wait_for(phone, f"location.pathname !== '/g/{game['id']}' && window.timekeeper.view.game"
-                    " && window.timekeeper.view.playback.status === 'ready'")
-    assert phone.execute_script("return window.timekeeper.view.game.code") == code
+    followed(phone, game, code)
     assert sound.find_element("id", "track").get_attribute("value") == "builtin:mission-1"
+    sound.find_element("id", "play-here").click()  # played from the host: the phone's Pause pauses it, at once
+    wait_for(phone, "window.timekeeper.view.playback.status === 'playing'")
+    assert phone.execute_script(PAUSE_ON_TOP)
+    phone.find_element("id", "toggle").click()
+    wait_for(sound, "window.timekeeper.view.playback.status === 'paused' && document.getElementById('audio').paused")
+
+
+FOLLOWED = ("location.pathname !== '/g/{old}' && window.timekeeper.view.game && window.timekeeper.view.game.id !== '{old}'"
+            " && window.timekeeper.view.playback.status === 'ready'")
+PAUSE_ON_TOP = ("const r = document.getElementById('toggle').getBoundingClientRect();"
+                "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === document.getElementById('toggle')")
+
+
+def followed(phone, game, code) -> None:
+    """The joined `phone` is in the next mission's lobby (short code `code`), on the same page: no
+    reload, so no tap asked again and nothing over its controls."""
+    wait_for(phone, FOLLOWED.format(old=game["id"]))
+    assert phone.execute_script("return window.timekeeper.view.game.code") == code
+    assert phone.execute_script("return window.sameDocument && document.getElementById('join-tap').hidden")
+    assert phone.current_url.endswith(f"/g/{phone.execute_script('return window.timekeeper.view.game.id')}")
+
+
+def test_after_a_new_random_mission_the_joined_screens_follow_without_a_tap(server, open_browsers):
+    host = open_browsers(LAPTOP)
+    game = start(host, server)
+    phone = open_browsers(PHONE, phone=True)
+    phone.get(game["join_url"])
+    wait_for(phone, "window.timekeeper.view.game && !document.getElementById('join-tap').hidden")
+    phone.find_element("css selector", "#join-tap button").click()
+    command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 1000)
+    command(server, game, type="end")
+    wait_for(host, "document.querySelectorAll('#card tr').length > 5", 15)
+    phone.execute_script("window.sameDocument = true")
+    host.find_element("id", "new-random").click()  # a generated track, chosen on the set-up screen
+    code = wait_for(host, "document.getElementById('track').value.startsWith('gen') || document.getElementById('track').value"
+                          " !== 'builtin:mission-1' ? document.getElementById('lobby-code').textContent : ''", 30)
+    followed(phone, game, code)
+    assert phone.execute_script("return window.timekeeper.view.game.track_id") == host.execute_script(
+        "return document.getElementById('track').value")
 
 
 @pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
@@ -285,3 +332,75 @@ def test_the_card_comes_into_view_at_every_size(server, open_browsers, tmp_path,
     assert view["phase"]["top"] >= 0 and view["card"]["top"] < view["height"]  # "over" and the card, both seen
     assert view["card"]["right"] <= view["width"]
     shot(driver, f"ended-card-{name}", tmp_path)
+
+
+PROMPT_BOXES = """const box = document.getElementById('prompt').getBoundingClientRect();
+const foot = document.getElementById('controls').getBoundingClientRect().top;
+return {box: [box.top, box.bottom], foot, height: innerHeight, clipped: document.getElementById('prompt').scrollHeight
+          > document.getElementById('prompt').clientHeight + 1,
+        lines: [...document.querySelectorAll('#prompt p')].map((p) => {
+          const r = p.getBoundingClientRect(); return {cls: p.className, text: p.innerText, top: r.top, bottom: r.bottom}; })};"""
+
+
+@pytest.mark.parametrize("size, phone, name", SIZES, ids=[s[2] for s in SIZES])
+def test_the_prompter_keeps_the_announcement_being_read_and_the_next_below_it_in_view(
+        server, open_browsers, tmp_path, size, phone, name):
+    """The moment an announcement must be read it stays on the prompter, whole, until it ends (the
+    voice's pace marked on it); the next one below it; every line in view above Pause and End."""
+    driver = open_browsers(size, phone)
+    game = start(driver, server)
+    command(server, game, type="pause")
+    driver.find_element("id", "prompter").click()
+    cues = game["timeline"]["cues"]
+    threat = next(c for c in cues if c["kind"] == "threat" and c["at_ms"] > 60_000)
+    command(server, game, type="seek", at_ms=threat["at_ms"] + 1200)  # it must be read now
+    reading = wait_for(driver, "document.querySelector('#prompt .reading') && document.querySelector('#prompt .reading').innerText")
+    assert reading == threat["text"]  # the whole announcement, not the words said so far
+    prompt = driver.execute_script(PROMPT_BOXES)
+    kinds = [line["cls"] for line in prompt["lines"]]
+    assert kinds[:2] == ["read-now", "say reading"] and "next" in kinds[2:], kinds  # the next one below it
+    assert not prompt["clipped"] and 0 <= prompt["box"][0] and prompt["box"][1] <= prompt["foot"] + 1, prompt
+    assert all(prompt["box"][0] <= line["top"] and line["bottom"] <= prompt["box"][1] + 1 for line in prompt["lines"]), prompt
+    shot(driver, f"prompter-reading-{name}", tmp_path)
+    # an announcement being read while the next one is near: both, the one being read first
+    read, soon = next((c, d) for c, d in zip(cues, cues[1:]) if d["at_ms"] - 14_000 < c["end_ms"] - 500)
+    command(server, game, type="seek", at_ms=max(read["at_ms"] + 500, soon["at_ms"] - 14_000))
+    wait_for(driver, f"document.querySelectorAll('#prompt .say').length === 2 && document.querySelector('#prompt .reading')"
+                     f".innerText === {read['text']!r}")
+    prompt = driver.execute_script(PROMPT_BOXES)
+    assert [line["text"] for line in prompt["lines"] if line["cls"].startswith("say")] == [read["text"], soon["text"]]
+    assert not prompt["clipped"] and prompt["box"][1] <= prompt["foot"] + 1, prompt
+    assert all(prompt["box"][0] <= line["top"] and line["bottom"] <= prompt["box"][1] + 1 for line in prompt["lines"]), prompt
+    shot(driver, f"prompter-next-{name}", tmp_path)
+
+
+@pytest.mark.parametrize("language", ["de", "pl"])
+def test_a_paused_mission_is_resumed_in_the_crews_words(server, open_browsers, language):
+    from timekeeper.i18n import messages
+
+    words = messages(language)
+    reply = server.request("/api/games", method="POST", json_body={"track": "builtin:mission-1", "settings": {"language": language}})
+    game = reply.json()
+    command(server, game, type="play")
+    driver = open_browsers(PHONE, phone=True)
+    driver.get(game["join_url"])
+    wait_for(driver, f"window.timekeeper.view.game && document.getElementById('toggle').textContent === {words['page.game.pause']!r}")
+    command(server, game, type="pause")
+    wait_for(driver, f"document.getElementById('toggle').textContent === {words['page.game.resume']!r}")
+    assert words["page.game.resume"] != words["page.game.play"]  # "Weiter", never "Start" again
+
+
+def test_a_phone_held_sideways_keeps_the_ships_log_link(server, open_browsers, tmp_path):
+    driver = open_browsers(LANDSCAPE, phone=True)
+    start(driver, server)
+    assert not driver.find_element("id", "loglink").is_displayed()  # the header makes room for the clock
+    link = driver.find_element("id", "stage-log")
+    assert link.is_displayed() and link.text == "Ship's log"
+    box = driver.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.width, r.height, r.bottom];", link)
+    assert box[0] >= 44 and box[1] >= 44 and box[2] <= driver.execute_script("return innerHeight")
+    shot(driver, "mission-landscape-log-link", tmp_path)
+    link.click()
+    wait_for(driver, "!document.getElementById('logview').hidden && document.querySelector('#log-table tr')")
+    assert not audio(driver)["paused"]  # the sound plays on under the log
+    driver.back()
+    wait_for(driver, "document.getElementById('logview').hidden")

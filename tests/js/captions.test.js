@@ -66,3 +66,21 @@ test("the prompter names the sounds still to come and the next announcement once
   assert.deepEqual(during.sounds.map((s) => s.key), ["beep"]);
   assert.equal(during.next, null);
 });
+
+test("the prompter keeps the announcement being read until its end, the next one below it", () => {
+  const before = prompterPlan(cues, 9_000, 15_000, 2_000);
+  assert.equal(before.reading, null);
+  assert.equal(before.next, alert);
+  const start = prompterPlan(cues, 10_000, 15_000, 2_000); // the moment it must be read: still shown, whole
+  assert.equal(start.reading, alert);
+  assert.equal(start.said, 0);
+  assert.equal(start.next, outage);
+  const midway = prompterPlan(cues, 11_500, 15_000, 2_000);
+  assert.equal(midway.reading, alert);
+  assert.equal(midway.said, 3); // "Time T plus": the voice's pace, for the reader to keep
+  assert.equal(prompterPlan(cues, 15_900, 15_000, 2_000).reading, alert); // a little slower than the voice
+  assert.equal(prompterPlan(cues, 16_000, 15_000, 2_000).reading, null);
+  assert.equal(prompterPlan(cues, 20_500, 15_000, 2_000).reading, outage);
+  assert.equal(prompterPlan(cues, 43_500, 15_000, 2_000).reading, transfer); // the last one, to its end
+  assert.equal(prompterPlan(cues, 50_000, 15_000, 2_000).reading, null);
+});

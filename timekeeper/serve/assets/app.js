@@ -15,11 +15,13 @@ import { showSetup, wireSetup } from "./setup.js";
 import { view } from "./state.js";
 
 function wireNavigation() {
-  page.loglink.addEventListener("click", (event) => {
-    event.preventDefault();
-    history.pushState({ ...(history.state || {}), sheet: "log" }, "", location.pathname);
-    showLog();
-  });
+  for (const link of [page.loglink, page.stageLog]) { // the header's, and the stage's for a phone held sideways
+    link.addEventListener("click", (event) => {
+      event.preventDefault();
+      history.pushState({ ...(history.state || {}), sheet: "log" }, "", location.pathname);
+      showLog();
+    });
+  }
   page.logClose.addEventListener("click", () => history.back());
   page.brand.addEventListener("click", (event) => {
     if (!inMission()) return;
@@ -27,7 +29,8 @@ function wireNavigation() {
     page.scroller.scrollTo({ top: 0, behavior: "smooth" });
   });
   window.addEventListener("beforeunload", (event) => {
-    if (!inMission()) return;
+    // (a browser asks only on a page that was tapped: it refuses, and logs an error, on another)
+    if (!inMission() || (navigator.userActivation && !navigator.userActivation.hasBeenActive)) return;
     event.preventDefault();
     event.returnValue = "";
   });
@@ -64,7 +67,7 @@ async function route() {
     openGame(game, { sound: false, prompter: new URLSearchParams(location.search).has("prompter") });
     if (soundWasHere && game.mode !== "quiet" && ["playing", "paused"].includes(game.playback.status)) {
       offerResume(); // this device played the sound before the reload: one tap puts it back
-    } else {
+    } else if (game.playback.status !== "ended") {
       page.joinTap.hidden = false; // phones let a page vibrate, and start a video, only after a tap
     }
   } catch (error) {

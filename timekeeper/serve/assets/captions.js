@@ -47,12 +47,19 @@ export function cuesBegun(cues, shown, ms) {
   return count;
 }
 
-// What the prompter shows at `ms`: the named sounds still to come in the announcement under way,
-// and the next announcement (`soon` once it is `aheadMs` or less away, with its named sounds).
-export function prompterPlan(cues, ms, aheadMs) {
-  const next = cues.find((cue) => cue.at_ms > ms) || null;
+// What the prompter shows at `ms`: the announcement being read (from its start to its end, and
+// `graceMs` more for a reader a little slower than the voice, never past the next one's start) with
+// how many of its words the voice would have said, the named sounds still to come in it, and the
+// next announcement (`soon` once it is `aheadMs` or less away, with its named sounds).
+export function prompterPlan(cues, ms, aheadMs, graceMs = 0) {
+  const index = cues.findIndex((cue) => cue.at_ms > ms);
+  const next = index === -1 ? null : cues[index];
+  const last = cues[(index === -1 ? cues.length : index) - 1];
+  const reading = last && ms < last.end_ms + graceMs ? last : null;
   const sounds = cues.flatMap((cue) => cue.sounds.filter((s) => s.name && s.at_ms > ms && cue.at_ms <= ms));
   return {
+    reading,
+    said: reading ? wordsOf(reading, ms).length : 0,
     sounds,
     next,
     soon: Boolean(next) && next.at_ms - ms <= aheadMs,

@@ -98,12 +98,21 @@ export function report() {
   send({ type: "report", at_ms: page.audio.currentTime * 1000, playing: !page.audio.paused, read_ms: serverNow() });
 }
 
+// The next mission's lobby, joined on this page: no reload, so no new tap (this screen was tapped
+// already) and nothing put over its controls. A phone's Back returns to the mission before.
+async function followNext(gameId) {
+  const game = await api(`/api/games/${gameId}`);
+  if (game.settings.language !== view.game.settings.language) await useLanguage(game.settings.language);
+  history.replaceState({ screen: "game", game: game.id, guard: true }, "", `/g/${game.id}`);
+  on.openGame(game, { sound: false, prompter: view.prompter });
+}
+
 async function receive(message) {
   if (message.type === "pong") {
     const synced = clockSync(view, message.t, Date.now(), message.server_ms);
     if (synced) Object.assign(view, synced);
   } else if (message.type === "next" && view.game && view.playback.status === "ended") {
-    location.href = `/g/${message.id}`; // the crew set up the next mission: this screen joins it
+    followNext(message.id); // the crew set up the next mission: this screen joins it
   } else if (message.type === "presence") {
     showPresence(message.screens);
   } else if (message.type === "setup" && view.game && view.playback.status === "ready") {

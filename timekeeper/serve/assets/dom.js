@@ -10,16 +10,16 @@ const IDS = [
   "install-voice", "install-progress", "music-field", "music", "pace-field", "pace", "background", "computer", "quiet",
   "play-here", "prompter-start", "join-code", "lobby", "lobby-code", "lobby-local", "lobby-qr", "lobby-link",
   // the mission screen
-  "game", "game-title", "status", "banner", "phase", "left", "elapsed", "sfx", "caption", "scroller", "said",
+  "game", "game-title", "status", "stage-log", "banner", "phase", "left", "elapsed", "sfx", "caption", "scroller", "said",
   "waiting", "prompt", "history", "after", "card", "print", "replay", "new-random", "prompter", "sound-here",
   "game-code", "join-local", "qr", "join", "dl-pdf", "dl-yaml", "show-code", "render-progress", "render-queue",
-  "code-text", "toggle", "end", "audio",
+  "code-text", "controls", "toggle", "end", "audio",
   // the ship's log
   "logform", "log-fields", "log-result", "logview", "log-close", "log-home", "log-table", "log-stats", "crewlink",
   "crewlink-url", "crewlink-copy", "log-edit", "log-edit-title", "log-edit-fields", "log-edit-result", "log-delete",
   "log-delete-text",
   // over everything
-  "resume", "join-tap", "flash", "undo", "toast", "awake",
+  "resume", "join-tap", "flash", "notices", "undo", "toast", "awake",
 ];
 
 const camel = (id) => id.replace(/-([a-z])/g, (dash, letter) => letter.toUpperCase());

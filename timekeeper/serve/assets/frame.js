@@ -16,6 +16,9 @@ export function drawWith({ missionMs, drawResume }) {
 }
 
 const PROMPT_AHEAD_MS = 15000; // the prompter shows the next announcement this far ahead
+const READ_GRACE_MS = 2000; // and the one being read this long after the voice would have ended it
+const PROMPT_MIN_PX = 12; // the prompter's announcements are drawn this large at the least ...
+const PROMPT_MAX_PX = 44; // ... and at the most (CSS pixels)
 const REPORT_EVERY_MS = 1000; // the sound device reports its position this often
 const CAPTION_HOLD_MS = 6000; // a caption stays large this long after its cue ends
 const FLASH_MS = 2500; // quiet mode: an announcement fills the screen this long
@@ -72,7 +75,7 @@ function announce(index, ms) {
   const cue = view.cues[index];
   measured.captionLags.push({ at_ms: cue.at_ms, lag_ms: ms - cue.at_ms });
   const fresh = ms - cue.at_ms < 2000;
-  if (cue.alert && navigator.vibrate && fresh) navigator.vibrate([200, 100, 200]);
+  if (cue.alert && fresh) buzz([200, 100, 200]);
   if (fresh && view.game.mode === "quiet") flash(cue);
   if (fresh) page.said.textContent = cue.text; // whole announcements for screen readers, never word by word
   if (page.caption.firstChild) {
@@ -103,13 +106,20 @@ function drawCaptions(ms) {
   if (sound) change(page.sfx, "textContent", sound.name ? `${soundIcon(sound)} ${sound.name.toUpperCase()}` : "");
 }
 
+// A phone vibrates (`pattern` in ms) only for a page it was tapped on: Chrome refuses, and logs an
+// error, before the first tap.
+function buzz(pattern) {
+  const tapped = !navigator.userActivation || navigator.userActivation.hasBeenActive;
+  if (navigator.vibrate && tapped) navigator.vibrate(pattern);
+}
+
 // Quiet mode: each announcement fills the screen for a moment, and the phone vibrates.
 function flash(cue) {
   page.flashText.textContent = cue.text;
   page.flash.className = `flash ${cue.kind}`;
   page.flash.hidden = false;
   view.flashUntil = performance.now() + FLASH_MS;
-  if (navigator.vibrate && !cue.alert) navigator.vibrate(300);
+  if (!cue.alert) buzz(300);
 }
 
 function drawBanner(ms) {
@@ -118,14 +128,24 @@ function drawBanner(ms) {
   if (down) change(page.banner, "textContent", view.game.words.comms_down.toUpperCase());
 }
 
-// The prompter's lines at `ms`, made again only when their words change.
+// The prompter, in the stage where the caption would be: the announcement being read (its words
+// the voice would have said by now brighter), the sounds to make in it, and the next announcement
+// below it. Made again only when its words change; its type is sized so that every line fits.
 function drawPrompt(ms) {
   const box = page.prompt;
   change(box, "hidden", !view.prompter);
+  page.game.classList.toggle("prompting", view.prompter);
   if (!view.prompter) return;
-  const plan = prompterPlan(view.cues, ms, PROMPT_AHEAD_MS);
-  const lines = plan.sounds.map((sound) => element("p", { className: "mark",
-    textContent: `${soundIcon(sound)} ${t("page.prompt.sound_in", { name: sound.name, seconds: secondsTo(sound.at_ms, ms) })}` }));
+  const plan = prompterPlan(view.cues, ms, PROMPT_AHEAD_MS, READ_GRACE_MS);
+  const lines = [];
+  if (plan.reading) {
+    const words = plan.reading.text.split(" ");
+    lines.push(element("p", { className: "read-now", textContent: t("page.prompt.now", { time: clockText(plan.reading.at_ms) }) }),
+      element("p", { className: "say reading" }, element("span", { className: "said", textContent: words.slice(0, plan.said).join(" ") }),
+        plan.said && plan.said < words.length ? " " : "", words.slice(plan.said).join(" ")));
+  }
+  lines.push(...plan.sounds.map((sound) => element("p", { className: "mark",
+    textContent: `${soundIcon(sound)} ${t("page.prompt.sound_in", { name: sound.name, seconds: secondsTo(sound.at_ms, ms) })}` })));
   if (plan.soon) {
     const marks = plan.marks.map((s) => `${soundIcon(s)} ${t("page.prompt.sound_at", { name: s.name, time: clockText(s.at_ms) })}`);
     const when = element("b", { textContent: t("page.prompt.in", { seconds: secondsTo(plan.next.at_ms, ms) }) });
@@ -134,9 +154,35 @@ function drawPrompt(ms) {
   } else if (plan.next) {
     lines.push(element("p", { className: "next", textContent: t("page.prompt.next_at", { time: clockText(plan.next.at_ms) }) }));
   }
-  const drawn = lines.map((line) => `${line.className}:${line.textContent}`).join("\n");
-  if (box.dataset.drawn !== drawn) {
-    box.replaceChildren(...lines);
-    box.dataset.drawn = drawn;
+  const drawn = lines.map((line) => `${line.className}:${line.textContent}:${line.firstChild && line.firstChild.textContent}`).join("\n");
+  if (box.dataset.drawn === drawn) return;
+  box.replaceChildren(...lines);
+  box.dataset.drawn = drawn;
+  // the type is sized again when the announcements shown change (or when a line grew too long for it)
+  const texts = [plan.reading && plan.reading.text, plan.soon && plan.next.text, plan.sounds.length, plan.marks.length].join("\n");
+  if (box.dataset.fitted !== texts || box.scrollHeight > box.clientHeight) {
+    fitPrompt(box);
+    box.dataset.fitted = texts;
   }
+}
+
+// The prompter's box changes size with the screen around it (a banner, a line more in the title, a
+// phone turned): its type is sized again.
+new ResizeObserver(() => view.prompter && !page.prompt.hidden && fitPrompt(page.prompt)).observe(page.prompt);
+
+// The largest type (in whole CSS pixels) at which the prompter's lines all fit its box.
+function fitPrompt(box) {
+  const size = (px) => box.style.setProperty("--say", `${px}px`);
+  const fits = () => box.scrollHeight <= box.clientHeight && box.scrollWidth <= box.clientWidth;
+  let low = PROMPT_MIN_PX;
+  let high = PROMPT_MAX_PX;
+  size(high);
+  if (fits()) return;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    size(middle);
+    if (fits()) low = middle;
+    else high = middle;
+  }
+  size(low);
 }

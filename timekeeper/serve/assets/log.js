@@ -16,24 +16,29 @@ function scoreText(entry) {
 function fillFields(box, fields, values, fixed = false) {
   box.replaceChildren();
   for (const field of fields) {
-    const label = element("label", { className: `field${field.kind === "crew" || field.kind === "text" ? " wide" : ""}` });
+    const wide = field.kind === "crew" || field.kind === "text"; // a line of its own, its hint shown in full below it
+    const label = element("label", { className: `field${wide ? " wide" : ""}` });
     label.dataset.name = field.name;
     label.append(t(`log.field.${field.name}`));
+    const hint = field.hint ? t(`log.hint.${field.name}`) : "";
     let input;
     if (field.choices.length) {
       input = element("select");
       for (const choice of field.choices) input.append(option(choice, choice));
     } else {
-      input = element("input");
+      input = element(field.name === "notes" ? "textarea" : "input");
+      if (field.name === "notes") input.rows = 3;
       if (field.kind === "count") Object.assign(input, { type: "number", min: 0, inputMode: "numeric" });
       if (field.kind === "date") input.type = "date";
       if (field.high != null) input.max = field.high;
-      if (field.hint) input.placeholder = t(`log.hint.${field.name}`);
+      if (hint && !wide) input.placeholder = hint;
     }
     input.name = field.name;
     input.value = values[field.name] ?? field.default;
     if (fixed && field.campaign_fixed) input.disabled = true; // the campaign decides these
-    label.append(input, element("span", { className: "why" }));
+    label.append(input);
+    if (hint && wide) label.append(element("span", { className: "hint", textContent: hint }));
+    label.append(element("span", { className: "why" }));
     box.append(label);
   }
 }
@@ -152,6 +157,32 @@ export function closeLog() {
   document.body.classList.remove("sheet-open");
 }
 
+// The log's columns as the server names them (`log list`'s), with the crew after the track and the
+// notes last; each is a key of the catalogue (log.column.*).
+const columnKey = (column) => column.replace(/[^a-z]+/gi, "_").replace(/^_|_$/g, "") || "number";
+const WRAPPING = new Set(["track", "crew", "score", "notes"]);
+const FIGURES = new Set(["common", "serious", "survived", "destroyed", "damage_r_w_b", "worst_zone", "knocked_out", "squads",
+  "visual"]); // short figures: their headings stand on end on a wide screen, so that the log fits it
+const columnClass = (key) => `col-${key}${WRAPPING.has(key) ? " wraps" : ""}${FIGURES.has(key) ? " figure" : ""}`;
+
+function logColumns(columns) {
+  const keys = columns.map(columnKey);
+  keys.splice(keys.indexOf("track") + 1, 0, "crew");
+  return [...keys, "notes"];
+}
+
+// A mission's cells in the order of logColumns: the server's cells, its crew and its notes.
+function missionCells(line, keys) {
+  const given = [...line.cells];
+  return keys.map((key) => {
+    if (key === "crew") return line.crew.join(", ");
+    if (key === "notes") return line.notes;
+    const text = given.shift();
+    if (key === "track") return say(line.track_said, text); // in the page's words
+    return key === "score" && line.destroyed_by ? t("log.destroyed_by", { threat: line.destroyed_by }) : text;
+  });
+}
+
 function drawLogTable(log) {
   const table = page.logTable;
   table.replaceChildren(element("caption", { className: "sr-only", textContent: t("log.table") }));
@@ -159,14 +190,12 @@ function drawLogTable(log) {
   table.setAttribute("role", "table");
   const head = table.createTHead().insertRow();
   head.setAttribute("role", "row");
-  const labels = [t("log.actions")]; // first: in view on a wide screen, last on a phone's card
-  for (const column of log.columns) {
-    const key = column.replace(/[^a-z]+/gi, "_").replace(/^_|_$/g, "") || "number";
-    labels.push(t(`log.column.${key}`));
-  }
-  for (const label of labels) head.append(element("th", { scope: "col", role: "columnheader", textContent: label }));
+  const keys = logColumns(log.columns);
+  const labels = [t("log.actions"), ...keys.map((key) => t(`log.column.${key}`))]; // first: in view on a wide screen, last on a phone's card
+  labels.forEach((label, index) => head.append(element("th", { scope: "col", role: "columnheader", textContent: label,
+    className: index ? columnClass(keys[index - 1]) : "col-actions" })));
   const body = table.createTBody();
-  const width = log.columns.length + 1;
+  const width = labels.length;
   for (const line of log.lines) {
     const row = body.insertRow();
     if (line.campaign) {
@@ -177,14 +206,11 @@ function drawLogTable(log) {
     }
     row.className = line.bracket;
     row.setAttribute("role", "row");
-    const cell = row.insertCell();
     const actions = element("div", { className: "actions" });
-    cell.append(actions);
-    line.cells.forEach((text, index) => {
-      row.insertCell().textContent = log.columns[index] === "track" ? say(line.track_said, text) : text; // in the page's words
-    });
+    row.insertCell().append(actions);
+    missionCells(line, keys).forEach((text, index) => Object.assign(row.insertCell(), { textContent: text,
+      className: columnClass(keys[index]) }));
     [...row.cells].forEach((td, index) => { td.setAttribute("role", "cell"); td.dataset.label = labels[index]; });
-    if (line.destroyed_by) row.lastChild.textContent = t("log.destroyed_by", { threat: line.destroyed_by });
     const [id, date] = line.cells;
     const track = say(line.track_said, line.cells[log.columns.indexOf("track")]);
     actions.append(element("button", { type: "button", className: "button ghost small", textContent: t("log.edit"),

@@ -68,7 +68,7 @@ export function openGame(game, { sound = false, prompter = false, start = false 
     connect(game.id, start);
   }
   follow();
-  if (game.playback.status === "ended") showCard(); // a screen that joins after the end: the card and log form
+  if (game.playback.status === "ended") ended(); // a screen that joins after the end: the card and log form
 }
 
 export function setSound(on) {
@@ -90,6 +90,9 @@ export function setSound(on) {
   }
 }
 
+// What the play button says in each state: a paused mission is resumed, never started again.
+const TOGGLE_WORDS = { playing: "page.game.pause", paused: "page.game.resume", ended: "page.game.over" };
+
 // The mission's state on this screen; the sound device makes its audio follow it.
 // The game's title in the page's words (an official track's name, a generated mission's).
 function showTitle() {
@@ -104,7 +107,7 @@ export function follow() {
   const pb = view.playback;
   page.status.textContent = t(`page.status.${pb.status}`);
   page.status.className = `pill ${pb.status}`;
-  page.toggle.textContent = t(pb.status === "playing" ? "page.game.pause" : pb.status === "ended" ? "page.game.over" : "page.game.play");
+  page.toggle.textContent = t(TOGGLE_WORDS[pb.status] || "page.game.play");
   page.toggle.disabled = pb.status === "ended";
   page.game.classList.toggle("over", pb.status === "ended"); // the controls stop following the screen's foot
   page.game.classList.toggle("quiet", view.game.mode === "quiet");
@@ -177,26 +180,24 @@ function togglePlay() {
 // ---- ending: deliberate, undone within a few seconds from any screen -------------------------
 let undoTimer = null;
 
+// The mission ended: every screen offers to undo it for a few seconds, and shows the card (what
+// was still to come, phase 3 included) only once that window has passed and the end stands.
 export function ended() {
-  const until = view.playback.undo_until_ms;
-  if (until && until > serverNow()) {
-    page.undo.hidden = false;
-    const tick = () => {
-      const left = Math.ceil((until - serverNow()) / 1000);
-      if (left <= 0 || view.playback.status !== "ended") {
-        page.undo.hidden = true;
-        return;
-      }
-      page.undoText.textContent = t("page.undo.text", { seconds: left });
-      undoTimer = setTimeout(tick, 250);
-    };
-    clearTimeout(undoTimer);
-    tick();
-  }
-  showCard();
+  const until = view.playback.undo_until_ms || 0;
+  clearTimeout(undoTimer);
+  const tick = () => {
+    if (view.playback.status !== "ended") return (page.undo.hidden = true); // undone meanwhile
+    const left = Math.ceil((until - serverNow()) / 1000);
+    page.undo.hidden = left <= 0;
+    if (left <= 0) return showCard();
+    change(page.undoText, "textContent", t("page.undo.text", { seconds: left }));
+    undoTimer = setTimeout(tick, 250);
+  };
+  tick();
 }
 
 export function undone() {
+  clearTimeout(undoTimer);
   page.undo.hidden = true;
   page.after.hidden = true;
   page.scroller.scrollTo(0, 0);
@@ -225,10 +226,12 @@ export function wireMission() {
   page.end.addEventListener("click", () => send({ type: "end" }));
   page.undoButton.addEventListener("click", () => send({ type: "undo" }));
   page.resume.addEventListener("click", resumeHere);
-  page.joinTap.addEventListener("click", () => {
+  // the tap a joined screen asks for: on its button, or anywhere (Pause stays in reach above it)
+  document.addEventListener("click", () => {
+    if (page.joinTap.hidden) return;
     page.joinTap.hidden = true;
     keepAwake(view.playback.status === "playing");
-  });
+  }, { capture: true });
   page.prompter.addEventListener("change", (event) => {
     view.prompter = event.target.checked;
     wake();

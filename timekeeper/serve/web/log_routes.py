@@ -203,6 +203,15 @@ def campaign_json(line: CampaignLine) -> dict:
                 "missions": score.missions, "total": score.total}}
 
 
+def mission_json(line: MissionLine) -> dict:
+    """A mission's line of the log: the cells `log list` shows, and for the page its crew (the
+    players' names) and notes, each a column of their own."""
+    record = line.entry.record
+    return {"id": line.entry.id, "cells": list(line.cells()), "bracket": line.bracket,
+            "removable": line.entry.campaign_id is None, "destroyed_by": record.destroyed_by,
+            "crew": list(record.crew.names), "notes": record.notes}
+
+
 @declares(NO_INPUT)
 async def listing(request: web.Request) -> web.Response:
     """The log as `timekeeper log list` shows it (each mission with its number), and its stats."""
@@ -213,10 +222,7 @@ async def listing(request: web.Request) -> web.Response:
             tracks = {line.entry.record.track.label(): said_json(track_said(line.entry.record.track))
                       for line in shown if isinstance(line, MissionLine)}
             lines = [campaign_json(line) if isinstance(line, CampaignLine)
-                     else {"id": line.entry.id, "cells": list(line.cells()), "bracket": line.bracket,
-                           "removable": line.entry.campaign_id is None,
-                           "track_said": tracks[line.entry.record.track.label()],
-                           "destroyed_by": line.entry.record.destroyed_by} for line in shown]
+                     else {**mission_json(line), "track_said": tracks[line.entry.record.track.label()]} for line in shown]
             return {"columns": list(COLUMNS), "lines": lines, "stats": stats_json(log.stats(), tracks)}
 
     return web.json_response(await asyncio.to_thread(read))
