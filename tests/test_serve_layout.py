@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from layout import describe, layout_problems
 from logbook_helpers import timekeeper
+from realparts import needs
 from serving import LAPTOP, PHONE, start_server, wait_for
 from test_serve_browser import shot
 
-pytestmark = pytest.mark.skipif(not Path("/usr/bin/chromedriver").exists(),
-                                reason="needs Debian's chromium-driver (installed by .ci/run)")
+pytestmark = needs("chromium", "chromedriver")
 LANDSCAPE = (640, 360)
 SIZES = {"360x640": (PHONE, True), "640x360": (LANDSCAPE, True), "1280x800": (LAPTOP, False)}
 LONG_NOTES = "Behemoth came late; Bob forgot the gravolift twice and the interceptors launched without him"
