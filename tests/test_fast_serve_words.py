@@ -108,3 +108,53 @@ def test_a_log_entry_s_problems_come_in_words_and_name_the_form_s_fields(config)
         assert "damage_red" not in said(body["said"], "cs") and "Poškození v zóně" not in said(body["said"], "en")
 
     served(config, check)
+
+
+BAD_FILE = b"""title: Bad
+phase_ends: ['3:00', '2:00']
+events:
+  - {at: '1:00', type: threat, t: 9, zone: green}
+  - {at: '1:70', type: data_transfer}
+  - {at: '1:20', type: nope}
+  - {at: '1:30', type: comms_down, untill: '1:50'}
+  - [oops]
+"""
+
+
+def test_an_uploaded_file_s_problems_and_a_pasted_code_s_come_in_words(config) -> None:  # noqa: F811
+    async def check(client: TestClient) -> None:
+        upload = await client.post("/api/tracks/upload?name=bad.yaml", headers=POST, data=BAD_FILE)
+        assert upload.status == 422
+        problems = (await upload.json())["problems"]
+        english = [problem["message"] for problem in problems]
+        assert "unknown zone 'green' (expected red, white, blue); did you mean 'red'?" not in english  # no near match
+        assert "unknown zone 'green' (expected red, white, blue)" in english
+        german = [said(problem["said"], "de") for problem in problems]
+        assert german == [
+            "t: 9 liegt außerhalb des Bereichs (erwartet 1 bis 8)",
+            "unbekannter Wert 'green' für zone (erwartet: red, white, blue)",
+            "at: die Sekunden müssen unter 60 liegen in '1:70'",
+            "unbekannter Wert 'nope' für Ereignistyp (erwartet: threat, internal, incoming_data, data_transfer, "
+            "comms_down, announce)",
+            "unbekanntes Feld 'untill' für comms_down (meinten Sie 'until'?)",
+            "comms_down: genau eines von 'until' (eine Zeit) oder 'duration' (Sekunden) angeben",
+            "event: erwartet eine Zuordnung wie {at: \"1:30\", type: data_transfer}, gefunden eine Liste",
+            "Phase 2 endet um 2:00, nicht nach Phase 1 (3:00)"]
+        assert all(problem["said"] for problem in problems)
+        broken = await client.post("/api/tracks/upload?name=broken.yaml", headers=POST, data=b"title: [unclosed\n")
+        assert broken.status == 422
+        problem, = (await broken.json())["problems"]
+        assert problem["message"].startswith("YAML syntax error: ")  # the parser's English, for the command line
+        assert said(problem["said"], "pl") == "tu nie jest poprawny YAML (sprawdź wcięcia, dwukropki i cudzysłowy)"
+        code = await client.post("/api/tracks/flashcode", headers=POST, json={"code": "010AL1TW,050XX,120AL9TR"})
+        assert code.status == 400
+        body = await code.json()
+        assert [said(p["said"], "cs") for p in body["problems"]] == [
+            "položka 2 (sloupec 10) '050XX': neznámý kód 'XX' (očekáváno AL, UR, ID, DT, CS, PE)",
+            "položka 3 (sloupec 16) '120AL9TR': T+9 není kolo (očekáváno 1 až 8)"]
+        empty = await client.post("/api/tracks/flashcode", headers=POST, json={"code": "  "})
+        assert said((await empty.json())["said"], "fr") == "collez un FlashPlayerCode comme 010AL1TW,050ID,120AL2TR,..."
+        one = await client.post("/api/tracks/flashcode", headers=POST, json={"code": "010AL1TW,340PE1"})
+        assert said((await one.json())["said"], "it").startswith("una sola fine fase (PE1 alle 3:40)")
+
+    served(config, check)

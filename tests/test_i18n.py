@@ -92,3 +92,31 @@ def test_the_language_a_browser_prefers_is_the_best_shipped_one_it_names():
     assert preferred_language("es-419;q=0.8,zz;q=oops") == "es"
     assert preferred_language("") == preferred_language(None) == preferred_language("ja") == "en"
     assert preferred_language("x" * 100_000 + ",de") == "en"  # only the first 2000 characters are read
+
+
+def test_every_key_the_code_says_is_in_the_catalogues():
+    """Each literal key of said(...), WordedError(...) and translate(..., key) in timekeeper/ has
+    an English entry (and so, by the tests above, one in every language); a key made at run time
+    (an f-string) is checked by the tests that say it."""
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "timekeeper"
+    used = set()
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        used |= set(re.findall(r"""(?:\bsaid|WordedError)\(\s*"([a-z][\w.-]+)\"""", text))
+        used |= set(re.findall(r"""\btranslate\([^,()]+,\s*"([a-z][\w.-]+)\"""", text))
+    assert len(used) > 130
+    assert sorted(used - set(entries(FALLBACK))) == []
+
+
+def test_said_words_keep_the_command_line_s_english():
+    from timekeeper.grammar.times import TimeProblem, parse_time_ms
+    from timekeeper.i18n import said
+
+    for bad, key in (("1:70", "seconds"), ("soon", "malformed")):
+        with pytest.raises(TimeProblem) as caught:
+            parse_time_ms(bad)
+        assert caught.value.key == key
+        assert str(said(f"problem.time.{key}", written=caught.value.written)) == str(caught.value)

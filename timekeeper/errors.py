@@ -74,19 +74,24 @@ def located(detail: str, path: str | None = None, line: int = 0, column: int = 0
 class ScenarioError(TimekeeperError):
     """A scenario file (or built-in name) that cannot be read or is not valid.
 
-    `lines` are the separate problems the message lists, one a line (one problem: the detail).
+    `lines` are the separate problems the message lists, one a line (one problem: the detail), in
+    English; `lines_said` the words of each, where it has them (a page says them in its language).
     """
 
     exit_code = ExitStatus.INVALID_SCENARIO
 
-    def __init__(self, detail: str, *, lines: Sequence[str] = (), **where: Any) -> None:
+    def __init__(self, detail: str | Words, *, lines: Sequence[str | Words] = (), **where: Any) -> None:
         super().__init__(detail, **where)
-        self.lines = tuple(lines) or (detail,)
+        self.lines = tuple(str(line) for line in lines) or (self.detail,)
+        self.lines_said: tuple[Words | None, ...] = tuple(None if isinstance(line, str) else line for line in lines) or (
+            self.said,)
 
     @classmethod
-    def listing(cls, lines: Sequence[str], **where: Any) -> ScenarioError:
+    def listing(cls, lines: Sequence[str | Words], **where: Any) -> ScenarioError:
         """One error for several problems, one a line; `where` (path, line, column) leads the first."""
-        return cls("\n".join(lines), lines=lines, **where)
+        if len(lines) == 1:
+            return cls(lines[0], **where)
+        return cls("\n".join(str(line) for line in lines), lines=lines, **where)
 
 
 class VoiceError(TimekeeperError):

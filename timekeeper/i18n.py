@@ -102,14 +102,32 @@ class Said:
         return {"key": self.key, "values": {name: said_json(value) for name, value in self.values}}
 
 
+class Rephrased:
+    """A message whose English the command line keeps as it is (a parser's own words, a list of
+    field names) and whose `words` a page says instead, in its language."""
+
+    def __init__(self, english: str, words: Said) -> None:
+        self.english, self.words = english, words
+
+    def __str__(self) -> str:
+        return self.english
+
+    def in_language(self, language: str | None) -> str:
+        return self.words.in_language(language)
+
+    def as_json(self) -> dict[str, object]:
+        return self.words.as_json()
+
+
 def said(key: str, /, **values: object) -> Said:
     """A Said of `key` with `values` (every place of the English text must be given)."""
     return Said(key, tuple(values.items()))
 
 
 def say(value: object, language: str | None) -> str:
-    """`value` in `language`: a Said in its words, a list joined with commas, anything else as written."""
-    if isinstance(value, Said):
+    """`value` in `language`: words (a Said) in their language, a list joined with commas, anything
+    else as written."""
+    if isinstance(value, (Said, Rephrased)):
         return value.in_language(language)
     if isinstance(value, tuple):
         return ", ".join(say(item, language) for item in value)
@@ -118,7 +136,7 @@ def say(value: object, language: str | None) -> str:
 
 def said_json(value: object) -> object:
     """`value` as the page reads it (i18n.js `say`): a Said as its key and values, a list as a list."""
-    if isinstance(value, Said):
+    if isinstance(value, (Said, Rephrased)):
         return value.as_json()
     if isinstance(value, tuple):
         return [said_json(item) for item in value]

@@ -8,22 +8,32 @@ _CLOCK = re.compile(r"^\s*(\d{1,3}):(\d{1,2})(?:\.(\d{1,3}))?\s*$", re.ASCII)
 _SECONDS = re.compile(r"^\s*(\d{1,5})(?:\.(\d{1,3}))?\s*s?\s*$", re.ASCII)
 
 
+class TimeProblem(ValueError):
+    """A time that cannot be read: `key` says what is wrong (the catalogues' problem.time.<key>
+    word it for a page), `written` is the time as written."""
+
+    def __init__(self, key: str, written: str, message: str) -> None:
+        super().__init__(message)
+        self.key, self.written = key, written
+
+
 def parse_time_ms(text: str) -> int:
     """Milliseconds from `m:ss`, `m:ss.fff`, or plain seconds (`225`, `225.5`, `225s`).
 
-    Raises ValueError with a message saying what was expected.
+    Raises TimeProblem (a ValueError) with a message saying what was expected.
     """
+    written = repr(text.strip())
     match = _CLOCK.match(text)
     if match:
         minutes, seconds, fraction = match.groups()
         if int(seconds) >= 60:
-            raise ValueError(f"seconds must be below 60 in {text.strip()!r}")
+            raise TimeProblem("seconds", written, f"seconds must be below 60 in {written}")
         return (int(minutes) * 60 + int(seconds)) * 1000 + _fraction_ms(fraction)
     match = _SECONDS.match(text)
     if match:
         seconds, fraction = match.groups()
         return int(seconds) * 1000 + _fraction_ms(fraction)
-    raise ValueError(f"malformed time {text.strip()!r} (expected m:ss such as 3:45, or seconds)")
+    raise TimeProblem("malformed", written, f"malformed time {written} (expected m:ss such as 3:45, or seconds)")
 
 
 def _fraction_ms(fraction: str | None) -> int:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from timekeeper.errors import LogEntryError, ScenarioError, located
-from timekeeper.i18n import Said, WordedError, said, words_of
+from timekeeper.i18n import Rephrased, Said, WordedError, said, words_of
 from timekeeper.logbook.record import (
     BATTLEBOT_SQUADS,
     MAX_ZONE_DAMAGE,
@@ -91,25 +91,7 @@ def raise_problems(problems: Mapping[str, Said | str], where: str = "") -> NoRet
     lines = [located(f"{field}: {message}", where or None) for field, message in problems.items()]
     detail = "\n".join(lines)
     fields = tuple(said(f"log.field.{field}") if field in LABELLED else field for field in problems)
-    words = _Listed(detail, said("log.problem.fields", fields=fields))
-    raise LogEntryError(words, dict(problems))
-
-
-class _Listed:
-    """The problems' English as the command line lists them (field names and all), with the page's
-    words: which fields to check, in its language."""
-
-    def __init__(self, english: str, words: Said) -> None:
-        self.english, self.words = english, words
-
-    def __str__(self) -> str:
-        return self.english
-
-    def in_language(self, language: str | None) -> str:
-        return self.words.in_language(language)
-
-    def as_json(self) -> dict[str, object]:
-        return self.words.as_json()
+    raise LogEntryError(Rephrased(detail, said("log.problem.fields", fields=fields)), dict(problems))
 
 
 def text(values: FormValues, field: str) -> str:

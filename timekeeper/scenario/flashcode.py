@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from timekeeper.errors import ScenarioError
 from timekeeper.grammar.times import format_time
+from timekeeper.i18n import Said, WordedError, said, words_of
 from timekeeper.model import (
     MAX_PHASES,
     Announcement,
@@ -31,7 +32,7 @@ from timekeeper.scenario.load import MAX_EVENTS
 from timekeeper.scenario.problems import Severity
 from timekeeper.scenario.rules import check_scenario
 
-DEFAULT_TITLE = "Imported track"
+DEFAULT_TITLE = str(said("title.imported"))  # the title timekeeper gives an imported code (said in any language)
 MAX_TOKENS = MAX_EVENTS + MAX_PHASES
 
 _TOKEN = re.compile(
@@ -46,7 +47,7 @@ _TOKEN = re.compile(
 _CODE_START = re.compile(r"\d*([A-Z]*)")
 _ZONES = {"R": Zone.RED, "W": Zone.WHITE, "B": Zone.BLUE}
 _ZONE_LETTERS = {zone: letter for letter, zone in _ZONES.items()}
-_KNOWN_CODES = "AL, UR, ID, DT, CS or PE"
+_KNOWN_CODES = ("AL", "UR", "ID", "DT", "CS", "PE")
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,12 @@ class Token:
     column: int
     text: str
 
-    def where(self) -> str:
-        return f"token {self.number} (column {self.column}) {self.text!r}"
+    def where(self) -> Said:
+        return said("problem.code.token", number=self.number, column=self.column, text=repr(self.text))
+
+    def says(self, problem: Said | str) -> Said:
+        """`problem` at this token: "token 2 (column 10) '050XX': ..."."""
+        return said("problem.code.at", token=self.where(), problem=problem)
 
 
 def parse_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int = 1) -> Scenario:
@@ -83,23 +88,23 @@ def repair_flashcode(code: str, title: str = DEFAULT_TITLE, *, first_column: int
 def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scenario, list[str]]:
     tokens = split_tokens(code, first_column)
     if not tokens:
-        raise ScenarioError("empty FlashPlayerCode (expected tokens such as 010AL1TW,050ID,340PE1)")
+        raise ScenarioError(said("problem.code.empty"))
     if len(tokens) > MAX_TOKENS:
-        raise ScenarioError(f"{len(tokens):,} tokens; a track holds at most {MAX_EVENTS} events and {MAX_PHASES} phase ends")
-    problems: list[str] = []
+        raise ScenarioError(said("problem.code.too_many", count=f"{len(tokens):,}", events=MAX_EVENTS, phases=MAX_PHASES))
+    problems: list[Said] = []
     events: list[tuple[Event, Token]] = []
     phase_ends: dict[int, tuple[int, Token]] = {}
     for token in tokens:
         try:
             item = _parse_token(token)
         except ValueError as error:
-            problems.append(f"{token.where()}: {error}")
+            problems.append(token.says(words_of(error)))
             continue
         if isinstance(item, tuple):
             number, at_ms = item
             if number in phase_ends:
-                problems.append(f"{token.where()}: phase {number} already ends at "
-                                f"{format_time(phase_ends[number][0])} ({phase_ends[number][1].where()})")
+                problems.append(token.says(said("problem.code.phase_again", number=number, at=format_time(phase_ends[number][0]),
+                                                token=phase_ends[number][1].where())))
             phase_ends[number] = (at_ms, token)
         else:
             events.append((item, token))
@@ -123,14 +128,16 @@ def _parse(code: str, title: str, first_column: int, repair: bool) -> tuple[Scen
     try:
         _check(scenario, [token for _, token in events], [phase_ends[n][1] for n in sorted(phase_ends)])
     except ScenarioError as error:
-        raise ScenarioError.listing([*error.lines, *([] if repair else _repair_hint(error.lines))]) from None
+        found = [words or line for line, words in zip(error.lines, error.lines_said)]
+        raise ScenarioError.listing([*found, *([] if repair else _repair_hint(error.lines))]) from None
     return scenario, repairs
 
 
-def _repair_hint(problems: Sequence[str]) -> list[str]:
+def _repair_hint(problems: Sequence[object]) -> list[Said]:
     """A pointer to --repair (a line to add) when a problem is one of the Java generator's known defects."""
-    known = any("is missing (the code has" in p or "communications outage at" in p and "overlaps" in p for p in problems)
-    return ["(a known defect of codes from the Java generator: `timekeeper import --repair` repairs it)"] if known else []
+    english = [str(problem) for problem in problems]
+    known = any("is missing (the code has" in p or "communications outage at" in p and "overlaps" in p for p in english)
+    return [said("problem.code.repair_hint")] if known else []
 
 
 def _merge_outages(events: list[tuple[Event, Token]]) -> tuple[list[tuple[Event, Token]], list[str]]:
@@ -214,17 +221,17 @@ def _parse_token(token: Token) -> Event | tuple[int, int]:
     text = token.text.replace(" ", "").upper()
     match = _TOKEN.fullmatch(text)
     if match is None:
-        raise ValueError(_explain(text))
+        raise WordedError(_explain(text))
     at_ms = _time_ms(match["time"])
     if match["threat"]:
         turn = int(match["turn"])
         if not 1 <= turn <= 8:
-            raise ValueError(f"T+{turn} is not a turn (expected 1 to 8)")
+            raise WordedError("problem.code.turn", turn=turn)
         internal = match["type"] in ("IT", "SIT")
         if internal and match["zone"]:
-            raise ValueError("an internal threat has no zone")
+            raise WordedError("problem.code.internal_zone")
         if not internal and not match["zone"]:
-            raise ValueError("an external threat needs a zone R, W or B")
+            raise WordedError("problem.code.external_zone")
         return Threat(at_ms, turn, None if internal else _ZONES[match["zone"]],
                       serious=match["type"].startswith("S"), unconfirmed=match["threat"] == "UR")
     if match["simple"]:
@@ -232,11 +239,11 @@ def _parse_token(token: Token) -> Event | tuple[int, int]:
     if match["outage"]:
         seconds = int(match["outage"])
         if seconds == 0:
-            raise ValueError("an outage of 0 seconds (expected CS<seconds> such as CS20)")
+            raise WordedError("problem.code.outage_zero")
         return CommsDown(at_ms, at_ms + seconds * 1000)
     number = int(match["phase"])
     if not 1 <= number <= MAX_PHASES:
-        raise ValueError(f"phase {number} does not exist (expected PE1 to PE{MAX_PHASES})")
+        raise WordedError("problem.code.phase_number", number=number, most=MAX_PHASES)
     return number, at_ms
 
 
@@ -246,52 +253,51 @@ def _time_ms(digits: str) -> int:
     return (int(minutes) * 60 + int(seconds)) * 1000
 
 
-def _explain(text: str) -> str:
+def _explain(text: str) -> Said:
     """Why `text` is not a token, as precisely as a glance can tell."""
     leading = re.match(r"\d*", text)  # always matches, perhaps nothing
     digits = leading.group() if leading else ""
     if not digits:
-        return "expected a time (minutes and two digits of seconds, e.g. 010 or 1030) before the code"
+        return said("problem.code.no_time")
     if len(digits) > 5:
-        return f"time {digits!r} is too long (expected minutes and two digits of seconds)"
+        return said("problem.code.long_time", digits=repr(digits))
     rest = text[len(digits):]
     if rest.startswith(("AL", "UR")):
-        return f"malformed threat {rest!r} (expected {rest[:2]}<turn 1-8><T|ST|IT|SIT>[R|W|B], e.g. {rest[:2]}1TW)"
+        return said("problem.code.threat", rest=repr(rest), code=rest[:2])
     if rest.startswith("CS"):
-        return f"malformed outage {rest!r} (expected CS<seconds>, e.g. CS20)"
+        return said("problem.code.outage", rest=repr(rest))
     if rest.startswith("PE"):
-        return f"malformed phase end {rest!r} (expected PE<phase>, e.g. PE1)"
+        return said("problem.code.phase_end", rest=repr(rest))
     if rest.startswith(("ID", "DT")):
-        return f"unexpected {rest[2:]!r} after {rest[:2]}"
-    return f"unknown code {rest!r} (expected {_KNOWN_CODES})" if rest else f"no code after the time {digits!r}"
+        return said("problem.code.after", rest=repr(rest[2:]), code=rest[:2])
+    return said("problem.code.unknown", rest=repr(rest), codes=_KNOWN_CODES) if rest else said(
+        "problem.code.no_code", digits=repr(digits))
 
 
-def _phase_problems(phase_ends: dict[int, tuple[int, Token]], tokens: list[Token]) -> list[str]:
+def _phase_problems(phase_ends: dict[int, tuple[int, Token]], tokens: list[Token]) -> list[Said]:
     if not phase_ends:
-        return [f"no phase end (PE1, PE2 ...) among the {len(tokens)} tokens; a track needs them to end"]
+        return [said("problem.code.no_phase_end", count=len(tokens))]
     numbers = sorted(phase_ends)
     missing = [n for n in range(1, numbers[-1] + 1) if n not in phase_ends]
     if missing:
-        return [f"phase end PE{missing[0]} is missing (the code has " + ", ".join(f"PE{n}" for n in numbers) + ")"]
+        return [said("problem.code.missing_phase", number=missing[0], ends=", ".join(f"PE{n}" for n in numbers))]
     if len(numbers) < 2:
-        return [f"only one phase end (PE1 at {format_time(phase_ends[1][0])}); a track needs PE1 and PE2, "
-                "and PE3 for three phases (the last PE ends the mission)"]
+        return [said("problem.code.one_phase", at=format_time(phase_ends[1][0]))]
     return []
 
 
 def _check(scenario: Scenario, event_tokens: list[Token], phase_tokens: list[Token]) -> None:
     """Raise ScenarioError for every rule the scenario breaks, located at its token."""
-    problems = []
+    problems: list[Said] = []
     for finding in check_scenario(scenario, check_spacing=False):
         if finding.severity is not Severity.ERROR:
             continue
         if finding.event_index is not None:
-            where = event_tokens[finding.event_index].where() + ": "
+            problems.append(event_tokens[finding.event_index].says(finding.said))
         elif finding.phase_index is not None and finding.phase_index < len(phase_tokens):
-            where = phase_tokens[finding.phase_index].where() + ": "
+            problems.append(phase_tokens[finding.phase_index].says(finding.said))
         else:
-            where = ""
-        problems.append(where + finding.message)
+            problems.append(finding.said)
     if problems:
         raise ScenarioError.listing(problems)
 
@@ -302,24 +308,23 @@ def format_flashcode(scenario: Scenario) -> str:
     Raises ScenarioError when the scenario holds what the code cannot say (free-text
     announcements, times that are not whole seconds).
     """
-    problems = []
+    problems: list[Said] = []
     items: list[tuple[int, int, str]] = []
     for index, event in enumerate(scenario.events):
-        where = f"event {index + 1} at {format_time(event.at_ms, precise=True)}"
+        at = format_time(event.at_ms, precise=True)
         if isinstance(event, Announcement):
-            problems.append(f"{where}: FlashPlayerCode has no free-text announcements")
+            problems.append(said("problem.code.free_text", number=index + 1, at=at))
             continue
         if event.at_ms % 1000 or (isinstance(event, CommsDown) and event.until_ms % 1000):
-            problems.append(f"{where}: FlashPlayerCode times are whole seconds")
+            problems.append(said("problem.code.event_seconds", number=index + 1, at=at))
             continue
         items.append((event.at_ms, 1, _time_code(event.at_ms) + _event_code(event)))
     for number, end_ms in enumerate(scenario.phase_ends_ms, start=1):
         if end_ms % 1000:
-            problems.append(f"phase {number} ends at {format_time(end_ms, precise=True)}: "
-                            "FlashPlayerCode times are whole seconds")
+            problems.append(said("problem.code.phase_seconds", number=number, at=format_time(end_ms, precise=True)))
         items.append((end_ms, 0, f"{_time_code(end_ms)}PE{number}"))
     if problems:
-        raise ScenarioError.listing(["cannot be written as FlashPlayerCode:", *problems], path=scenario.title)
+        raise ScenarioError.listing([said("problem.code.cannot_write"), *problems], path=scenario.title)
     items.sort(key=lambda item: (item[0], item[1]))
     return ",".join(text for _, _, text in items)
 

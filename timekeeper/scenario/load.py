@@ -9,10 +9,10 @@ from pathlib import Path
 
 import yaml
 
-from timekeeper.errors import ScenarioError
+from timekeeper.errors import ScenarioError, Words
 from timekeeper.grammar.languages import LANGUAGES
-from timekeeper.grammar.times import format_time, parse_time_ms
-from timekeeper.i18n import Said, said
+from timekeeper.grammar.times import TimeProblem, format_time, parse_time_ms
+from timekeeper.i18n import Rephrased, Said, said
 from timekeeper.model import (
     MAX_PLAYERS,
     MAX_SEED,
@@ -103,7 +103,7 @@ def load_file(path: str | Path, display: str | None = None, *, timer: Timer | No
         text = yamlnodes.read_text(path, display)
         return load_text(text, display, timer=timer)
     except ScenarioError as error:
-        return LoadResult(display, None, [Problem(display, error.line, error.column, error.detail)])
+        return LoadResult(display, None, [Problem.of(display, error.line, error.column, error.said or error.detail)])
 
 
 def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True, timer: Timer | None = None) -> LoadResult:
@@ -112,11 +112,11 @@ def load_text(text: str, display: str = "<scenario>", *, spacing: bool = True, t
     try:
         root = yamlnodes.compose(text, display)
     except ScenarioError as error:
-        return LoadResult(display, None, [Problem(display, error.line, error.column, error.detail)])
+        return LoadResult(display, None, [Problem.of(display, error.line, error.column, error.said or error.detail)])
     builder = _Builder(display, spacing, timer)
     scenario = builder.scenario(root)
     if builder.hidden:
-        builder.problems.append(Problem(display, 0, 0, f"... and {builder.hidden:,} more problems (fix these first)"))
+        builder.problems.append(Problem.of(display, 0, 0, said("problem.file.more", count=f"{builder.hidden:,}")))
     return LoadResult(display, scenario, builder.problems)
 
 
@@ -132,7 +132,7 @@ class _Builder:
         self.event_nodes: list[yaml.MappingNode] = []
 
     # -- reporting ---------------------------------------------------------------------------
-    def error(self, node: yaml.Node | None, message: str | Said, severity: Severity = Severity.ERROR) -> None:
+    def error(self, node: yaml.Node | None, message: str | Words, severity: Severity = Severity.ERROR) -> None:
         if len(self.problems) >= MAX_PROBLEMS:
             self.hidden += 1
             return
@@ -142,15 +142,15 @@ class _Builder:
     # -- the document --------------------------------------------------------------------------
     def scenario(self, root: yaml.Node | None) -> Scenario | None:
         if root is None:
-            self.error(None, "file is empty (expected a scenario mapping with title, phase_ends and events)")
+            self.error(None, said("problem.file.empty"))
             return None
         if not isinstance(root, yaml.MappingNode):
-            self.error(root, f"expected a mapping of scenario fields (title, phase_ends, events), found {yamlnodes.kind_name(root)}")
+            self.error(root, said("problem.file.not_mapping", found=yamlnodes.kind_name(root)))
             return None
-        fields = self.mapping(root, TOP_KEYS, "scenario field")
+        fields = self.mapping(root, TOP_KEYS, None)
         for required in ("title", "phase_ends", "events"):
             if required not in fields:
-                self.error(root, f"missing required field {required!r}")
+                self.error(root, said("problem.file.missing", field=repr(required)))
         title = self.string(fields.get("title"), "title") or ""
         kind = self.choice(fields.get("kind"), [k.value for k in TrackKind], "kind")
         phase_ends = self.phase_ends(fields.get("phase_ends"))
@@ -191,10 +191,11 @@ class _Builder:
             node = items[finding.phase_index] if finding.phase_index < len(items) else fields["phase_ends"]
         else:
             node = fields.get(finding.field or "", None)
-        self.error(node, finding.message, finding.severity)
+        self.error(node, finding.said, finding.severity)
 
     # -- fields --------------------------------------------------------------------------------
-    def mapping(self, node: yaml.MappingNode, allowed: tuple[str, ...], what: str) -> dict[str, yaml.Node]:
+    def mapping(self, node: yaml.MappingNode, allowed: tuple[str, ...], event: str | None) -> dict[str, yaml.Node]:
+        """The fields of a mapping that are `allowed` (a scenario's, or those of an `event` type)."""
         found: dict[str, yaml.Node] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
@@ -202,15 +203,19 @@ class _Builder:
                 found[key] = value_node
                 continue
             hint = difflib.get_close_matches(str(key), allowed, n=1) if len(self.problems) < MAX_PROBLEMS else []
-            suggestion = f" (did you mean {hint[0]!r}?)" if hint else f" (expected one of {', '.join(allowed)})"
-            self.error(key_node, f"unknown {what} {key!r}{suggestion}")
+            of = {} if event is None else {"event": event}
+            kind = "problem.file.unknown_field" if event is None else "problem.file.unknown_event_field"
+            if hint:
+                self.error(key_node, said(f"{kind}_hint", **of, key=repr(key), hint=repr(hint[0])))
+            else:
+                self.error(key_node, said(kind, **of, key=repr(key), expected=allowed))
         return found
 
     def scalar(self, node: yaml.Node | None, name: str) -> str | None:
         if node is None:
             return None
         if not isinstance(node, yaml.ScalarNode):
-            self.error(node, f"{name}: expected a single value, found {yamlnodes.kind_name(node)}")
+            self.error(node, said("problem.file.single", name=name, found=yamlnodes.kind_name(node)))
             return None
         return node.value
 
@@ -233,8 +238,12 @@ class _Builder:
         if value.lower() in options:
             return value.lower()
         hint = difflib.get_close_matches(value.lower(), options, n=1)
-        suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
-        self.error(node, f"unknown {name} {value!r} (expected {', '.join(options)}){suggestion}")
+        named: Said | str = said("problem.file.event_type") if name == "event type" else name
+        if hint:
+            self.error(node, said("problem.file.unknown_value_hint", name=named, value=repr(value), expected=tuple(options),
+                                  hint=repr(hint[0])))
+        else:
+            self.error(node, said("problem.file.unknown_value", name=named, value=repr(value), expected=tuple(options)))
         return None
 
     def integer(self, node: yaml.Node | None, name: str, low: int, high: int) -> int | None:
@@ -246,11 +255,11 @@ class _Builder:
             text = text[2:]
         if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > MAX_DIGITS:
             shown = value if len(value) <= 40 else value[:40] + "..."
-            self.error(node, f"{name}: expected a whole number from {low} to {high}, found {shown!r}")
+            self.error(node, said("problem.file.whole_number", name=name, low=low, high=high, found=repr(shown)))
             return None
         number = int(text)
         if not low <= number <= high:
-            self.error(node, f"{name}: {number} is out of range (expected {low} to {high})")
+            self.error(node, said("problem.file.out_of_range", name=name, number=number, low=low, high=high))
             return None
         return number
 
@@ -263,7 +272,7 @@ class _Builder:
             return True
         if lowered in ("false", "no", "off"):
             return False
-        self.error(node, f"{name}: expected true or false, found {value!r}")
+        self.error(node, said("problem.file.boolean", name=name, found=repr(value)))
         return None
 
     def time(self, node: yaml.Node | None, name: str) -> int | None:
@@ -272,15 +281,17 @@ class _Builder:
             return None
         try:
             return parse_time_ms(value)
-        except ValueError as problem:
-            self.error(node, f"{name}: {problem}")
+        except TimeProblem as problem:
+            self.error(node, said("problem.field", field=name, problem=Rephrased(
+                str(problem), said(f"problem.time.{problem.key}", written=problem.written))))
             return None
 
     def phase_ends(self, node: yaml.Node | None) -> tuple[int, ...] | None:
         if node is None:
             return None
         if not isinstance(node, yaml.SequenceNode):
-            self.error(node, f"phase_ends: expected a list of 2 or 3 times such as [\"3:45\", \"7:30\", \"10:00\"], found {yamlnodes.kind_name(node)}")
+            self.error(node, said("problem.file.phase_ends", example='["3:45", "7:30", "10:00"]',
+                                  found=yamlnodes.kind_name(node)))
             return None
         times = [self.time(item, "phase_ends") for item in node.value]
         if any(t is None for t in times):
@@ -293,10 +304,10 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":null"):
             return []
         if not isinstance(node, yaml.SequenceNode):
-            self.error(node, f"events: expected a list of events, found {yamlnodes.kind_name(node)}")
+            self.error(node, said("problem.file.events", found=yamlnodes.kind_name(node)))
             return None
         if len(node.value) > MAX_EVENTS:
-            self.error(node, f"events: {len(node.value)} events; a scenario may hold at most {MAX_EVENTS}")
+            self.error(node, said("problem.file.too_many_events", count=len(node.value), most=MAX_EVENTS))
             return None
         events = []
         for item in node.value:
@@ -308,18 +319,19 @@ class _Builder:
 
     def event(self, node: yaml.Node) -> Event | None:
         if not isinstance(node, yaml.MappingNode):
-            self.error(node, f"event: expected a mapping such as {{at: \"1:30\", type: data_transfer}}, found {yamlnodes.kind_name(node)}")
+            self.error(node, said("problem.file.event", example='{at: "1:30", type: data_transfer}',
+                                  found=yamlnodes.kind_name(node)))
             return None
         raw_type = _value_node(node, "type")
         if raw_type is None:
-            self.error(node, f"event: missing 'type' (expected one of {', '.join(EVENT_KEYS)})")
+            self.error(node, said("problem.file.missing_type", expected=tuple(EVENT_KEYS)))
             return None
         word = self.choice(raw_type, list(EVENT_KEYS), "event type")
         if word is None:
             return None
-        fields = self.mapping(node, COMMON_EVENT_KEYS + EVENT_KEYS[word], f"{word} field")
+        fields = self.mapping(node, COMMON_EVENT_KEYS + EVENT_KEYS[word], word)
         if "at" not in fields:
-            self.error(node, f"{word}: missing 'at' (the time, such as \"2:15\")")
+            self.error(node, said("problem.file.missing_at", event=word, example='"2:15"'))
             return None
         at_ms = self.time(fields["at"], "at")
         if at_ms is None:
@@ -338,19 +350,19 @@ class _Builder:
         text = self.string(fields.get("text"), "text")
         if not text:
             if text is not None or "text" not in fields:  # a bad text was reported already
-                self.error(node, "announce: missing 'text' (the words to announce)")
+                self.error(node, said("problem.file.missing_text"))
             return None
         return Announcement(at_ms, text)
 
     def threat(self, node: yaml.Node, kind: EventType, at_ms: int, fields: dict[str, yaml.Node]) -> Threat | None:
         if "t" not in fields:
-            self.error(node, f"{kind.value}: missing 't' (the turn T+1 to T+8 in which the threat appears)")
+            self.error(node, said("problem.file.missing_turn", event=kind.value))
             return None
         turn = self.integer(fields["t"], "t", 1, 8)
         zone: Zone | None = None
         if kind is EventType.THREAT:
             if "zone" not in fields:
-                self.error(node, "threat: missing 'zone' (red, white or blue)")
+                self.error(node, said("problem.file.missing_zone"))
                 return None
             zone_name = self.choice(fields["zone"], [z.value for z in Zone], "zone")
             zone = Zone(zone_name) if zone_name else None
@@ -365,7 +377,7 @@ class _Builder:
 
     def comms_down(self, node: yaml.Node, at_ms: int, fields: dict[str, yaml.Node]) -> CommsDown | None:
         if ("until" in fields) == ("duration" in fields):
-            self.error(node, "comms_down: give exactly one of 'until' (a time) or 'duration' (seconds)")
+            self.error(node, said("problem.file.until_or_duration"))
             return None
         if "until" in fields:
             until_ms = self.time(fields["until"], "until")
@@ -375,7 +387,8 @@ class _Builder:
         if until_ms is None:
             return None
         if until_ms <= at_ms:
-            self.error(fields.get("until") or fields.get("duration"), f"comms_down: ends at {format_time(until_ms)}, not after its start {format_time(at_ms)}")
+            self.error(fields.get("until") or fields.get("duration"),
+                       said("problem.file.comms_ends", end=format_time(until_ms), start=format_time(at_ms)))
             return None
         return CommsDown(at_ms, until_ms)
 
@@ -383,12 +396,12 @@ class _Builder:
         if node is None:
             return ()
         if not isinstance(node, yaml.MappingNode):
-            self.error(node, f"generator: expected a mapping of option: value, found {yamlnodes.kind_name(node)}")
+            self.error(node, said("problem.file.generator", found=yamlnodes.kind_name(node)))
             return ()
         pairs = []
         for key, value in node.value:
             if not isinstance(key, yaml.ScalarNode) or not isinstance(value, yaml.ScalarNode):
-                self.error(key, "generator: expected simple option: value pairs")
+                self.error(key, said("problem.file.generator_pairs"))
                 continue
             pairs.append((key.value, value.value))
         return tuple(pairs)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from timekeeper.errors import located
-from timekeeper.i18n import Said
+from timekeeper.errors import Words, located
 
 
 class Severity(str, Enum):
@@ -24,14 +23,14 @@ class Problem:
     column: int
     message: str
     severity: Severity = Severity.ERROR
-    said: Said | None = None
+    said: Words | None = None
 
     @classmethod
-    def of(cls, path: str, line: int, column: int, message: str | Said, severity: Severity = Severity.ERROR) -> Problem:
-        """A problem whose message may be words (a Said): its English kept beside them."""
-        if isinstance(message, Said):
-            return cls(path, line, column, str(message), severity, message)
-        return cls(path, line, column, message, severity)
+    def of(cls, path: str, line: int, column: int, message: str | Words, severity: Severity = Severity.ERROR) -> Problem:
+        """A problem whose message may be words (timekeeper.i18n.Said): its English kept beside them."""
+        if isinstance(message, str):
+            return cls(path, line, column, message, severity)
+        return cls(path, line, column, str(message), severity, message)
 
     def __str__(self) -> str:
         label = "warning: " if self.severity is Severity.WARNING else ""

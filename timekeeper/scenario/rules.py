@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from timekeeper.grammar.times import format_time
+from timekeeper.i18n import Said, said
 from timekeeper.model import (
     MAX_PHASES,
     MAX_TURN,
@@ -24,7 +25,7 @@ from timekeeper.model import (
 from timekeeper.scenario.problems import Severity
 
 if TYPE_CHECKING:
-    from timekeeper.grammar.script import Timeline
+    from timekeeper.grammar.script import Overlap, Timeline
 
 MAX_DURATION_MS = 60 * 60 * 1000  # one hour: longer than any sensible action round
 LATE_THREAT_GRACE_MS = 15_000  # a threat may still be announced this long after its phase ended
@@ -32,11 +33,18 @@ LATE_THREAT_GRACE_MS = 15_000  # a threat may still be announced this long after
 
 @dataclass(frozen=True)
 class Finding:
-    message: str
+    """A broken rule: its words (said in any language; `message` is their English), how bad it is,
+    and where: an event (by index, and its `field`) or a phase end."""
+
+    said: Said
     severity: Severity = Severity.ERROR
     event_index: int | None = None
     phase_index: int | None = None
     field: str | None = None
+
+    @property
+    def message(self) -> str:
+        return str(self.said)
 
 
 Timer = Callable[[Scenario], "Timeline"]  # the timeline a voice would speak a scenario with
@@ -59,25 +67,26 @@ def check_scenario(scenario: Scenario, *, check_spacing: bool = True, timer: Tim
 def _check_phases(scenario: Scenario) -> list[Finding]:
     ends = scenario.phase_ends_ms
     if not MIN_PHASES <= len(ends) <= MAX_PHASES:
-        return [Finding(f"phase_ends: {len(ends)} phases; a track has {MIN_PHASES} or {MAX_PHASES}", field="phase_ends")]
+        return [Finding(said("problem.rule.phase_count", count=len(ends), low=MIN_PHASES, high=MAX_PHASES), field="phase_ends")]
     findings = []
     previous = 0
     for index, end_ms in enumerate(ends):
         if end_ms <= previous:
             findings.append(Finding(
-                f"phase {index + 1} ends at {format_time(end_ms)}, not after "
-                + (f"phase {index} ({format_time(previous)})" if index else "the start"),
+                said("problem.rule.phase_order", number=index + 1, end=format_time(end_ms), previous=index,
+                     previous_end=format_time(previous)) if index else
+                said("problem.rule.phase_order_start", number=index + 1, end=format_time(end_ms)),
                 phase_index=index,
             ))
         elif end_ms - previous < 60_000:
             findings.append(Finding(
-                f"phase {index + 1} lasts only {format_time(end_ms - previous)}; a phase needs at least 1:00 for its warnings",
+                said("problem.rule.phase_short", number=index + 1, length=format_time(end_ms - previous)),
                 phase_index=index,
             ))
         previous = max(previous, end_ms)
     if ends[-1] > MAX_DURATION_MS:
         findings.append(Finding(
-            f"the mission ends at {format_time(ends[-1])}; tracks are limited to {format_time(MAX_DURATION_MS)}",
+            said("problem.rule.too_long", end=format_time(ends[-1]), most=format_time(MAX_DURATION_MS)),
             phase_index=len(ends) - 1,
         ))
     return findings
@@ -89,12 +98,12 @@ def _check_event_times(scenario: Scenario) -> list[Finding]:
     for index, event in enumerate(scenario.events):
         if event.at_ms >= end_ms:
             findings.append(Finding(
-                f"event at {format_time(event.at_ms)} comes after the mission ends ({format_time(end_ms)})",
+                said("problem.rule.event_late", at=format_time(event.at_ms), end=format_time(end_ms)),
                 event_index=index, field="at",
             ))
         if isinstance(event, CommsDown) and event.until_ms > end_ms:
             findings.append(Finding(
-                f"communications stay down until {format_time(event.until_ms)}, after the mission ends ({format_time(end_ms)})",
+                said("problem.rule.comms_late", until=format_time(event.until_ms), end=format_time(end_ms)),
                 event_index=index, field="until",
             ))
     return findings
@@ -112,15 +121,8 @@ def _check_threats(scenario: Scenario) -> list[Finding]:
     for turn, indexes in sorted(by_turn.items()):
         for index in indexes[allowed:]:
             first = scenario.events[indexes[0]]
-            reason = (
-                "a double-action track carries at most two threats per turn"
-                if allowed == 2
-                else "set kind: double-action or double_threats: true for double threats"
-            )
-            findings.append(Finding(
-                f"T+{turn} is used again (first at {format_time(first.at_ms)}); {reason}",
-                event_index=index, field="t",
-            ))
+            key = "problem.rule.turn_again_double" if allowed == 2 else "problem.rule.turn_again"
+            findings.append(Finding(said(key, turn=turn, first=format_time(first.at_ms)), event_index=index, field="t"))
     return findings
 
 
@@ -131,27 +133,26 @@ def _check_threat_phase(scenario: Scenario, index: int, threat: Threat) -> list[
         return []
     if due >= len(scenario.phase_ends_ms):
         return [Finding(
-            f"T+{threat.turn} cannot be announced in a track of {len(scenario.phase_ends_ms)} phases "
-            f"(the last phase announces no threats; use T+1 to T+{4 * (len(scenario.phase_ends_ms) - 1)})",
+            said("problem.rule.turn_no_phase", turn=threat.turn, phases=len(scenario.phase_ends_ms),
+                 last=4 * (len(scenario.phase_ends_ms) - 1)),
             event_index=index, field="t",
         )]
     phase_start = scenario.phase_ends_ms[due - 2] if due >= 2 else 0
     phase_end = scenario.phase_ends_ms[due - 1]
-    window = f"phase {due} ({format_time(phase_start)}-{format_time(phase_end)})"
+    window = said("problem.rule.window", phase=due, start=format_time(phase_start), end=format_time(phase_end))
     late_ms = threat.at_ms - phase_end
     if actual > due and late_ms <= LATE_THREAT_GRACE_MS:
         return [Finding(
-            f"T+{threat.turn} belongs to {window} but comes {late_ms // 1000} s after that phase ended",
+            said("problem.rule.turn_late", turn=threat.turn, window=window, seconds=late_ms // 1000),
             Severity.WARNING, event_index=index, field="at",
         )]
+    at = format_time(threat.at_ms)
     if actual == len(scenario.phase_ends_ms):
-        advice = "the last phase announces no threats"
+        found = said("problem.rule.turn_in_last", turn=threat.turn, window=window, at=at, phase=actual)
     else:
-        advice = f"use T+{4 * (actual - 1) + 1} to T+{min(4 * actual, MAX_TURN)}"
-    return [Finding(
-        f"T+{threat.turn} must be announced in {window}; at {format_time(threat.at_ms)} (phase {actual}) {advice}",
-        event_index=index, field="t",
-    )]
+        found = said("problem.rule.turn_phase", turn=threat.turn, window=window, at=at, phase=actual,
+                     low=4 * (actual - 1) + 1, high=min(4 * actual, MAX_TURN))
+    return [Finding(found, event_index=index, field="t")]
 
 
 def _check_outages(scenario: Scenario) -> list[Finding]:
@@ -160,16 +161,16 @@ def _check_outages(scenario: Scenario) -> list[Finding]:
     for (_, first), (index, second) in zip(outages, outages[1:]):
         if second.at_ms < first.until_ms:
             findings.append(Finding(
-                f"communications outage at {format_time(second.at_ms)} overlaps the one "
-                f"from {format_time(first.at_ms)} to {format_time(first.until_ms)}",
+                said("problem.rule.outages_overlap", at=format_time(second.at_ms), start=format_time(first.at_ms),
+                     end=format_time(first.until_ms)),
                 event_index=index, field="at",
             ))
     for index, event in enumerate(scenario.events):
         for _, outage in outages:
             if event is not outage and outage.at_ms < event.at_ms < outage.until_ms and not isinstance(event, CommsDown):
                 findings.append(Finding(
-                    f"event at {format_time(event.at_ms)} is announced while communications are down "
-                    f"({format_time(outage.at_ms)}-{format_time(outage.until_ms)})",
+                    said("problem.rule.during_outage", at=format_time(event.at_ms), start=format_time(outage.at_ms),
+                         end=format_time(outage.until_ms)),
                     Severity.WARNING, event_index=index, field="at",
                 ))
     return findings
@@ -191,6 +192,15 @@ def spacing_findings(scenario: Scenario, timeline: Timeline) -> list[Finding]:
     findings = []
     for overlap in timeline.overlaps():
         cue = overlap.second if overlap.second.event is not None else overlap.first
-        findings.append(Finding(f"{overlap.describe()}; move one of them", Severity.WARNING,
-                                event_index=index_of.get(id(cue.event)), field="at"))
+        findings.append(Finding(overlap_said(overlap), Severity.WARNING, event_index=index_of.get(id(cue.event)), field="at"))
     return findings
+
+
+def overlap_said(overlap: Overlap) -> Said:
+    """An overlap of two announcements, as `plan` words it (Overlap.describe), in any language."""
+    from timekeeper.grammar.times import format_time
+
+    second, first = overlap.second, overlap.first
+    return said("problem.rule.overlap", second=said(f"problem.cue.{second.kind.value}"),
+                at=format_time(second.at_ms, precise=True), seconds=f"{overlap.overlap_ms / 1000:.1f}",
+                first=said(f"problem.cue.{first.kind.value}"), of=format_time(first.at_ms, precise=True))

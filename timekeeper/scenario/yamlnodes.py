@@ -13,6 +13,7 @@ import yaml
 
 from timekeeper.errors import ScenarioError
 from timekeeper.files.userfiles import read_user_file
+from timekeeper.i18n import Rephrased, Said, said
 
 MAX_FILE_BYTES = 1_000_000
 MAX_DEPTH = 12
@@ -26,11 +27,11 @@ def read_text(path: Path, display: str) -> str:
     """The file's text; ScenarioError (one line, naming the file) if it cannot be used."""
     raw = read_user_file(path, MAX_FILE_BYTES, what="a scenario file (.yaml)", display=display, error=ScenarioError)
     if b"\x00" in raw:
-        raise ScenarioError("is a binary file, expected a YAML scenario (text)", path=display)
+        raise ScenarioError(said("problem.yaml.binary"), path=display)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ScenarioError(f"is not UTF-8 text (byte {error.start}); save the scenario as UTF-8", path=display) from error
+        raise ScenarioError(said("problem.yaml.not_utf8", byte=error.start), path=display) from error
 
 
 def compose(text: str, display: str) -> yaml.Node | None:
@@ -45,12 +46,12 @@ def compose(text: str, display: str) -> yaml.Node | None:
         root = yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        raise ScenarioError(f"YAML syntax error: {error.problem or error.context}", path=display,
-                            **at_mark(mark)) from error
+        raise ScenarioError(Rephrased(f"YAML syntax error: {error.problem or error.context}", said("problem.yaml.syntax")),
+                            path=display, **at_mark(mark)) from error
     except yaml.YAMLError as error:
-        raise ScenarioError(f"YAML syntax error: {error}", path=display) from error
+        raise ScenarioError(Rephrased(f"YAML syntax error: {error}", said("problem.yaml.syntax")), path=display) from error
     except RecursionError:
-        raise ScenarioError(f"YAML is nested too deeply (at most {MAX_DEPTH} levels)", path=display) from None
+        raise ScenarioError(said("problem.yaml.too_deep", most=MAX_DEPTH), path=display) from None
     if root is not None:
         _check_tree(root, display, depth=1, visited=set())
     return root
@@ -67,8 +68,7 @@ def _check_depth(text: str, display: str) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
-                raise ScenarioError(f"YAML is nested too deeply (at most {MAX_DEPTH} levels)", path=display,
-                                    **at_mark(mark))
+                raise ScenarioError(said("problem.yaml.too_deep", most=MAX_DEPTH), path=display, **at_mark(mark))
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
 
@@ -78,15 +78,16 @@ def _check_tree(node: yaml.Node, display: str, depth: int, visited: set[int]) ->
         return
     visited.add(id(node))
     if depth > MAX_DEPTH:
-        raise ScenarioError(f"YAML is nested too deeply (at most {MAX_DEPTH} levels)", path=display, **at_mark(node.start_mark))
+        raise ScenarioError(said("problem.yaml.too_deep", most=MAX_DEPTH), path=display, **at_mark(node.start_mark))
     if node.tag not in _STANDARD_TAGS:
-        raise ScenarioError(f"YAML tag {node.tag!r} is not allowed in scenario files", path=display, **at_mark(node.start_mark))
+        raise ScenarioError(said("problem.yaml.tag", tag=repr(node.tag)), path=display, **at_mark(node.start_mark))
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):
                 if key.value in seen:
-                    raise ScenarioError(f"key {key.value!r} appears twice", path=display, **at_mark(key.start_mark))
+                    raise ScenarioError(said("problem.yaml.twice", key=repr(key.value)), path=display,
+                                        **at_mark(key.start_mark))
                 seen.add(key.value)
             _check_tree(key, display, depth + 1, visited)
             _check_tree(value, display, depth + 1, visited)
@@ -111,11 +112,12 @@ def position(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def kind_name(node: yaml.Node) -> str:
+def kind_name(node: yaml.Node) -> Said | str:
+    """What a node is, as a message says it found it: a mapping, a list, nothing, or its value."""
     if isinstance(node, yaml.MappingNode):
-        return "a mapping"
+        return said("problem.yaml.found_mapping")
     if isinstance(node, yaml.SequenceNode):
-        return "a list"
+        return said("problem.yaml.found_list")
     if node.tag.endswith(":null"):
-        return "nothing"
+        return said("problem.yaml.found_nothing")
     return f"{node.value!r}"

@@ -212,7 +212,10 @@ function showList(head, lines, warning = false) {
 function showProblems(error) {
   const problems = (error.body && error.body.problems) || [];
   showList(problems.length ? t("page.problems.file") : errorText(error),
-    problems.map((p) => (p.line ? t("page.problems.line", { line: p.line, column: p.column, message: p.message }) : p.message)));
+    problems.map((p) => {
+      const message = say(p.said, p.message); // in the page's words when the server sent them
+      return p.line ? t("page.problems.line", { line: p.line, column: p.column, message }) : message;
+    }));
 }
 
 async function added(request, what) {

@@ -16,7 +16,7 @@ from aiohttp import web
 from aiohttp.web import RequestHandler
 
 from timekeeper.environment import current
-from timekeeper.errors import TimekeeperError
+from timekeeper.errors import ScenarioError, TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.guards.limits import (
     BODY_TIMEOUT_S,
@@ -192,6 +192,10 @@ async def errors(request: web.Request, handler):
         if isinstance(error, InvalidTrack):
             extra["problems"] = [{"line": p.line, "column": p.column, "message": p.message, "where": str(p),
                                   "said": p.said.as_json() if p.said is not None else None} for p in error.problems]
+        elif isinstance(error, ScenarioError) and len(error.lines) > 1:  # a pasted code's problems, each in words
+            extra["problems"] = [{"line": 0, "column": 0, "message": line, "where": line,
+                                  "said": words.as_json() if words is not None else None}
+                                 for line, words in zip(error.lines, error.lines_said)]
         retry = getattr(error, "retry_after_s", None)
         return json_error(status, error.message, code=code, field=field, said=error.said,
                           headers={"Retry-After": str(retry)} if retry else None, **extra)

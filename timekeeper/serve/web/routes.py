@@ -15,6 +15,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, LogEntryError, OutputError, TimekeeperError, Words
+from timekeeper.i18n import said
 from timekeeper.serve.games.game import READY, GameError, wall_ms
 from timekeeper.serve.guards.clients import client_address, public_base
 from timekeeper.serve.guards.crews import crew_of
@@ -227,7 +228,7 @@ async def upload(request: web.Request) -> web.Response:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise Refused(f"{name}: not UTF-8 text; a scenario file is YAML", code="invalid_encoding") from None
+        raise Refused(said("page.problem.not_utf8", name=name), code="invalid_encoding") from None
     loaded = await asyncio.to_thread(crew_library(request).add_yaml, text, name)
     return added(loaded)
 
@@ -239,7 +240,7 @@ async def flashcode(request: web.Request) -> web.Response:
     data: FlashcodeBody = checked(request).body
     code = data.code.strip()
     if not code:
-        raise Refused("paste a FlashPlayerCode such as 010AL1TW,050ID,120AL2TR,...", field="code")
+        raise Refused(said("page.problem.paste_code"), field="code")
     title = data.title or DEFAULT_TITLE
     scenario = parse_flashcode(code, title)
     loaded = await asyncio.to_thread(crew_library(request).add_scenario, scenario, FLASHCODE)
