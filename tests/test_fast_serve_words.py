@@ -158,3 +158,20 @@ def test_an_uploaded_file_s_problems_and_a_pasted_code_s_come_in_words(config) -
         assert said((await one.json())["said"], "it").startswith("una sola fine fase (PE1 alle 3:40)")
 
     served(config, check)
+
+
+def test_every_stable_error_code_has_words_in_every_language() -> None:
+    """A refusal without words of its own is said by its code (i18n.js errorText): every code the
+    server answers with has an error.<code> entry (and so one in every language)."""
+    import re
+    from pathlib import Path
+
+    from timekeeper.i18n import messages
+    from timekeeper.serve.web.routes import ERROR_CODES
+
+    serve = Path(__file__).resolve().parent.parent / "timekeeper" / "serve"
+    codes = set(ERROR_CODES.values()) | {"game_over", "too_early", "invalid_track"}
+    for path in serve.rglob("*.py"):
+        codes |= set(re.findall(r'\bcode="([a-z_]+)"', path.read_text(encoding="utf-8")))
+    assert len(codes) > 25
+    assert sorted(code for code in codes if f"error.{code}" not in messages("en")) == []

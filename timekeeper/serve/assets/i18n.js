@@ -38,12 +38,13 @@ export function uiLanguage(wanted, preferred = []) {
   return "en";
 }
 
-// A server error in the page's language: its words when the server sent them (`said`), else the
-// words of its stable code, else the server's message.
+// A server error in the page's language: its words when the server sent them (`said`), else (in
+// another language than the server's English message) the words of its stable code, else the message.
 export function errorText(error) {
   const body = error.body || {};
   if (body.said) return say(body.said);
-  return body.code && words.messages[`error.${body.code}`] ? t(`error.${body.code}`) : error.message;
+  const known = body.code && words.messages[`error.${body.code}`];
+  return known && (words.language !== "en" || !error.message) ? t(`error.${body.code}`) : error.message;
 }
 
 // The words of the elements under `root` that name their key: data-i18n="key" for the text,

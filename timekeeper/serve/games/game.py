@@ -19,9 +19,10 @@ from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from timekeeper.errors import OutputError, TimekeeperError
+from timekeeper.errors import OutputError, TimekeeperError, Words
 from timekeeper.files.atomicfile import write_atomic
 from timekeeper.grammar.pace import NORMAL_PACE, stretched
+from timekeeper.i18n import said
 from timekeeper.model import Scenario
 from timekeeper.scenario.load import load_text
 from timekeeper.soundtrack.mix import MixSettings
@@ -53,7 +54,7 @@ class GameError(TimekeeperError):
     """A command the game cannot take now: `code` "game_over" (the mission has ended) or
     "too_early" (ending before the second phase is over)."""
 
-    def __init__(self, detail: str, *, code: str = "game_over") -> None:
+    def __init__(self, detail: str | Words, *, code: str = "game_over") -> None:
         super().__init__(detail)
         self.code = code
 
@@ -91,7 +92,7 @@ class Game:
     def __post_init__(self) -> None:
         scenario = track_scenario(self.yaml_text, self.title, self.pace)
         if scenario is None:
-            raise GameError(f"game {self.id}: its track no longer loads", code="invalid_track")
+            raise GameError(said("error.track_gone", game=self.id), code="invalid_track")
         self.scenario: Scenario = scenario  # every time as the crew hears it
         self.duration_ms = self.duration_ms or self.scenario.duration_ms
 
@@ -117,7 +118,7 @@ class Game:
     def play(self) -> None:
         self._settle()
         if self.playback.status == ENDED:
-            raise GameError("the mission is over; start a new game to play it again")
+            raise GameError(said("error.game_over"))
         if self.playback.status != PLAYING:
             self.playback = Playback(PLAYING, self.playback.position_ms, wall_ms())
 
@@ -133,7 +134,7 @@ class Game:
         if self.playback.status == ENDED:
             return
         if not self.can_end(now):
-            raise GameError("the action round can be ended only after the second phase has ended", code="too_early")
+            raise GameError(said("error.too_early"), code="too_early")
         self.before_end = self.playback
         self.playback = Playback(ENDED, self._clamp(now), wall_ms())
 
@@ -147,7 +148,7 @@ class Game:
         """Take an `end` back within UNDO_MS: the mission goes on from where it was ended."""
         until = self.undo_until_ms()
         if until is None or wall_ms() > until or self.before_end is None:
-            raise GameError("the action round can no longer be taken back")
+            raise GameError(said("error.no_undo"))
         status = PLAYING if self.before_end.status == PLAYING else PAUSED
         self.playback = Playback(status, self.playback.position_ms, wall_ms())
         self.before_end = None
@@ -156,7 +157,7 @@ class Game:
         """Jump to `at_ms` (resume after an interruption), keeping playing or paused."""
         self._settle()
         if self.playback.status == ENDED:
-            raise GameError("the mission is over")
+            raise GameError(said("error.mission_over"))
         status = self.playback.status if self.playback.status != READY else PAUSED
         self.playback = Playback(status, self._clamp(at_ms), wall_ms())
 

@@ -10,6 +10,7 @@ from functools import partial
 from aiohttp import web
 
 from timekeeper.errors import TimekeeperError
+from timekeeper.i18n import said
 from timekeeper.serve.games.game import READY, Game, GameError
 from timekeeper.serve.games.lobby import normal_code
 from timekeeper.serve.guards.crews import crew_of
@@ -82,7 +83,7 @@ async def change_setup(request: web.Request) -> web.Response:
     loaded, data = await _chosen(request, game.crew)  # the room's crew's tracks, whoever sends the change
     settings, mode = state.mix_settings(data.settings.model_dump(), loaded.scenario.language), data.mode
     if game.settled().status != READY:
-        raise GameError("the mission has started; its track and settings stay as they are")
+        raise GameError(said("error.started"))
     game.track_id, game.title, game.yaml_text, game.settings, game.mode = (
         loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode)
     game.duration_ms = 0
@@ -99,7 +100,7 @@ async def _game_of_code(request: web.Request) -> str:
     code = request.match_info["code"]
     game_id = await state_of(request).store.game_of(code)
     if game_id is None:
-        raise Refused(f"no game has the code {normal_code(code)!r}; check the code on the set-up screen",
+        raise Refused(said("error.unknown_code_named", code=repr(normal_code(code))),
                       status=404, code="unknown_code", field="code")
     return game_id
 
