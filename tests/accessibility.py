@@ -169,12 +169,69 @@ def english_words_left(driver, language: str) -> list[str]:
     return sorted(english_words_shown(driver, language))
 
 
-def english_words_shown(driver, language: str) -> dict[str, list[str]]:
-    """english_words_left's words, each with the lines of the screen's text that show it."""
-    english_only = english_only_words(language)
+def english_words_shown(driver, language: str, allowed: set[str] = frozenset()) -> dict[str, list[str]]:
+    """english_words_left's words, each with the lines of the screen's text that show it; the
+    `allowed` words aside (the scenario format's, in a message about a file)."""
+    english_only = english_only_words(language) - allowed
     lines = driver.execute_script(VISIBLE_WORDS).lower().splitlines()
     found: dict[str, list[str]] = {}
     for line in lines:
         for word in set(re.findall(r"[^\W\d_]{3,}", line)) & english_only:
             found.setdefault(word, []).append(line.strip()[:200])
     return found
+
+
+# ---- the error paths checked: what a crew sees when a file, a code or a log entry is refused ----
+ERRORS = ("upload", "code", "log form")
+BAD_FILE = """title: Bad
+phase_ends: ['3:00', '2:00']
+events:
+  - {at: '1:00', type: threat, t: 9, zone: green}
+  - {at: '1:70', type: data_transfer}
+  - {at: '1:20', type: nope}
+  - {at: '1:30', type: comms_down, untill: '1:50'}
+  - [oops]
+"""
+BAD_CODE = "010AL1TW,050XX,120AL9TR,330CS0,400AL3ITR"
+
+
+def format_words() -> set[str]:
+    """The words of the scenario format a message names as they are written in a file (`zone:
+    red`, `type: comms_down`): kept in English in every language, as the file must say them."""
+    from timekeeper.model import EventType, Pile, TrackKind, Zone
+    from timekeeper.scenario.load import EVENT_KEYS, TOP_KEYS
+
+    names = [*(e.value for e in EventType), *(z.value for z in Zone), *(k.value for k in TrackKind),
+             *(p.value for p in Pile), *TOP_KEYS, *(key for keys in EVENT_KEYS.values() for key in keys),
+             "until", "duration", "true", "false", "captain"]
+    return {word for name in names for word in re.split(r"[_\-]", name.lower()) if len(word) >= 3}
+
+
+def open_error(driver, server, view: str, language: str, folder) -> None:
+    """Bring the page, in `language`, to a refusal: an uploaded file's problems listed, a pasted
+    code's problems listed, or the ship's log form with its fields marked."""
+    from serving import wait_for
+
+    if view in ("upload", "code"):
+        open_screen(driver, server, "setup", language)
+        driver.find_element("id", "tab-file" if view == "upload" else "tab-code").click()
+        if view == "upload":
+            bad = folder / f"bad-{language}.yaml"
+            bad.write_text(BAD_FILE, encoding="utf-8")
+            driver.find_element("css selector", "#file input[name=file]").send_keys(str(bad))
+            driver.find_element("css selector", "#file button[type=submit]").click()
+        else:
+            driver.find_element("css selector", "#code textarea[name=code]").send_keys(BAD_CODE)
+            driver.find_element("css selector", "#code button[type=submit]").click()
+        wait_for(driver, "!document.getElementById('problems').hidden"
+                         " && document.querySelectorAll('#problems li').length > 1", 30)
+        return
+    open_screen(driver, server, "ended", language)
+    form = driver.find_element("id", "logform")
+    for name, value in (("crew", "Ann:pilot, Bob"), ("damage_red", "9"), ("destroyed_by", "12")):
+        field = form.find_element("css selector", f"[name={name}]")
+        field.clear()
+        field.send_keys(value)
+    form.find_element("css selector", "button[type=submit]").click()
+    wait_for(driver, "document.querySelectorAll('#logform .field.bad').length >= 2"
+                     " && document.getElementById('log-result').textContent")

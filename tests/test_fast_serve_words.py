@@ -175,3 +175,30 @@ def test_every_stable_error_code_has_words_in_every_language() -> None:
         codes |= set(re.findall(r'\bcode="([a-z_]+)"', path.read_text(encoding="utf-8")))
     assert len(codes) > 25
     assert sorted(code for code in codes if f"error.{code}" not in messages("en")) == []
+
+
+def test_the_printed_log_is_in_the_page_s_language(config) -> None:  # noqa: F811
+    from pypdf import PdfReader
+
+    async def check(client: TestClient) -> None:
+        game = await new_game(client, "builtin:test-run-1", language="de")
+        recorded = await client.post(f"/api/games/{game['id']}/log", headers=POST, json={
+            "crew": "Ann:captain, Bob", "survived": "2", "destroyed": "5"})
+        assert recorded.status == 201, await recorded.text()
+        lost = await new_game(client, "builtin:mission-2", language="de")
+        assert (await client.post(f"/api/games/{lost['id']}/log", headers=POST, json={
+            "crew": "Ann:captain, Bob", "destroyed_by": "Behemoth"})).status == 201
+        import io
+
+        german = await client.get("/api/log.pdf?lang=de")
+        assert german.status == 200
+        text = PdfReader(io.BytesIO(await german.read())).pages[0].extract_text()
+        for words in ("Logbuch", "Besatzung: Ann (C), Bob", "Erster Testlauf", "Mission 2", "zerstört von: Behemoth",
+                      "C Kapitän", "Seite 1/1", "Überstanden"):
+            assert words in text, (words, text[:400])
+        for english in ("Ship's Log", "Crew", "First Test Run", "destroyed by", "captain", "Survived"):
+            assert english not in text, english
+        english = PdfReader(io.BytesIO(await (await client.get("/api/log.pdf?lang=en")).read())).pages[0].extract_text()
+        assert "Ship's Log" in english and "First Test Run" in english and "Crew: Ann (C), Bob" in english
+
+    served(config, check)

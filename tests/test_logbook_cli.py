@@ -224,7 +224,7 @@ def test_print_writes_a_log_page_with_crew_lines_and_bracketed_campaigns(tmp_pat
     assert "Wrote" in result.stderr and "4 mission(s) on 1 page(s)" in result.stderr
     text = PdfReader(target).pages[0].extract_text()
     for expected in ("Ship's Log", "Crew: Ann (C), Bob (CO), Cid, Dee (SC)", "Crew: Eve, Fay, Gus",
-                     "destroyed by Behemoth", "mission-6", "Campaign 1 (open, 1 mission)", "C captain"):
+                     "destroyed by Behemoth", "Mission 6", "Campaign 1 (open, 1 mission)", "C captain"):
         assert expected in text
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from accessibility import (
+    ERRORS,
     MIN_TARGET_PX,
     SCREENS,
     axe_violations,
@@ -14,6 +15,8 @@ from accessibility import (
     english_only_words,
     english_words_left,
     english_words_shown,
+    format_words,
+    open_error,
     open_screen,
     small_targets,
 )
@@ -137,9 +140,11 @@ def test_the_banner_keeps_its_contrast_through_its_pulse_and_rests_for_reduced_m
 
 
 @pytest.mark.parametrize("language", ("de", "es", "fr", "it", "pl", "cs"))
-def test_no_english_words_are_left_on_any_screen(server, open_browsers, language):
+def test_no_english_words_are_left_on_any_screen(server, open_browsers, language, tmp_path):
     """Every screen in every language: no word of the English page that the language's own
-    catalogue never uses (names allowed), in the text, the labels, the titles and the options."""
+    catalogue never uses (names allowed), in the text, the labels, the titles and the options:
+    the tracks' titles, the card, the log, and what a crew sees when a file, a pasted code or a
+    log entry is refused (the scenario format's own words allowed there)."""
     driver = open_browsers(PHONE, True)
     found, shown_in = {}, {}  # each screen's English words; the lines that show them (the failure's message)
     for screen in SCREENS:
@@ -151,6 +156,11 @@ def test_no_english_words_are_left_on_any_screen(server, open_browsers, language
             for word, lines in english_words_shown(driver, language).items():
                 found.setdefault(name, []).append(word)
                 shown_in.setdefault(word, lines)
+    for view in ERRORS:
+        open_error(driver, server, view, language, tmp_path)
+        for word, lines in english_words_shown(driver, language, format_words()).items():
+            found.setdefault(view, []).append(word)
+            shown_in.setdefault(word, lines)
     found = {screen: sorted(set(words)) for screen, words in found.items() if words}
     assert not found, f"{found!r}, shown in: {shown_in!r}"
     # the check is real: an English label put back on the page is found

@@ -13,17 +13,20 @@ from pathlib import Path
 from timekeeper.cards.pdf import FONTS_DIR
 from timekeeper.cards.pdf_card import FONT
 from timekeeper.files.atomicfile import write_atomic
+from timekeeper.i18n import said, say, translate
+from timekeeper.logbook.record import Role
 from timekeeper.logbook.rows import COLUMNS, CampaignLine, LogLine, MissionLine
+from timekeeper.logbook.words import campaign_said, score_said, track_said
 
 PAGE_MM = (297.0, 210.0)
 MARGIN_MM = 10.0
 BRACKET_MM = 6.0
 ROW_MM = 6.2
 HEAD_MM = 9.0
+HEADING_PT = 7.5  # the column headings' size, unless a word needs less to fit its column
 WIDTHS_MM = (8, 20, 36, 15, 15, 16, 17, 20, 14, 15, 13, 13)  # the last column (score) takes the rest
-HEADINGS = ("#", "Date", "Track", "Common", "Serious", "Survived", "Destroyed", "Damage\nR/W/B", "Worst\nzone",
-            "Knocked\nout", "Squads", "Visual", "Score")
-ROLE_LEGEND = "C captain · CO communications officer · SC security chief"
+HEADINGS = ("number", "date", "track", "common", "serious", "survived", "destroyed", "damage", "worst_zone",
+            "knocked_out", "squads", "visual", "score")  # each column's heading: the catalogues' log.pdf.heading.<name>
 INK = (0, 0, 0)
 GREY = (100, 100, 100)
 STRIPE = (240, 240, 240)
@@ -39,8 +42,9 @@ class PrintedLog:
     missing_glyphs: tuple[str, ...] = ()  # characters the font cannot print (left out of the page)
 
 
-def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
-    """The log page(s) for `lines`; the last page is ruled to its foot, to fill in by hand."""
+def log_pdf(lines: list[LogLine], title: str | None = None, language: str | None = "en") -> PrintedLog:
+    """The log page(s) for `lines`, in the words of `language` (the title, headings, tracks and
+    campaign lines); the last page is ruled to its foot, to fill in by hand."""
     from fpdf import FPDF
 
     assert len(HEADINGS) == len(COLUMNS)
@@ -50,8 +54,9 @@ def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
     pdf.add_font(FONT, "", FONTS_DIR / "DejaVuSansCondensed.ttf")
     pdf.add_font(FONT, "B", FONTS_DIR / "DejaVuSansCondensed-Bold.ttf")
     pdf.set_creator("timekeeper")
+    title = title if title is not None else translate(language, "log.pdf.title")
     pdf.set_title(title)
-    painter = _Painter(pdf, title)
+    painter = _Painter(pdf, title, language)
     painter.new_page()
     crew = None
     missions = 0
@@ -78,17 +83,23 @@ def log_pdf(lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
     return PrintedLog(data, missions, pdf.page_no(), tuple(missing))
 
 
-def write_log_pdf(path: str | Path, lines: list[LogLine], title: str = "Ship's Log") -> PrintedLog:
+def write_log_pdf(path: str | Path, lines: list[LogLine], title: str | None = None, language: str | None = "en") -> PrintedLog:
     """Write the log PDF to `path` atomically (OutputError if it cannot be written)."""
-    printed = log_pdf(lines, title)
+    printed = log_pdf(lines, title, language)
     write_atomic(path, printed.data)
     return printed
 
 
+def role_legend(language: str | None) -> str:
+    """"C captain · CO communications officer · SC security chief": the marks the crew lines use."""
+    return " · ".join(f"{role.mark} {say(said(f'log.role.{role.name.lower()}'), language)}" for role in Role)
+
+
 class _Painter:
-    def __init__(self, pdf, title: str) -> None:
+    def __init__(self, pdf, title: str, language: str | None) -> None:
         self.pdf = pdf
         self.title = title
+        self.language = language
         self.y = 0.0
         self.stripe = False
         self.left = MARGIN_MM + BRACKET_MM
@@ -105,7 +116,8 @@ class _Painter:
         pdf.set_font(FONT, "", 7.5)
         pdf.set_text_color(*GREY)
         pdf.set_xy(PAGE_MM[0] - MARGIN_MM - 150, MARGIN_MM + 1)
-        pdf.cell(150, 6, f"Crew roles: {ROLE_LEGEND}   page {pdf.page_no()}/{{nb}}", align="R")
+        pdf.cell(150, 6, translate(self.language, "log.pdf.roles", legend=role_legend(self.language), page=pdf.page_no(),
+                                   pages="{nb}"), align="R")
         self.y = MARGIN_MM + 11
         self._headings()
 
@@ -114,7 +126,13 @@ class _Painter:
         pdf.set_font(FONT, "B", 7.5)
         pdf.set_text_color(*INK)
         x = self.left
-        for heading, width in zip(HEADINGS, self.widths):
+        for name, width in zip(HEADINGS, self.widths):
+            heading = translate(self.language, f"log.pdf.heading.{name}")
+            pdf.set_font(FONT, "B", HEADING_PT)
+            widest = max(pdf.get_string_width(word) for word in heading.split())
+            room = width - 2 * pdf.c_margin - 0.3  # inside the cell's own margins
+            if widest > room:  # a long word of another language: smaller, never broken in two
+                pdf.set_font(FONT, "B", HEADING_PT * room / widest)
             pdf.set_xy(x, self.y)
             pdf.multi_cell(width, HEAD_MM / 2, heading, border=0, align="C" if width < 30 else "L",
                            new_x="RIGHT", new_y="TOP")
@@ -142,7 +160,7 @@ class _Painter:
         pdf.set_font(FONT, "B", 8.5)
         pdf.set_text_color(*INK)
         pdf.set_xy(self.left, self.y)
-        pdf.cell(sum(self.widths), ROW_MM, self._fit(f"Crew: {label}", sum(self.widths)))
+        pdf.cell(sum(self.widths), ROW_MM, self._fit(translate(self.language, "log.pdf.crew", crew=label), sum(self.widths)))
         self.y += ROW_MM
 
     def mission(self, line: MissionLine) -> None:
@@ -154,7 +172,9 @@ class _Painter:
             pdf.set_fill_color(*STRIPE)
             pdf.rect(self.left, self.y, sum(self.widths), ROW_MM, style="F")
         self.stripe = not self.stripe
-        cells = line.cells()
+        cells = list(line.cells())
+        cells[COLUMNS.index("track")] = say(track_said(line.entry.record.track), self.language)
+        cells[-1] = say(score_said(line), self.language)
         x = self.left
         for index, (cell, width) in enumerate(zip(cells, self.widths)):
             last = index == len(cells) - 1
@@ -173,7 +193,7 @@ class _Painter:
         pdf.set_font(FONT, "B", 8.5)
         pdf.set_text_color(*(LOST_INK if lost else CAMPAIGN_INK))
         pdf.set_xy(self.left, self.y)
-        pdf.cell(sum(self.widths), ROW_MM, self._fit(line.summary(), sum(self.widths)), align="R")
+        pdf.cell(sum(self.widths), ROW_MM, self._fit(say(campaign_said(line), self.language), sum(self.widths)), align="R")
         self.y += ROW_MM
         self._close_bracket()
 

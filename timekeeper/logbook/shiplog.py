@@ -355,8 +355,8 @@ class ShipLog:
 
         return log_stats(self.entries(), self.campaigns())
 
-    def write_pdf(self, path: str | Path, title: str = "Ship's Log") -> PrintedLog:
-        """Print the log to a PDF file at `path` (written atomically)."""
+    def write_pdf(self, path: str | Path, title: str | None = None) -> PrintedLog:
+        """Print the log to a PDF file at `path` (written atomically), in English."""
         from timekeeper.logbook.pdf import write_log_pdf
 
         return write_log_pdf(path, self.lines(), title)

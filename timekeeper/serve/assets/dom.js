@@ -17,7 +17,7 @@ const IDS = [
   // the ship's log
   "logform", "log-fields", "log-result", "logview", "log-close", "log-home", "log-table", "log-stats", "crewlink",
   "crewlink-url", "crewlink-copy", "log-edit", "log-edit-title", "log-edit-fields", "log-edit-result", "log-delete",
-  "log-delete-text",
+  "log-delete-text", "log-pdf",
   // over everything
   "resume", "join-tap", "flash", "notices", "undo", "toast", "awake",
 ];

@@ -3,7 +3,7 @@
 // Every word comes from the catalogue (log.* keys).
 import { api, postJson, sendJson } from "./api.js";
 import { element, option, page, toast } from "./dom.js";
-import { errorText, say, t } from "./i18n.js";
+import { errorText, say, t, words } from "./i18n.js";
 import { serverInfo } from "./language.js";
 import { view } from "./state.js";
 
@@ -127,6 +127,7 @@ export async function showLog() {
   page.logview.hidden = false;
   document.body.classList.add("sheet-open");
   const log = await api("/api/log");
+  page.logPdf.href = `/api/log.pdf?lang=${words.language}`; // printed in the page's words
   drawLogTable(log);
   drawStats(log.stats);
   showCrewLink();

@@ -209,16 +209,17 @@ function showList(head, lines, warning = false) {
   box.hidden = false;
 }
 
-function showProblems(error) {
+// What is wrong with a file or a pasted code (`source`: "file" or "code"), each problem in the page's words.
+function showProblems(error, source = "file") {
   const problems = (error.body && error.body.problems) || [];
-  showList(problems.length ? t("page.problems.file") : errorText(error),
+  showList(problems.length ? t(`page.problems.${source}`) : errorText(error),
     problems.map((p) => {
       const message = say(p.said, p.message); // in the page's words when the server sent them
       return p.line ? t("page.problems.line", { line: p.line, column: p.column, message }) : message;
     }));
 }
 
-async function added(request, what) {
+async function added(request, what, source = "file") {
   page.problems.hidden = true;
   try {
     const body = await request;
@@ -233,7 +234,7 @@ async function added(request, what) {
     if (body.warnings && body.warnings.length) showList(t("page.problems.overlaps"), body.warnings, true);
     return made;
   } catch (error) {
-    showProblems(error);
+    showProblems(error, source);
     return null;
   }
 }
@@ -293,7 +294,7 @@ export function wireSetup() {
   page.code.addEventListener("submit", (event) => {
     event.preventDefault();
     added(postJson("/api/tracks/flashcode", { code: event.target.code.value, title: event.target.title.value }),
-      "page.added.imported");
+      "page.added.imported", "code");
   });
   page.file.addEventListener("submit", (event) => {
     event.preventDefault();

@@ -34,12 +34,14 @@ from timekeeper.serve.web.routes import (
     json_error,
     log_entry_error,
     page,
+    page_language,
     state_of,
     to_screens,
 )
 from timekeeper.serve.web.schemas import (
     NO_INPUT,
     GamePath,
+    LangQuery,
     LogBody,
     LogEditBody,
     LogEntryPath,
@@ -228,13 +230,16 @@ async def listing(request: web.Request) -> web.Response:
     return web.json_response(await asyncio.to_thread(read))
 
 
-@declares(NO_INPUT)
+@declares(RouteInput(query=LangQuery))
 async def printed(request: web.Request) -> web.Response:
+    """The log as a printed page, in the page's language (`?lang=`, else the browser's)."""
     from timekeeper.logbook.pdf import log_pdf
+
+    language = page_language(request)
 
     def render() -> bytes:
         with _log(request) as log:
-            return log_pdf(log.lines()).data
+            return log_pdf(log.lines(), language=language).data
 
     data = await request.app[STATE].slow.run(f"log-pdf-{id(request)}", render)
     return attachment(data, "application/pdf", "ships-log.pdf")
