@@ -3,6 +3,7 @@
 
     python benchmarks/bench_scaleout.py                         # 1,000 rooms x 5 screens (the issue's load)
     python benchmarks/bench_scaleout.py --rooms 50 --seconds 10 # a quick look
+    python benchmarks/bench_scaleout.py --rolling --rooms 300   # a rolling restart instead of a worker killed
 
 Measures (targets of issue 25):
 - every joined screen's clock vs its room's sound device, p99 <= 100 ms: each room has one sound
@@ -19,11 +20,22 @@ Measures (targets of issue 25):
   every room still there and playing (< 5 s, none lost); meanwhile, how far the clocks of the
   screens not back yet are from their device (a page goes on counting from its last state while its
   socket is down, and the device goes on playing); the CPU each process used until then;
+- with --rolling instead: both workers stopped with SIGTERM one after the other and started again
+  (docs/hosting.md's upgrade; each moves its screens to the other over its --drain window) while
+  one room in ten presses Pause and Play throughout: every other screen's clock against its
+  device meanwhile (target: never more than 100 ms), the commands lost and the rooms lost (none),
+  the screens that had to reconnect, each process's CPU;
 - the rooms asking for mission 1 with the same settings (every room here): mixes made (the Redis
   lock's count, target 1) with an empty clip cache;
 - memory per room: the workers' resident memory and Redis's, before and after the rooms.
 
-Connections come from 100 loopback addresses (127.0.1.1 ...), as many phones would: nginx allows
+The screens speak the page's protocol as tests/pagesocket.py does (the sound device follows the
+state as the page's audio element does). Every process runs on this machine, so the screens keep
+time by its one clock: their pings are sent and answered as the page's are (the server's work),
+but the offset they measure is not used (on this load generator, which stands in for thousands of
+phones on a CPU it shares, a ping's round trip reaches a second and its offset is off by half of
+it: a phone's own CPU does not lag like that). Connections come from 100 loopback addresses
+(127.0.1.1 ...), as many phones would: nginx allows
 100 connections per client address. This process runs on uvloop (its sockets and TLS in C): it
 stands in for 5,000 phones on the same 2 cores as the deployment, and should take as little of them
 as it can. The open-files limit of this process is raised to its hard limit.
@@ -50,12 +62,12 @@ import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from pagesocket import PING_EVERY_S, PINGS, PageSocket, Sound, apart_ms
 from processes import family
 from scaleout import Deployment, deploy, raise_open_files
 
 SCREENS_PER_ROOM = 5
 SOURCE_ADDRESSES = 100
-REPORT_EVERY_S = 1.0
 REPORT_JITTER_MS = 15.0  # a browser's audio.currentTime moves in steps of its audio buffer: each report is off by up to this
 SAMPLE_EVERY_S = 1.0
 IN_SYNC_MS = 100.0
@@ -65,6 +77,9 @@ RECONNECT_LIMIT_S = 30.0
 # giving one up after a few seconds would throw its work away and queue it again at the back.
 OPEN_TIMEOUT_S = RECONNECT_LIMIT_S
 WARM_ROOMS = 4  # made first: the workers' one-time memory (the prepared mix) is not counted per room
+BUSY_EVERY = 10  # --rolling: one room in ten presses Pause and Play throughout
+COMMAND_EVERY_S = 2.0
+AFTER_RESTART_S = 5.0  # --rolling: docs/hosting.md's wait before the next worker
 
 
 def cpu_pressure() -> str:
@@ -95,111 +110,55 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-class Screen:
-    """One joined screen (or the room's sound device) speaking the page's protocol."""
+class Screen(PageSocket):
+    """One joined screen (or the room's sound device) speaking the page's protocol
+    (tests/pagesocket.py), noting each step back after its worker went away."""
 
     def __init__(self, bench: Bench, room: Room, index: int, session) -> None:
-        self.bench, self.room, self.index, self.session = bench, room, index, session
-        self.client = f"{room.game_id}-{index}"
-        self.device = index == 0
-        self.offset_ms, self.best_rtt = 0.0, float("inf")
-        self.playback: dict | None = None
-        self.socket = None
-        self.connected = asyncio.Event()
+        super().__init__(session, bench.ws_base, room.game_id, f"{room.game_id}-{index}",
+                         sound=Sound() if index == 0 else None, ssl=bench.tls, same_clock=True)
+        self.bench, self.room = bench, room
         self.lost_at: float | None = None  # monotonic time its worker went away (None: connected)
         self.back_in_sync_s: float | None = None
         self.phases: dict[str, float] = {}  # after its worker died: seconds from lost_at to each step back
+        self.on_lost = Screen._lost
 
-    def clock_ms(self, now_ms: float) -> float | None:
-        pb = self.playback
-        if pb is None or pb["status"] != "playing":
-            return None
-        return pb["position_ms"] + (now_ms + self.offset_ms - pb["at_ms"])
+    def _lost(self) -> None:
+        if self.lost_at is None:
+            self.lost_at = time.monotonic()
 
-    async def run(self) -> None:
-        retry_s = 0.5
-        deadline = None
-        while not self.bench.stop.is_set():
-            try:
-                await self._connect()
-                retry_s = 0.5
-                await self._listen()
-            except (OSError, asyncio.TimeoutError, ConnectionError) as error:
-                self.bench.errors.append(type(error).__name__)
-            except Exception as error:  # aiohttp's own errors (a refused WebSocket: with its HTTP status)
-                self.bench.errors.append(f"{type(error).__name__} {getattr(error, 'status', '')}".strip())
-            if self.bench.stop.is_set():
-                return
-            self.connected.clear()
-            if self.lost_at is None:
-                self.lost_at = time.monotonic()
-                deadline = self.lost_at + RECONNECT_LIMIT_S
-            if deadline is not None and time.monotonic() > deadline:
-                self.bench.gave_up += 1
-                return
-            await asyncio.sleep(retry_s * (0.5 + random.random()))  # as the page does (spread)
-            retry_s = min(retry_s * 2, 5.0)
+    async def run(self, give_up_s: float = RECONNECT_LIMIT_S) -> None:
+        await super().run(give_up_s)
+        if not self.stop.is_set():
+            self.bench.gave_up += 1
 
     def _step(self, name: str) -> None:
         if self.lost_at is not None and name not in self.phases:
             self.phases[name] = time.monotonic() - self.lost_at
 
-    async def _connect(self) -> None:
-        url = f"{self.bench.ws_base}/api/games/{self.room.game_id}/ws"
+    async def _open(self):
         self._step("asked again")
-        self.socket = await asyncio.wait_for(self.session.ws_connect(url, ssl=self.bench.tls, heartbeat=None),
-                                             OPEN_TIMEOUT_S)
+        socket = await super()._open()
         self._step("WebSocket open")
-        await self.socket.send_str(json.dumps({"type": "hello", "client": self.client, "kind": "phone"}))
-        if self.device and self.room.claimed:
-            await self.socket.send_str(json.dumps({"type": "claim"}))
-        self.pinging = asyncio.create_task(self._ping(self.socket))  # (the offset found before is kept, as the page does)
+        return socket
 
-    async def _ping(self, socket) -> None:
-        """Five pings 150 ms apart, as the page does; the screen counts as joined once they are answered."""
-        try:
-            for n in range(5):
-                await socket.send_str(json.dumps({"type": "ping", "t": time.time() * 1000}))
-                await asyncio.sleep(0.15 if n < 4 else 0.3)
-        except (ConnectionError, RuntimeError):
-            return
-        if not socket.closed and self.lost_at is None:
-            self.connected.set()
-
-    async def _listen(self) -> None:
-        async for message in self.socket:
-            if message.type.name != "TEXT":
-                break
-            data = json.loads(message.data)
-            kind = data.get("type")
-            if kind == "pong":
-                now = time.time() * 1000
-                rtt = now - data["t"]
-                if rtt <= self.best_rtt + 5:
-                    self.best_rtt = min(rtt, self.best_rtt)
-                    self.offset_ms = data["server_ms"] - (data["t"] + rtt / 2)
-            elif kind == "state":
-                self._step("first state")
-                self.playback = data["playback"]
-                if self.lost_at is not None:
-                    self.connected.set()  # back: the page follows the state at once
-                if self.device and self.playback["status"] == "playing":
-                    self.room.device_playing(self)
-            if kind in ("pong", "state") and self.lost_at is not None and self.back_in_sync_s is None:
-                self.sync_error()  # back after its worker died: in sync yet?
-        raise ConnectionError("closed")
+    def _receive(self, socket, data: dict) -> None:
+        super()._receive(socket, data)
+        kind = data.get("type")
+        if kind == "state" and socket is self.socket:
+            self._step("first state")
+        if kind in ("pong", "state") and self.lost_at is not None and self.back_in_sync_s is None:
+            self.sync_error()  # back after its worker died: in sync yet?
 
     def own_clock_error(self) -> float | None:
         """|this screen's clock - its room's device|, ms, connected or not: while its socket is down a
         page goes on counting from the last state it had, and the device goes on playing."""
-        now = time.time() * 1000
-        theirs, mine = self.room.sound_ms(now), self.clock_ms(now)
-        return None if theirs is None or mine is None else abs(mine - theirs)
+        return apart_ms(self, self.room.device)
 
     def sync_error(self) -> float | None:
         """|this screen's clock - its room's device|, ms, now (None: no clock to compare); notes
         when a screen that lost its worker is first back within IN_SYNC_MS."""
-        if self.device or not self.connected.is_set():
+        if self.device or not self.joined.is_set():
             return None
         error = self.own_clock_error()
         if error is None:
@@ -208,28 +167,18 @@ class Screen:
             self.back_in_sync_s = time.monotonic() - self.lost_at
         return error
 
-    async def send(self, message: dict) -> None:
-        if self.socket is not None and not self.socket.closed:
-            await self.socket.send_str(json.dumps(message))
-
 
 class Room:
     def __init__(self, game_id: str, code: str) -> None:
         self.game_id, self.code = game_id, code
         self.screens: list[Screen] = []
-        self.start_ms: float | None = None  # the device's audio: position = epoch ms - start_ms
-        self.claimed = False
+        self.sent = 0  # commands its screens sent (a rolling restart's busy rooms)
+        self.dropped = 0  # ... that found no open socket
+        self.last = "play"
 
-    def device_playing(self, device: Screen) -> None:
-        """The device (re)starts its audio where the shared clock says (as the page's follow())."""
-        if self.start_ms is None:
-            now = time.time() * 1000
-            position = device.clock_ms(now)
-            if position is not None:
-                self.start_ms = now - position
-
-    def sound_ms(self, now_ms: float) -> float | None:
-        return None if self.start_ms is None else now_ms - self.start_ms
+    @property
+    def device(self) -> Screen:
+        return self.screens[0]
 
 
 class Bench:
@@ -288,7 +237,8 @@ class Bench:
                 async def start(screen=screen) -> None:
                     async with gate:
                         tasks.append(asyncio.create_task(screen.run()))
-                        await asyncio.wait_for(screen.connected.wait(), 60)
+                        await asyncio.wait_for(screen.joined.wait(), 60)
+                        await asyncio.sleep(PINGS * PING_EVERY_S)  # (its pings answered before the next joins)
 
                 tasks.append(asyncio.create_task(start()))
         await asyncio.gather(*[t for t in list(tasks)])
@@ -296,28 +246,17 @@ class Bench:
 
     async def play_all(self) -> None:
         for room in self.rooms:
-            device = room.screens[0]
-            room.claimed = True
-            await device.send({"type": "claim"})
-            await device.send({"type": "play"})
+            await room.device.claim()
+            await room.device.send({"type": "play"})
             await asyncio.sleep(0.002)  # the crews press Play over a couple of seconds
 
     async def reporting(self) -> None:
         """Every sound device reports its audio position each second, at its own phase."""
-        async def one(room: Room) -> None:
-            await asyncio.sleep(random.random() * REPORT_EVERY_S)
-            while not self.stop.is_set():
-                position = room.sound_ms(time.time() * 1000)
-                if position is not None and room.screens[0].connected.is_set():
-                    try:
-                        heard = position + random.uniform(-REPORT_JITTER_MS, REPORT_JITTER_MS)
-                        await room.screens[0].send({"type": "report", "at_ms": heard, "playing": True,
-                                                    "read_ms": time.time() * 1000 + room.screens[0].offset_ms})
-                    except (ConnectionError, RuntimeError):
-                        pass
-                await asyncio.sleep(REPORT_EVERY_S)
+        await asyncio.gather(*(room.device.reporting(REPORT_JITTER_MS) for room in self.rooms))
 
-        await asyncio.gather(*(one(room) for room in self.rooms))
+    @property
+    def screens(self) -> list[Screen]:
+        return [screen for room in self.rooms for screen in room.screens]
 
     async def sampling_loop(self) -> None:
         """Every screen compares its clock with its room's device about once a second."""
@@ -336,8 +275,12 @@ class Bench:
         await asyncio.gather(*(one(s) for room in self.rooms for s in room.screens if not s.device))
 
     async def close(self) -> None:
+        self.stop.set()
+        for screen in self.screens:
+            await screen.close()
         for session in self.sessions:
             await session.close()
+        self.errors += [error for screen in self.screens for error in screen.errors]
 
 
 def probe(url: str, cafile: str, paths: list[str], seconds: float, out: str) -> None:
@@ -410,7 +353,7 @@ async def run(args, deployment: Deployment) -> dict:
     joining = time.monotonic()
     tasks = await bench.join_all()
     figures["time to join every screen (5 per room, through nginx), s"] = round(time.monotonic() - joining, 1)
-    figures["WebSockets open"] = sum(1 for room in bench.rooms for s in room.screens if s.connected.is_set())
+    figures["WebSockets open"] = sum(1 for s in bench.screens if s.joined.is_set())
     side = [asyncio.create_task(bench.reporting()), asyncio.create_task(bench.sampling_loop())]
     await bench.play_all()
     await asyncio.sleep(3)  # every device has reported once or twice
@@ -453,9 +396,38 @@ async def run(args, deployment: Deployment) -> dict:
         figures["API failures (first 3)"] = probed["failures"][:3]
     figures["render requests answered (status: count)"] = {str(s): render_statuses.count(s) for s in set(render_statuses)}
 
-    # --- a worker killed mid-mission ------------------------------------------------------------
-    on_killed = sum(1 for room in bench.rooms for s in room.screens)  # every screen is watched
-    errors_before_kill = len(bench.errors)
+    if args.rolling:
+        await rolling_restart(args, deployment, bench, figures)
+    else:
+        await kill_one(deployment, bench, figures)
+    for task in side:
+        task.cancel()
+    await bench.close()
+    await asyncio.gather(*tasks, *side, return_exceptions=True)
+    figures["client errors (kinds)"] = dict(collections.Counter(bench.errors))
+    figures["CPU pressure at the end (/proc/pressure/cpu)"] = cpu_pressure()
+    figures["screens that gave up reconnecting"] = bench.gave_up
+    return figures
+
+
+def errors_now(bench: Bench) -> list[str]:
+    return [error for screen in bench.screens for error in screen.errors]
+
+
+def rooms_not_playing(deployment: Deployment, rooms: list[Room]) -> int:
+    missing = 0
+    for room in rooms:
+        seen = deployment.request(f"/api/games/{room.game_id}")
+        if seen.status != 200 or seen.json()["playback"]["status"] != "playing":
+            missing += 1
+    return missing
+
+
+async def kill_one(deployment: Deployment, bench: Bench, figures: dict) -> None:
+    """One worker killed (SIGKILL) mid-mission: its screens reconnect through nginx to the other."""
+    on_killed = len(bench.screens)  # every screen is watched
+    errors_before_kill = len(errors_now(bench))
+    pids = [worker.process.pid for worker in deployment.workers]
     survivors = {"worker": pids[1:], "nginx": family(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
     cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in survivors.items()}
     deployment.kill_worker(0)  # (the closed sockets' errors are counted, not shown)
@@ -463,7 +435,7 @@ async def run(args, deployment: Deployment) -> dict:
     bench.outage = True
     deadline = killed + RECONNECT_LIMIT_S
     while time.monotonic() < deadline:
-        lost = [s for room in bench.rooms for s in room.screens if s.lost_at is not None and not s.device]
+        lost = [s for s in bench.screens if s.lost_at is not None and not s.device]
         if lost and all(s.back_in_sync_s is not None for s in lost) and time.monotonic() - killed > 8:
             break
         await asyncio.sleep(0.5)
@@ -474,38 +446,93 @@ async def run(args, deployment: Deployment) -> dict:
         len(outage))
     figures["worker killed: CPU used from the kill until the screens were back (8 s at least), s (surviving worker, nginx, redis, load)"] = tuple(
         round(sum(cpu_s(pid) for pid in group) - cpu_before[name], 1) for name, group in survivors.items())
-    lost = [s for room in bench.rooms for s in room.screens if s.lost_at is not None]
+    lost = [s for s in bench.screens if s.lost_at is not None]
     followers = [s for s in lost if not s.device]
     back = [s.back_in_sync_s for s in followers if s.back_in_sync_s is not None]
     figures["worker killed: screens that lost their worker (of all)"] = (len(lost), on_killed)
     figures["worker killed: connections lost and reconnections failed (kinds)"] = dict(
-        collections.Counter(bench.errors[errors_before_kill:]))
+        collections.Counter(errors_now(bench)[errors_before_kill:]))
     figures["worker killed: back within 100 ms of the device, s (p50, p99, max; not back)"] = (
         round(quantile(back, 0.5), 2), round(quantile(back, 0.99), 2), round(max(back), 2) if back else None,
         len(followers) - len(back))
-    missing = 0
-    for room in bench.rooms:
-        seen = deployment.request(f"/api/games/{room.game_id}")
-        if seen.status != 200 or seen.json()["playback"]["status"] != "playing":
-            missing += 1
     for step in ("asked again", "WebSocket open", "first state"):
         times = [s.phases[step] for s in followers if step in s.phases]
         figures[f"worker killed: '{step}' after the loss, s (p50, p99)"] = (
             round(quantile(times, 0.5), 2), round(quantile(times, 0.99), 2))
-    figures["worker killed: rooms lost or not playing"] = missing
-    bench.stop.set()
-    for task in side:
-        task.cancel()
-    for room in bench.rooms:
-        for screen in room.screens:
-            if screen.socket is not None:
-                await screen.socket.close()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    await bench.close()
-    figures["client errors (kinds)"] = {kind: bench.errors.count(kind) for kind in set(bench.errors)}
-    figures["CPU pressure at the end (/proc/pressure/cpu)"] = cpu_pressure()
-    figures["screens that gave up reconnecting"] = bench.gave_up
-    return figures
+    figures["worker killed: rooms lost or not playing"] = await asyncio.to_thread(rooms_not_playing, deployment, bench.rooms)
+
+
+async def rolling_restart(args, deployment: Deployment, bench: Bench, figures: dict) -> None:
+    """Both workers stopped with SIGTERM one after the other and started again (docs/hosting.md's
+    upgrade), while every room plays and the screens of one room in BUSY_EVERY press Pause and
+    Play every few seconds: every screen's clock against its device (the other rooms'), the
+    commands lost, the rooms lost, each process's CPU."""
+    busy = bench.rooms[::BUSY_EVERY]
+    steady = [room for room in bench.rooms if room not in busy]
+    before = {room.game_id: room.device.changes for room in busy}
+    samples: list[float] = []
+    done = asyncio.Event()
+
+    async def sample(screen: Screen) -> None:
+        await asyncio.sleep(random.random() * SAMPLE_EVERY_S)
+        while not done.is_set():
+            apart = apart_ms(screen, screen.room.device)
+            if apart is not None:
+                samples.append(apart)
+            await asyncio.sleep(SAMPLE_EVERY_S)
+
+    async def press(room: Room) -> None:
+        while not done.is_set():
+            await asyncio.sleep(COMMAND_EVERY_S * (0.5 + random.random()))
+            room.last = "pause" if room.last == "play" else "play"
+            if await random.choice(room.screens).send({"type": room.last}):
+                room.sent += 1
+            else:
+                room.dropped += 1
+
+    side = [asyncio.create_task(sample(screen)) for room in steady for screen in room.screens[1:]]
+    side += [asyncio.create_task(press(room)) for room in busy]
+    others = {"nginx": family(deployment.nginx.pid), "redis": [deployment.redis.pid], "load": [os.getpid()]}
+    cpu_before = {name: sum(cpu_s(pid) for pid in group) for name, group in others.items()}
+    workers_before = sum(cpu_s(worker.process.pid) for worker in deployment.workers)
+    started = time.monotonic()
+    drains = []
+    for index in range(len(deployment.workers)):
+        other = deployment.workers[1 - index].process.pid
+        other_before = cpu_s(other)
+        drains.append((await asyncio.to_thread(deployment.drain_worker, index), cpu_s(other) - other_before))
+        await asyncio.to_thread(deployment.start_worker, index)
+        await asyncio.sleep(AFTER_RESTART_S)  # as docs/hosting.md's procedure waits before the next worker
+    took = time.monotonic() - started
+    done.set()
+    await asyncio.gather(*side)
+    await asyncio.sleep(1.0)  # the last commands' states arrive everywhere
+    new_workers = sum(cpu_s(worker.process.pid) for worker in deployment.workers)
+    figures["rolling restart: both workers stopped (SIGTERM) and started again, s"] = round(took, 1)
+    for n, ((drained, other_cpu), worker) in enumerate(zip(drains, deployment.old_workers, strict=True)):
+        said = re.search(r"stopped in .*", "".join(worker.output))
+        figures[f"rolling restart: worker {n} exit status, s to exit, its CPU s since start; the other's CPU s meanwhile"] = (
+            drained.status, round(drained.seconds, 1), round(drained.cpu_s, 1), round(other_cpu, 1))
+        figures[f"rolling restart: worker {n} said"] = said.group(0) if said else "(nothing)"
+    figures["rolling restart: CPU used meanwhile, s (workers old and new, nginx, redis, load)"] = (
+        round(sum(drained.cpu_s for drained, _ in drains) + new_workers - workers_before, 1),
+        *(round(sum(cpu_s(pid) for pid in group) - cpu_before[name], 1) for name, group in others.items()))
+    figures["rolling restart: screens vs sound device meanwhile, ms (p50, p99, max; samples; over 100 ms)"] = (
+        round(quantile(samples, 0.5), 1), round(quantile(samples, 0.99), 1), round(max(samples, default=float("nan")), 1),
+        len(samples), sum(1 for value in samples if value > IN_SYNC_MS))
+    screens = bench.screens
+    figures["rolling restart: screens moved at least once, closed by a worker, that lost their socket (of all)"] = (
+        sum(1 for s in screens if s.moves), sum(1 for s in screens if s.closed_by_server), sum(1 for s in screens if s.lost),
+        len(screens))
+    redis = deployment.redis_client()
+    lost = 0
+    for room in busy:
+        clock = json.loads(redis.hget(f"timekeeper:game:{room.game_id}", "clock") or "{}")
+        lost += room.sent - (int(clock.get("changes", 0)) - int(before[room.game_id] or 0))
+    figures["rolling restart: commands sent, found no socket, lost (busy rooms)"] = (
+        sum(room.sent for room in busy), sum(room.dropped for room in busy), lost)
+    figures["rolling restart: rooms lost or not playing (of the rooms that only play)"] = (
+        await asyncio.to_thread(rooms_not_playing, deployment, steady), len(steady))
 
 
 def main() -> None:
@@ -517,6 +544,9 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=1000, help="rooms (default 1000), 5 screens each")
     parser.add_argument("--seconds", type=float, default=30.0, help="steady-state measuring time (default 30)")
     parser.add_argument("--renders", type=int, default=10, help="soundtrack renders asked for meanwhile (default 10)")
+    parser.add_argument("--rolling", action="store_true",
+                        help="a rolling restart of both workers (SIGTERM, started again) instead of a worker killed")
+    parser.add_argument("--drain", type=float, default=10.0, help="with --rolling: the workers' drain window, s (default 10)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped (timeout): the deployment is stopped too
     limit = raise_open_files()
@@ -528,7 +558,8 @@ def main() -> None:
         figures: dict = {}
         env = {"TIMEKEEPER_CACHE": str(Path(folder) / "cold-cache"), "TIMEKEEPER_DEFAULT_VOICE": "synthesized"}
         screens_per_worker = str(args.rooms * SCREENS_PER_ROOM + 100)  # one worker holds them all once the other dies
-        deployment = deploy(Path(folder) / "deploy", 2, extra=("--max-screens", screens_per_worker), env=env)
+        deployment = deploy(Path(folder) / "deploy", 2, extra=("--max-screens", screens_per_worker, "--drain", str(args.drain)),
+                            env=env)
         try:
             figures = uvloop.run(run(args, deployment))  # (the load's own TLS in C: it stands in for 5,000 phones)
         finally:
@@ -538,7 +569,7 @@ def main() -> None:
                 said = collections.Counter(re.sub(r"^.*?\] \d+#\d+: (\*\d+ )?", "", line).split(" while ")[0][:80]
                                            for line in log.read_text(errors="replace").splitlines())
                 print(f"nginx said: {dict(said.most_common(6))}", file=sys.stderr)
-            for n, worker in enumerate(deployment.workers):  # what a worker said (errors are one line each)
+            for n, worker in enumerate([*deployment.old_workers, *deployment.workers]):  # errors are one line each
                 said = [line for line in "".join(worker.output).splitlines() if "error" in line.lower()]
                 if said:
                     print(f"worker {n} said: " + " | ".join(said[:5]), file=sys.stderr)

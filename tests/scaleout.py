@@ -100,6 +100,33 @@ def start_nginx(run_dir: Path, workers: list[int], cert: Path, key: Path) -> tup
     return process, listen, http_listen
 
 
+@dataclass(frozen=True)
+class Drained:
+    """A worker stopped with SIGTERM: its exit status, the seconds from the signal to its exit, and
+    the CPU seconds it used in all (user + system, its children not counted)."""
+
+    status: int
+    seconds: float
+    cpu_s: float
+
+
+def reap(process: subprocess.Popen, timeout_s: float) -> tuple[int, float]:
+    """Wait for `process` to exit (SIGKILL after `timeout_s`): its exit status (-N: killed by
+    signal N) and the CPU seconds it used, which only its parent can read once it has gone."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > deadline:
+            process.kill()
+            pid, status, usage = os.wait4(process.pid, 0)
+            break
+        time.sleep(0.02)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_utime + usage.ru_stime
+
+
 @dataclass
 class Deployment:
     folder: Path
@@ -112,6 +139,9 @@ class Deployment:
     http_port: int = 0
     cert: Path | None = None
     stopped: list[int] = field(default_factory=list)
+    worker_args: list[tuple[str, ...]] = field(default_factory=list)  # each worker's command-line options
+    env: dict | None = None
+    old_workers: list[Server] = field(default_factory=list)  # workers stopped and started again
 
     @property
     def redis_url(self) -> str:
@@ -150,6 +180,23 @@ class Deployment:
         process.wait(timeout=10)
         self.stopped.append(index)
 
+    def drain_worker(self, index: int, timeout_s: float = 60.0) -> Drained:
+        """SIGTERM, as systemd stops a worker: it moves its screens to the others and exits."""
+        worker = self.workers[index]
+        process = worker.process
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        status, cpu = reap(process, timeout_s)
+        took = time.monotonic() - started
+        worker.stop()  # (its output read)
+        self.old_workers.append(worker)
+        return Drained(status, took, cpu)
+
+    def start_worker(self, index: int) -> Server:
+        """The worker `index` started again on its port with its options (a new version, in an upgrade)."""
+        self.workers[index] = start_server(self.folder / "state", *self.worker_args[index], env=self.env)
+        return self.workers[index]
+
     def redis_client(self):
         import redis
 
@@ -170,13 +217,14 @@ def deploy(folder: Path, workers: int = 2, *, nginx: bool = True, extra: tuple[s
            env: dict | None = None) -> Deployment:
     """redis-server, `workers` workers sharing it (and one --sound-cache, --renders and --state folder), nginx in front."""
     redis, redis_port = start_redis(folder / "redis")
-    deployment = Deployment(folder, redis, redis_port, [], [])
+    deployment = Deployment(folder, redis, redis_port, [], [], env=env)
     try:
         for _worker in range(workers):
             port = free_port()
-            deployment.workers.append(start_server(
-                folder / "state", "--port", str(port), "--redis", deployment.redis_url, "--behind-proxy",
-                "--sound-cache", str(folder / "sound"), "--renders", str(folder / "renders"), *extra, env=env))
+            args = ("--port", str(port), "--redis", deployment.redis_url, "--behind-proxy", "--sound-cache",
+                    str(folder / "sound"), "--renders", str(folder / "renders"), *extra)
+            deployment.worker_args.append(args)
+            deployment.workers.append(start_server(folder / "state", *args, env=env))
             deployment.worker_ports.append(port)
         if nginx:
             deployment.cert, key = make_certificate(folder)
@@ -203,4 +251,4 @@ def raise_open_files() -> int:
     return soft
 
 
-__all__ = ["Deployment", "deploy", "free_port", "raise_open_files", "os"]
+__all__ = ["Deployment", "Drained", "deploy", "free_port", "raise_open_files", "os"]

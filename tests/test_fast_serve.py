@@ -261,3 +261,51 @@ def test_the_event_loop_is_uvloop_where_installed_and_asyncio_elsewhere(monkeypa
     assert app._event_loop_runner() is uvloop.run
     monkeypatch.setitem(sys.modules, "uvloop", None)  # as on Windows: importing it fails
     assert app._event_loop_runner() is asyncio.run
+
+
+def test_a_claim_by_the_device_that_plays_the_sound_changes_nothing(config: ServeConfig) -> None:
+    """Every new socket of the sound device claims the sound again: nothing changes, nobody is told."""
+    async def check(client: TestClient) -> None:
+        async with sound_and_screen(client) as (sound, screen, played):
+            await sound.send_json({"type": "claim"})
+            await sound.send_json({"type": "pause"})
+            paused = await next_state(screen)  # the pause, not a state for the claim before it
+            assert paused["status"] == "paused" and paused["changes"] == played["changes"] + 1
+
+    served(config, check)
+
+
+def test_a_stopping_worker_tells_its_screens_to_move_and_hears_them_until_they_go(config: ServeConfig) -> None:
+    """serve/web/drain.py: each screen is told to `move` within the window, and what it sends on its
+    old socket meanwhile is carried out (the page opens its new socket before it closes this one); the
+    drain ends as soon as the last screen has gone."""
+    import random
+    import time
+
+    from timekeeper.serve.web.app import LIMITS
+    from timekeeper.serve.web.drain import drain, move_times
+    from timekeeper.serve.web.routes import STATE
+
+    times = move_times(50, 10.0, random.Random(1))
+    assert all(n * 0.2 <= at < (n + 1) * 0.2 for n, at in enumerate(times))  # one in each slot of the window
+
+    async def check(client: TestClient) -> None:
+        app = client.server.app
+        app[STATE].store.shared = True  # as with --redis: there are other workers to move to
+        async with sound_and_screen(client) as (sound, screen, _played):
+            started = time.monotonic()
+            draining = asyncio.create_task(drain(app, 1.0, app[LIMITS]))
+            while (await sound.receive_json(timeout=10)) != {"type": "move"}:
+                pass
+            await sound.send_json({"type": "pause"})  # pressed while the page opens its new socket
+            heard = []
+            while {"type": "move"} not in heard or not any(m["type"] == "state" for m in heard):
+                heard.append(await screen.receive_json(timeout=10))
+            assert next(m for m in heard if m["type"] == "state")["playback"]["status"] == "paused"
+            await sound.close()
+            await screen.close()
+            await asyncio.wait_for(draining, 10)
+            assert time.monotonic() - started < 5.0  # not the window and its graces: every screen had gone
+            assert app[STATE].stopping
+
+    served(config, check)

@@ -77,6 +77,41 @@ def test_levelling_in_the_background_gives_what_finish_makes() -> None:
     assert levelling.finished and all(levelling.ready(draft) for draft in drafts.values())
 
 
+def test_a_stopping_server_stops_background_levelling_after_the_phrase_it_is_on() -> None:
+    """A server that stops (SIGTERM, Ctrl-C) need not wait for a mix's whole queue of phrases: each
+    levelling thread ends after its phrase, and a phrase left is levelled when it is needed."""
+    import threading
+
+    from timekeeper.voice.levelling import Levelling, stop_background
+
+    started, release = threading.Semaphore(0), threading.Event()
+    finished: list[str] = []
+
+    def finish(text, clip):
+        started.release()
+        release.wait(10)
+        finished.append(text)
+        return clip * 0.5
+
+    drafts = {f"Phrase {n}.": tone(200 + 20 * n) for n in range(8)}
+    levelling = Levelling(finish)
+    for text, draft in drafts.items():
+        levelling.add(text, draft)
+    levelling.start()
+    assert started.acquire(timeout=10) and started.acquire(timeout=10)  # both threads are on a phrase
+    stop_background()
+    release.set()
+    for thread in levelling._threads:
+        thread.join(10)
+    assert len(finished) == 2  # the two phrases they were on, no more
+    assert np.array_equal(levelling.final(drafts["Phrase 7."]), drafts["Phrase 7."] * 0.5)  # levelled when needed
+    later = Levelling(lambda text, clip: clip)  # a levelling started after the stop runs as ever
+    later.add("Again.", tone(300))
+    later.start()
+    later._threads[0].join(10)
+    assert later.finished
+
+
 def test_the_official_tracks_fit_the_measured_lengths_and_not_twice_as_slow() -> None:
     from timekeeper.voice.pace import official_overlaps, shipped_scale
 

@@ -38,7 +38,9 @@ def fill(template: str, *, listen: str, http_listen: str, workers: list[str], ce
         if not _PATH.match(str(path)):
             raise ValueError(f"{name} {str(path)!r}: expected an absolute path without spaces, quotes or ; {{ }}")
     servers = "\n".join(f"        server {worker} max_fails=1 fail_timeout=2s;" for worker in workers)
-    filled = (template.replace("@@WORKERS@@", servers).replace("@@LISTEN@@", listen)
+    screen_servers = "\n".join(f"        server {worker} max_fails=0;" for worker in workers)
+    filled = (template.replace("@@WORKERS@@", servers).replace("@@SCREEN_WORKERS@@", screen_servers)
+              .replace("@@LISTEN@@", listen)
               .replace("@@HTTP_LISTEN@@", http_listen).replace("@@CERT@@", str(cert)).replace("@@KEY@@", str(key))
               .replace("@@RUN_DIR@@", str(run_dir)))
     left = re.findall(r"@@[A-Z_]+@@", filled)

@@ -58,19 +58,24 @@ import click
                    "--public), host names are its to check, and it limits connections per client.")
 @click.option("--max-screens", type=click.IntRange(1, 100_000), default=None, metavar="N",
               help="WebSockets (joined screens) this process holds at once (default: 200; 5,000 with --public).")
+@click.option("--drain", "drain_s", type=click.FloatRange(0, 600), default=None, metavar="SECONDS",
+              help="With --redis: on SIGTERM, move this worker's screens to the other workers spread over this "
+                   "many seconds (default 10), finish the requests in flight and exit 0 (a rolling restart, "
+                   "docs/hosting.md). Example: --drain 20")
 @click.pass_context
 def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, scenarios: Path | None,
                   music: Path | None, state: Path | None, log_file: Path | None, sound_cache: Path | None,
                   sound_cache_mb: int | None, public: bool, bind: str | None, trust_proxy: tuple[str, ...],
                   room_idle: float, public_url: str | None, redis_url: str | None, renders: Path | None,
-                  behind_proxy: bool, max_screens: int | None) -> None:
+                  behind_proxy: bool, max_screens: int | None, drain_s: float | None) -> None:
     """Play missions from any browser or phone: choose or generate a track, set up the
     voice and crew, and play it with a large spoiler-free screen, captions, a prompter
     for a human timekeeper, and more phones joined as second screens.
 
     By default only this machine can open the page. With --lan, phones on the same
     network scan the QR code printed here. Ctrl-C stops the server (the mission state
-    is kept: start it again and the page picks up where it was).
+    is kept: start it again and the page picks up where it was). SIGTERM stops it
+    gracefully: with --redis its screens move to the other workers first (--drain).
 
     With --public it hosts many crews (a club, a game cafe, a fan site) behind a
     reverse proxy such as nginx that adds TLS: every crew opens the page, starts a
@@ -84,6 +89,7 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
       timekeeper serve --sound-cache /srv/timekeeper/sound --sound-cache-mb 2000
       timekeeper serve --public --port 8765 --trust-proxy 127.0.0.1 --public-url https://tk.example.org
       timekeeper serve --port 8801 --redis redis://127.0.0.1:6379/0 --behind-proxy --sound-cache /srv/tk/sound
+      timekeeper serve --port 8802 --redis redis://127.0.0.1:6379/0 --behind-proxy --drain 20
     """
     from timekeeper.serve.games.redis_store import checked_url
     from timekeeper.serve.server import ServeConfig, default_state_dir, new_token
@@ -104,7 +110,7 @@ def serve_command(ctx: click.Context, port: int, lan: bool, open_browser: bool, 
                          public=public, trusted_proxies=trusted, room_idle_s=room_idle,
                          public_url=public_url.rstrip("/") if public_url else None,
                          redis=checked_url(redis_url) if redis_url else None, renders=renders, behind_proxy=behind_proxy,
-                         max_screens=max_screens)
+                         max_screens=max_screens, drain_s=ServeConfig.drain_s if drain_s is None else drain_s)
 
     def ready(bound_port: int) -> None:
         local = f"http://127.0.0.1:{bound_port}/"

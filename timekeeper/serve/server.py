@@ -34,8 +34,8 @@ from timekeeper.serve.refusal import Refused
 from timekeeper.serve.sound.cache import DEFAULT_LIMIT_MB, SoundCache, SoundFile
 from timekeeper.serve.sound.encoder_child import ChildSoundCache
 from timekeeper.serve.sound.mixes import FORMATS, MixCache, RenderJob
-from timekeeper.serve.sound.once import claim_render, mirror_render, once, render_seen
-from timekeeper.serve.sound.render_child import render_in_child
+from timekeeper.serve.sound.once import claim_render, mirror_render, note_left, once, render_seen
+from timekeeper.serve.sound.render_child import render_in_child, stop_children
 from timekeeper.serve.tracks.library import Library, LoadedTrack, files_below
 from timekeeper.serve.tracks.voice_installs import VoiceInstallJob, run_voice_install
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix
@@ -93,6 +93,7 @@ class ServeConfig:
     behind_proxy: bool = False  # requests come through a reverse proxy on this machine (trusted: loopback)
     max_screens: int | None = None  # WebSockets this process holds at once (None: PUBLIC_SCREENS or MAX_SCREENS)
     encode_in_child: bool = True  # the page's sound files encoded by a child process (serve/sound/encoder_child.py), else threads here
+    drain_s: float = 10.0  # with --redis: on SIGTERM the screens move to the other workers over this window (serve/web/drain.py)
 
     @property
     def lan(self) -> bool:
@@ -124,6 +125,8 @@ class ServerState:
         self.slow = WorkQueue("slow", SLOW_THREADS, SLOW_WAITING, per_owner=per_owner)  # generating missions, PDFs
         self._preparing: dict[str, asyncio.Future[PreparedMix]] = {}  # mix key -> its preparation under way
         self.described: OrderedDict[str, tuple[Timeline, SoundFile]] = OrderedDict()  # mix key -> ..., newest last
+        self.renders: dict[str, asyncio.Future] = {}  # job id -> its unfinished render in the queue
+        self.stopping = False  # SIGTERM came (serve/web/drain.py): no new render starts here, answers close their connection
 
     # --- what the page may choose --------------------------------------------------------------
     @cached_property
@@ -361,11 +364,15 @@ class ServerState:
         job = self.jobs.get(job_id)
         if job is not None and (not job.finished or job.error is None) and (not job.finished or job.path.is_file()):
             return job
-        job = RenderJob(job_id, self.renders_dir() / f"{game.mix_key}.{fmt}")
+        job = RenderJob(job_id, self.renders_dir() / f"{game.mix_key}.{fmt}", game_id=game.id)
         if job.path.is_file():
             job.finished = True
             self.jobs[job_id] = job
             self._forget_old_renders()
+            return job
+        if self.stopping and self.store.shared:  # left at once: the page's next look at it reaches a worker that renders it
+            job.left = True
+            await note_left(self.store, job)
             return job
         token = await claim_render(self.store, job_id)
         if token is None:  # another worker renders it into the shared folder: its progress
@@ -379,18 +386,60 @@ class ServerState:
             await self.store.release("render:" + job_id, token)
             raise
         self.jobs[job_id] = job  # only once queued: a refused download leaves nothing behind
+        self.renders[job_id] = future
+        future.add_done_callback(lambda _done: self.renders.pop(job_id, None))
         if self.store.shared:
             _keep_task(asyncio.get_running_loop().create_task(mirror_render(self.store, job, future, token)))
         self._forget_old_renders()
         return job
 
     async def find_job(self, job_id: str) -> RenderJob | None:
-        """A download's job: this worker's, else one another worker runs (with --redis)."""
+        """A download's job: this worker's, else one another worker runs (with --redis); one that a
+        stopping worker left unfinished is rendered here from now on."""
         job = self.jobs.get(job_id)
-        if job is not None or not self.store.shared:
+        if (job is not None and not job.left) or not self.store.shared:
             return job
         key, _, fmt = job_id.rpartition("-")
-        return await render_seen(self.store, job_id, RenderJob(job_id, self.renders_dir() / f"{key}.{fmt}"))
+        seen = await render_seen(self.store, job_id, RenderJob(job_id, self.renders_dir() / f"{key}.{fmt}"))
+        if seen is None or not seen.left or self.stopping:
+            return seen
+        game = await self.store.refresh(seen.game_id) if seen.game_id else None
+        if game is None or game.mix_key != key:
+            return None  # its game is gone or changed: the page starts it again
+        self.jobs.pop(job_id, None)
+        return await self.start_render(game, fmt)
+
+    def leave_renders(self, *, running: bool) -> int:
+        """SIGTERM (serve/web/drain.py): the downloads still waiting in the queue are left to the next
+        worker the page asks (their locks released, marked left); with `running`, those being
+        rendered too (their render children stopped). How many were left now."""
+        self.stopping = True
+        if not self.store.shared:
+            return 0
+        left = 0
+        stopped = set()
+        for job_id, future in list(self.renders.items()):
+            job = self.jobs.get(job_id)
+            if job is None or job.finished or job.left:
+                continue
+            if self.rendering.position(job_id) > 0:  # still waiting: it never starts here
+                future.cancel()
+            elif running:
+                stopped.add(job_id)
+            else:
+                continue
+            job.left = True
+            left += 1
+        if stopped:
+            stop_children(stopped)
+        return left
+
+    async def renders_settled(self, timeout_s: float) -> None:
+        """Wait (at most `timeout_s`) until the renders left or stopped have told the other workers
+        (their notes written, their locks released)."""
+        waiting = [*self.renders.values(), *_TASKS]
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout_s)
 
     def _forget_old_renders(self) -> None:
         """Keep the KEPT_RENDERS most recent soundtracks (files and jobs); unfinished ones stay."""

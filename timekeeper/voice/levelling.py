@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from timekeeper.audio.pcm import Clip
 
 WORKERS = 2  # levelling threads (numpy and scipy release the GIL for the long loops)
+_stops = [0]  # how often stop_background was called: a levelling started before the last call stops
 
 # finish(text, draft) -> the phrase's final clip (levelled, stored as 16-bit, written to the cache)
 Finish = Callable[[str, Clip], Clip]
@@ -32,6 +33,13 @@ def import_ahead() -> None:
         from timekeeper.audio.loudness import libraries
 
         threading.Thread(target=libraries, name="timekeeper-import", daemon=True).start()
+
+
+def stop_background() -> None:
+    """The process is ending (a server that stops): every background levelling started so far ends
+    after the phrase it is on (its clip written whole); a phrase not levelled yet is levelled when
+    needed."""
+    _stops[0] += 1
 
 
 class Levelling:
@@ -63,11 +71,12 @@ class Levelling:
         """Level every phrase in the background: the texts of `order` first, in that order."""
         queue = list(dict.fromkeys([*(text for text in order if text in self._drafts), *self._drafts]))
         lock = threading.Lock()
+        stops = _stops[0]
 
         def work() -> None:
             while True:
                 with lock:
-                    if not queue:
+                    if not queue or _stops[0] != stops:
                         return
                     text = queue.pop(0)
                 with contextlib.suppress(BaseException):  # kept in _errors; the consumer raises it
@@ -75,6 +84,7 @@ class Levelling:
 
         for number in range(min(WORKERS, len(queue))):
             thread = threading.Thread(target=work, name=f"timekeeper-levelling-{number}")  # finishes its clip at exit
+            # (not the queue: stop_background)
             thread.start()
             self._threads.append(thread)
 

@@ -15,6 +15,7 @@ import { clientId, serverNow, view } from "./state.js";
 // What the screens do with the game's messages: the lobby's lobbyStarted; the mission's ended,
 // follow, openGame, setSound and undone (each screen hands its own when it is wired).
 const on = {};
+const PINGS = 5; // clock pings when a screen first joins
 
 export function handleWith(handlers) {
   Object.assign(on, handlers);
@@ -44,23 +45,31 @@ function sendOffline(socket) {
   return true;
 }
 
-export function connect(gameId, start) {
+// Join the game's socket. `moving`: the open socket of a worker that is stopping; it stays this
+// screen's socket (commands go through it) until the new one is open, and is closed then.
+export function connect(gameId, start, moving = null) {
   if (view.socket && view.socketGame !== gameId) {
     const old = view.socket;
     view.socket = null;
     old.close();
   }
   const socket = new WebSocket(socketUrl(gameId));
-  view.socket = socket;
+  if (!moving) view.socket = socket;
   view.socketGame = gameId;
   socket.onopen = () => {
+    if (moving) {
+      if (view.socket !== moving) return socket.close(); // the page joined another way meanwhile
+      view.socket = socket;
+      moving.onmessage = moving.onclose = null;
+      moving.close();
+    }
     view.retryMs = 500;
     page.conn.className = "conn on";
     const kind = matchMedia("(pointer: coarse)").matches ? "phone" : "screen";
     send({ type: "hello", client: clientId, kind });
     if (view.sound || (!view.game && !page.quiet.checked)) send({ type: "claim" }); // the set-up device plays the sound
     view.skipSnapshot = sendOffline(socket); // what was pressed offline wins over the state the server had
-    ping();
+    ping(Number.isFinite(view.bestRttMs) ? 1 : PINGS); // joined before: its offset is kept, one ping refines it
     if (start) {
       start = false;
       send({ type: "play" });
@@ -68,13 +77,19 @@ export function connect(gameId, start) {
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = () => {
-    page.conn.className = "conn off";
     if (view.socket !== socket) return;
+    page.conn.className = "conn off";
     // spread over half to one and a half times the wait: the screens of a worker that died do not
     // all knock on the surviving one in the same millisecond
     setTimeout(() => view.socket === socket && connect(gameId, false), view.retryMs * (0.5 + Math.random()));
     view.retryMs = Math.min(view.retryMs * 2, 5000);
   };
+}
+
+// A new socket (through the proxy: to another worker) before this one is closed, so no command is lost.
+function move() {
+  const current = view.socket;
+  if (current && current.readyState === WebSocket.OPEN && view.socketGame) connect(view.socketGame, false, current);
 }
 
 // The socket of the game `gameId` is open (or is opened); true when it already was.
@@ -88,8 +103,9 @@ export function reconnect() {
   else ping();
 }
 
-export function ping() {
-  for (let i = 0; i < 5; i++) setTimeout(() => send({ type: "ping", t: Date.now() }), i * 150);
+// Measure the clock offset: `count` pings 150 ms apart (the quickest answers count, clock.js clockSync).
+export function ping(count = PINGS) {
+  for (let i = 0; i < count; i++) setTimeout(() => send({ type: "ping", t: Date.now() }), i * 150);
 }
 
 // The sound device's position, read now (read_ms on the server's clock: its travel time does not move the clock).
@@ -111,6 +127,8 @@ async function receive(message) {
   if (message.type === "pong") {
     const synced = clockSync(view, message.t, Date.now(), message.server_ms);
     if (synced) Object.assign(view, synced);
+  } else if (message.type === "move") {
+    move(); // the worker is stopping (a rolling restart): another one takes this screen
   } else if (message.type === "next" && view.game && view.playback.status === "ended") {
     followNext(message.id); // the crew set up the next mission: this screen joins it
   } else if (message.type === "presence") {

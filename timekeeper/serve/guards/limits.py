@@ -156,6 +156,15 @@ class ConnectionLimits:
         self.dropped += 1
         return True
 
+    def close_idle(self) -> int:
+        """Close every connection no request is using (a stopping worker's keep-alive connections);
+        how many."""
+        idle = [gate for gates in self.by_client.values() for gate in gates if not gate.busy]
+        for gate in idle:
+            self.release(gate)
+            gate.drop()
+        return len(idle)
+
     def gate(self, transport: object) -> Gate | None:
         return self.by_transport.get(transport)
 

@@ -104,6 +104,8 @@ class RenderJob:
     total: int = 1
     finished: bool = False
     error: str | None = None
+    game_id: str = ""  # the game it renders (another worker takes a job left to it from there)
+    left: bool = False  # its worker stopped (SIGTERM) before it finished: the next worker asked renders it
 
     def as_json(self) -> dict:
         return {"id": self.id, "done": self.done, "total": self.total, "finished": self.finished,

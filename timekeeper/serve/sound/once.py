@@ -52,24 +52,41 @@ async def claim_render(store: Store, job_id: str) -> str | None:
     return await store.claim("render:" + job_id, RENDER_LOCK_S)
 
 
+def _noted(job: RenderJob) -> dict:
+    """What the other workers read of a render: its progress, or that it was left unfinished (and
+    the game it renders, so the next worker asked renders it)."""
+    if job.left:
+        return {"id": job.id, "done": 0, "total": job.total, "finished": False, "error": None, "left": True,
+                "game": job.game_id}
+    return job.as_json()
+
+
+async def note_left(store: Store, job: RenderJob) -> None:
+    """Tell the other workers that `job` was left unfinished here (its lock is not held)."""
+    await store.note("render:" + job.id, _noted(job), NOTE_TTL_S)
+
+
 async def mirror_render(store: Store, job: RenderJob, future: asyncio.Future, token: str) -> None:
-    """Write `job`'s progress where every worker reads it until it has finished; then let go."""
+    """Write `job`'s progress where every worker reads it until it has finished (or was left by a
+    worker that stops); then let go of its lock."""
     try:
         while not future.done():
             with contextlib.suppress(Exception):
-                await store.note("render:" + job.id, job.as_json(), NOTE_TTL_S)
+                await store.note("render:" + job.id, _noted(job), NOTE_TTL_S)
             await asyncio.wait([future], timeout=NOTE_EVERY_S)
         with contextlib.suppress(Exception):
-            await store.note("render:" + job.id, job.as_json(), NOTE_TTL_S)
+            await store.note("render:" + job.id, _noted(job), NOTE_TTL_S)
     finally:
         await store.release("render:" + job.id, token)
 
 
 async def render_seen(store: Store, job_id: str, job: RenderJob) -> RenderJob | None:
-    """The progress of a render another worker runs, as it last wrote it (None: nobody does)."""
+    """The progress of a render another worker runs, as it last wrote it (None: nobody does; `left`
+    set: its worker stopped before it finished, and `game_id` names the game to render it from)."""
     fields = await store.read_note("render:" + job_id)
     if fields is None:
         return None
     job.done, job.total = int(fields.get("done", 0)), max(1, int(fields.get("total", 1)))
     job.finished, job.error = bool(fields.get("finished")), fields.get("error")
+    job.left, job.game_id = bool(fields.get("left")), str(fields.get("game") or "")
     return job

@@ -28,7 +28,7 @@ from timekeeper.soundtrack.mix import MixSettings
 RENDER_NICE = 10  # how much lower than the server's the children's CPU priority is (Unix niceness)
 PROGRESS_EVERY_S = 0.2  # a child reports its progress at most this often
 
-_children: set[multiprocessing.process.BaseProcess] = set()
+_children: dict[multiprocessing.process.BaseProcess, str] = {}  # running children -> their job's id
 _children_guard = threading.Lock()
 
 
@@ -43,7 +43,7 @@ def render_in_child(job: RenderJob, scenario: Scenario, settings: MixSettings, s
     try:
         with _children_guard:
             child.start()
-            _children.add(child)
+            _children[child] = job.id
         writer.close()  # the child holds the only writing end: EOF once it has ended
         while True:
             try:
@@ -60,14 +60,15 @@ def render_in_child(job: RenderJob, scenario: Scenario, settings: MixSettings, s
     finally:
         reader.close()
         with _children_guard:
-            _children.discard(child)
+            _children.pop(child, None)
         job.finished = True
 
 
-def stop_children() -> None:
-    """Stop every render child still running (the server is shutting down)."""
+def stop_children(job_ids: set[str] | None = None) -> None:
+    """Stop the render children of the jobs `job_ids` (None: every one still running, the server
+    is shutting down)."""
     with _children_guard:
-        running = list(_children)
+        running = [child for child, job_id in _children.items() if job_ids is None or job_id in job_ids]
     for child in running:
         with contextlib.suppress(Exception):
             child.kill()

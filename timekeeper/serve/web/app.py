@@ -1,7 +1,7 @@
 """The aiohttp application of `timekeeper serve`: its middleware (errors as JSON, who may ask,
 busy connections, each route's declared input read within its limits), routes, and the task that
-ends games whose sound has run out. `run` listens behind the connection gate of serve/guards/limits.py
-and stops cleanly on Ctrl-C."""
+ends games whose sound has run out. `run` listens behind the connection gate of serve/guards/limits.py,
+stops cleanly on Ctrl-C and gracefully on SIGTERM (serve/web/drain.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import contextlib
 import hmac
 import ipaddress
 import re
+import signal
 import traceback
 
 from aiohttp import web
@@ -34,6 +35,7 @@ from timekeeper.serve.refusal import Refused
 from timekeeper.serve.server import PUBLIC_CONNECTIONS, ServeConfig, ServerState, screens_allowed
 from timekeeper.serve.sound.render_child import stop_children
 from timekeeper.serve.tracks.library import InvalidTrack
+from timekeeper.serve.web.drain import REQUESTS, Requests, counted, drain
 from timekeeper.serve.web.routes import (
     CHECKED_INPUT,
     REPORT_EVERY_S,
@@ -44,6 +46,7 @@ from timekeeper.serve.web.routes import (
     json_error,
 )
 from timekeeper.serve.web.schemas import JSON_BODY_BYTES, Checked, RouteInput, check_charset, json_object, validate
+from timekeeper.voice.levelling import stop_background
 
 TOKEN_COOKIE = "timekeeper_token"
 REQUEST_HEADER = "X-Timekeeper"  # every POST, PATCH and DELETE carries it, so other web pages cannot send them
@@ -278,6 +281,7 @@ async def _watch_endings(app: web.Application):
     await state.store.close()
     for queue in (state.rendering, state.mixing, state.slow):
         queue.shutdown()
+    stop_background()  # the phrases a mix is levelling in the background: the process ends after the current one
     stop_children()
     state.sounds.shutdown()
 
@@ -285,9 +289,10 @@ async def _watch_endings(app: web.Application):
 def make_app(config: ServeConfig) -> web.Application:
     from timekeeper.serve.web.hosted import add_public, hosted
 
-    app = web.Application(middlewares=[errors, guard, hosted, busy, check_input, current_game],
+    app = web.Application(middlewares=[counted, errors, guard, hosted, busy, check_input, current_game],
                           client_max_size=MAX_FILE_BYTES + 64 * 1024)
     app[STATE] = ServerState(config)
+    app[REQUESTS] = Requests()
     # every WebSocket holds a connection; behind a proxy every connection comes from it (exempt from
     # the per-client limit: the proxy limits each client, deploy/nginx.conf)
     most = PUBLIC_CONNECTIONS if config.public else max(MAX_CONNECTIONS, screens_allowed(config) + MAX_CLIENT_CONNECTIONS)
@@ -324,10 +329,17 @@ async def _serve(config: ServeConfig, ready) -> None:
     limits = app[LIMITS]
     server = await loop.create_server(limits.factory(_answering_in_json(runner.server)), config.host, config.port, reuse_address=True,
                                       backlog=accept_backlog(raise_open_files_limit(), limits.total))
+    stopping = asyncio.Event()
+    with contextlib.suppress(NotImplementedError):  # (Windows: no SIGTERM to handle)
+        loop.add_signal_handler(signal.SIGTERM, stopping.set)
     try:
         ready(server.sockets[0].getsockname()[1])
-        await asyncio.Event().wait()
+        await stopping.wait()
+        server.close()  # new connections go to the other workers
+        await drain(app, config.drain_s, limits)
     finally:
+        with contextlib.suppress(NotImplementedError):
+            loop.remove_signal_handler(signal.SIGTERM)
         server.close()
         await runner.cleanup()
 
@@ -344,8 +356,9 @@ def _event_loop_runner():
 
 
 def run(config: ServeConfig, ready) -> None:
-    """Serve until Ctrl-C (KeyboardInterrupt reaches the caller, which exits 130). `ready(port)` is
-    called once the socket listens."""
+    """Serve until Ctrl-C (KeyboardInterrupt reaches the caller, which exits 130) or SIGTERM (the
+    screens are moved to the other workers first, serve/web/drain.py; then it returns). `ready(port)`
+    is called once the socket listens."""
     try:
         _event_loop_runner()(_serve(config, ready))
     except OSError as error:

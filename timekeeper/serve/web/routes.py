@@ -345,6 +345,8 @@ def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
     elif kind == "claim":
         if client is None:
             raise Refused("say hello with a client id before claiming the sound", field="client")
+        if client == game.holder:
+            return None  # the device that plays the sound joined again (every new socket claims): nothing changes
         game.holder = client
     elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
         if client is None or client != game.holder:
