@@ -51,6 +51,15 @@ test("a server error with a known code is said in the page's language; an Englis
   words.language = "de";
 });
 
+test("a server that cannot be reached, or answers with a proxy's page, is said in the page's language", () => {
+  words.messages = catalogue("de");
+  const lost = Object.assign(new Error("/api/tracks: Failed to fetch"), { unreachable: true }); // as api.js throws it
+  assert.equal(errorText(lost), words.messages["page.error.network"]);
+  const proxy = Object.assign(new Error("502 Bad Gateway"), { status: 502, body: "<html>Bad Gateway</html>" });
+  assert.equal(errorText(proxy), words.messages["page.error.status"].replace("{status}", "502"));
+  assert.equal(errorText("a reason that is no error"), "a reason that is no error");
+});
+
 test("words the server sends as data are said in the page's language, values that are words too", () => {
   words.messages = catalogue("de");
   assert.equal(say({ key: "title.official.test-run-1", values: {} }), "Erster Testlauf");

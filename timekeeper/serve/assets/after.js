@@ -3,7 +3,7 @@
 import { api, finished, postJson } from "./api.js";
 import { keepAwake } from "./awake.js";
 import { page, toast } from "./dom.js";
-import { errorText, words } from "./i18n.js";
+import { errorText, t, words } from "./i18n.js";
 import { serverInfo } from "./language.js";
 import { buildLogForm } from "./log.js";
 import { view } from "./state.js";
@@ -33,8 +33,8 @@ function setUpNext(trackId) {
 async function newRandom() {
   const chosen = JSON.parse(localStorage.getItem("tk-generate") || "{}");
   const { language, voice } = view.game.settings;
-  const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
   try {
+    const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
     const made = await postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, seed: "", count: 1, campaign: false,
       language, voice: offered ? offered.id : "" });
     setUpNext(made.tracks[0].id);
@@ -54,7 +54,7 @@ async function download(format) {
       bar.value = job.done;
       // the server renders one soundtrack at a time: say how many are ahead of this one
       queue.hidden = !job.position;
-      queue.textContent = job.position ? `waiting: ${job.position} ahead` : "";
+      queue.textContent = job.position ? t("page.dl.queue", { count: job.position }) : "";
     });
     bar.value = bar.max;
     location.href = `/api/games/${view.game.id}/soundtrack.${format}`;

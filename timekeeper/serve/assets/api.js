@@ -1,15 +1,20 @@
-// Talking to the server: JSON over fetch (an error carries the server's body), and the address
-// of a game's WebSocket.
+// Talking to the server: JSON over fetch (an error carries the server's body and status, or says
+// that the server could not be reached), and the address of a game's WebSocket.
 
 const HEADERS = { "X-Timekeeper": "1" };
 
 export async function api(path, options = {}) {
-  const response = await fetch(path, { ...options, headers: { ...HEADERS, ...(options.headers || {}) } });
+  let response;
+  try {
+    response = await fetch(path, { ...options, headers: { ...HEADERS, ...(options.headers || {}) } });
+  } catch (cause) {
+    throw Object.assign(new Error(`${path}: ${cause.message}`), { unreachable: true }); // no network, or no server
+  }
   const type = response.headers.get("Content-Type") || "";
-  const body = type.includes("json") ? await response.json() : await response.text();
-  if (!response.ok) {
+  const body = await (type.includes("json") ? response.json() : response.text()).catch(() => null); // cut short
+  if (!response.ok || body === null) {
     const error = new Error((body && body.error) || `${response.status} ${response.statusText}`);
-    error.body = body;
+    Object.assign(error, { body, status: response.status, unreachable: body === null && response.ok });
     throw error;
   }
   return body;

@@ -3,10 +3,10 @@
 // running mission, and the log opens over the page (the sound plays on).
 import { wireAfter } from "./after.js";
 import { api } from "./api.js";
-import { page, toast } from "./dom.js";
-import { errorText, t } from "./i18n.js";
+import { page, sayFailure, toast } from "./dom.js";
+import { t } from "./i18n.js";
 import { wireJoining } from "./joining.js";
-import { serverInfo, useLanguage } from "./language.js";
+import { useLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { closeLog, showLog, wireLog } from "./log.js";
 import { inMission, offerResume, openGame, wireMission } from "./mission.js";
@@ -51,9 +51,8 @@ function wireNavigation() {
 async function route() {
   const match = location.pathname.match(/^\/g\/([0-9a-f]{12})$/);
   if (location.pathname === "/log") {
-    await serverInfo();
-    await useLanguage(localStorage.getItem("tk-language") || "");
     page.logClose.hidden = true;
+    await useLanguage(localStorage.getItem("tk-language") || "").catch(sayFailure);
     return showLog();
   }
   if (!match) return showSetup();
@@ -72,9 +71,9 @@ async function route() {
     }
   } catch (error) {
     await useLanguage(localStorage.getItem("tk-language") || "").catch(() => {});
-    toast(errorText(error), true);
+    sayFailure(error);
     history.replaceState({}, "", "/");
-    showSetup();
+    return showSetup();
   }
 }
 
@@ -86,4 +85,9 @@ wireAfter();
 wireLog();
 wireNavigation();
 keepOffline();
-route();
+route().catch(sayFailure);
+// the last net under every promise of the page: a failure nobody handled is still said on screen
+window.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  sayFailure(event.reason);
+});

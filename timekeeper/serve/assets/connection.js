@@ -5,7 +5,7 @@
 // a message (`handleWith`): it imports none of them.
 import { api, socketUrl } from "./api.js";
 import { clockSync } from "./clock.js";
-import { page, toast } from "./dom.js";
+import { page, sayFailure, toast } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 import { showPresence } from "./joining.js";
 import { useLanguage } from "./language.js";
@@ -75,7 +75,7 @@ export function connect(gameId, start, moving = null) {
       send({ type: "play" });
     }
   };
-  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onmessage = (event) => receive(JSON.parse(event.data)).catch(sayFailure);
   socket.onclose = () => {
     if (view.socket !== socket) return;
     page.conn.className = "conn off";
@@ -130,7 +130,7 @@ async function receive(message) {
   } else if (message.type === "move") {
     move(); // the worker is stopping (a rolling restart): another one takes this screen
   } else if (message.type === "next" && view.game && view.playback.status === "ended") {
-    followNext(message.id); // the crew set up the next mission: this screen joins it
+    await followNext(message.id); // the crew set up the next mission: this screen joins it
   } else if (message.type === "presence") {
     showPresence(message.screens);
   } else if (message.type === "setup" && view.game && view.playback.status === "ready") {

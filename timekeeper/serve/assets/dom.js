@@ -1,6 +1,7 @@
 // The page's elements, looked up once: every module reaches them by name here (page.playHere is
 // the element with the id play-here), never by its own lookup. A missing id stops the page at
 // once, so index.html and the scripts cannot drift apart unseen.
+import { errorText } from "./i18n.js";
 
 const IDS = [
   // the bar
@@ -64,6 +65,12 @@ export function option(value, label) {
 }
 
 let toastTimer = null;
+
+// A request that failed in the background (a screen drawn, a message followed), said on screen in
+// the page's words: what every background promise of the page ends in, never an unhandled rejection.
+export function sayFailure(error) {
+  toast(errorText(error), true);
+}
 
 export function toast(message, isError = false) {
   const box = page.toast;

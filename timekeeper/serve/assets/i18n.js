@@ -38,13 +38,19 @@ export function uiLanguage(wanted, preferred = []) {
   return "en";
 }
 
-// A server error in the page's language: its words when the server sent them (`said`), else (in
-// another language than the server's English message) the words of its stable code, else the message.
+// A failed request in the page's language: the server's words when it sent them (`said`); a server
+// that could not be reached, or answered no JSON (a proxy's error page), says so; else (in another
+// language than the server's English message) the words of its stable code, else the message.
 export function errorText(error) {
-  const body = error.body || {};
+  const body = (error && error.body) || {};
   if (body.said) return say(body.said);
+  if (error && error.unreachable) return t("page.error.network");
+  if (error && error.status && (typeof error.body !== "object" || error.body === null)) {
+    return t("page.error.status", { status: error.status });
+  }
   const known = body.code && words.messages[`error.${body.code}`];
-  return known && (words.language !== "en" || !error.message) ? t(`error.${body.code}`) : error.message;
+  const message = (error && error.message) || "";
+  return known && (words.language !== "en" || !message) ? t(`error.${body.code}`) : message || String(error);
 }
 
 // The words of the elements under `root` that name their key: data-i18n="key" for the text,

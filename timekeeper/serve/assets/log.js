@@ -2,7 +2,7 @@
 // recorded), the log with its statistics as tables and a chart, correcting and removing a mission.
 // Every word comes from the catalogue (log.* keys).
 import { api, postJson, sendJson } from "./api.js";
-import { element, option, page, toast } from "./dom.js";
+import { element, option, page, sayFailure, toast } from "./dom.js";
 import { errorText, say, t, words } from "./i18n.js";
 import { serverInfo } from "./language.js";
 import { view } from "./state.js";
@@ -126,10 +126,15 @@ async function recordMission(event) {
 export async function showLog() {
   page.logview.hidden = false;
   document.body.classList.add("sheet-open");
-  const log = await api("/api/log");
   page.logPdf.href = `/api/log.pdf?lang=${words.language}`; // printed in the page's words
-  drawLogTable(log);
-  drawStats(log.stats);
+  try {
+    const log = await api("/api/log");
+    drawLogTable(log);
+    drawStats(log.stats);
+  } catch (error) { // said where the log would be
+    page.logTable.replaceChildren(element("caption", { className: "problem", textContent: errorText(error) }));
+    page.logStats.replaceChildren();
+  }
   showCrewLink();
   page.logHome.hidden = !page.logClose.hidden; // the log page alone (/log): a way to the set-up screen
   if (!page.logClose.hidden) page.logClose.focus();
@@ -139,7 +144,7 @@ export async function showLog() {
 async function showCrewLink() {
   const hosted = await serverInfo().then((i) => i.public, () => false);
   page.crewlink.hidden = !hosted;
-  if (hosted) page.crewlinkUrl.value = (await api("/api/crew")).link;
+  if (hosted) page.crewlinkUrl.value = await api("/api/crew").then((crew) => crew.link, sayFailure) || "";
 }
 
 async function copyCrewLink() {
@@ -393,8 +398,8 @@ async function checkLogged() {
     const form = await api(`/api/games/${view.game.id}/log`);
     const done = page.logform.classList.contains("done");
     if (form.recorded || done) showLogged(form.recorded);
-  } catch {
-    // the next message or wake-up tries again
+  } catch (error) {
+    sayFailure(error); // the next message or wake-up tries again
   }
 }
 

@@ -11,7 +11,7 @@ export function keepOffline() {
   const keep = (url) =>
     worker.ready.then((registration) => {
       if (registration.active) registration.active.postMessage({ type: "keep-sound", url });
-    });
+    }).catch(() => {}); // no worker to keep it: the sound plays from the network, as without one
   // wake the worker as Play is pressed: the sound's first byte range then passes a running worker
   const warm = () => worker.controller && worker.controller.postMessage({ type: "warm" });
   for (const button of [page.playHere, page.prompterStart, page.toggle]) button.addEventListener("pointerdown", warm);

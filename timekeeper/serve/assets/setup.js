@@ -2,7 +2,7 @@
 // (language, voice, crew, music, pace), and the natural voice of a language one step away. Each
 // change is told as an event on the screen (SETUP_CHANGED), which the lobby sends to its game.
 import { api, finished, postJson } from "./api.js";
-import { element, option, page, toast } from "./dom.js";
+import { element, option, page, sayFailure, toast } from "./dom.js";
 import { errorText, say, t, uiLanguage, words } from "./i18n.js";
 import { joinByCode } from "./joining.js";
 import { serverInfo, useLanguage, whenWordsChange } from "./language.js";
@@ -17,10 +17,15 @@ const GROUPS = ["added", "folder", "test-run", "simulation", "advanced-simulatio
 export async function showSetup() {
   page.setup.hidden = false;
   page.game.hidden = true;
-  await serverInfo();
-  fillSettings();
-  await useLanguage(page.language.value);
-  await fillTracks();
+  try {
+    await serverInfo();
+    fillSettings();
+    await useLanguage(page.language.value);
+    await fillTracks();
+  } catch (error) {
+    if (!words.language) await useLanguage(localStorage.getItem("tk-language") || "").catch(() => {}); // its words, at least
+    return sayFailure(error);
+  }
   const wanted = new URLSearchParams(location.search).get("join");
   if (wanted) joinByCode(wanted);
 }
@@ -268,11 +273,10 @@ function wireTabs() {
 
 export function wireSetup() {
   page.track.addEventListener("change", trackChanged);
-  page.language.addEventListener("change", async () => {
+  page.language.addEventListener("change", () => {
     localStorage.setItem("tk-language", page.language.value);
     fillVoices();
-    await useLanguage(page.language.value);
-    setupChanged();
+    useLanguage(page.language.value).then(setupChanged, sayFailure);
   });
   page.installVoice.addEventListener("click", installVoice);
   for (const input of [page.voice, page.music, page.background, page.computer, page.quiet, ...page.crew]) {
