@@ -120,3 +120,19 @@ def test_said_words_keep_the_command_line_s_english():
             parse_time_ms(bad)
         assert caught.value.key == key
         assert str(said(f"problem.time.{key}", written=caught.value.written)) == str(caught.value)
+
+
+def test_an_overlap_is_worded_as_plan_words_it_in_english_and_translated_elsewhere():
+    from timekeeper.grammar.durations import default_measure
+    from timekeeper.grammar.phrases import phrase_book
+    from timekeeper.grammar.script import build_timeline
+    from timekeeper.scenario.load import load_text
+    from timekeeper.scenario.rules import overlap_said
+
+    scenario = load_text("title: Packed\nphase_ends: ['3:00', '6:00']\nevents:\n"
+                         "  - {at: '0:10', type: threat, t: 1, zone: red}\n"
+                         "  - {at: '0:12', type: data_transfer}\n", spacing=False).scenario
+    overlap, *_ = build_timeline(scenario, phrase_book("en"), default_measure("en")).overlaps()
+    assert str(overlap_said(overlap, advice=False)) == overlap.describe()
+    assert str(overlap_said(overlap)) == f"{overlap.describe()}; move one of them"
+    assert overlap_said(overlap).in_language("de").startswith("Datenübertragung um 0:12")

@@ -382,3 +382,13 @@ def test_live_stops_when_the_reader_of_its_output_goes_away() -> None:
     assert process.wait(timeout=10) == ExitStatus.PIPE_CLOSED
     assert time.monotonic() - started < AT_ONCE_S  # not at the next announcement, 15 s later
     assert b"Traceback" not in process.stderr.read()  # type: ignore[union-attr]
+
+
+@needs_tmux
+def test_the_prompter_names_an_official_track_in_the_run_s_language(tmux) -> None:  # type: ignore[no-untyped-def]
+    session = tmux("--backend", "text", "--lang", "de", "--start-at", "1:00", track="test-run-2")
+    screen = session.wait_for(r"Zweiter Testlauf")
+    assert "Second Test Run" not in screen
+    session.keys("q")
+    session.keys("y")
+    assert session.exit_code() == ExitStatus.SUCCESS

@@ -72,6 +72,7 @@ def live_command(
     from timekeeper.live.mission import LiveOptions, live_mission
     from timekeeper.live.session import Outcome
     from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.titles import local_title
 
     loaded = paced(load_scenario(scenario), pace)
     start_ms = _start_ms(start_at, loaded.duration_ms)
@@ -82,7 +83,7 @@ def live_command(
     preparing, mixing = ProgressBar("Preparing voice"), ProgressBar("Mixing")
     try:
         result = live_mission(
-            loaded, settings, LiveOptions(backend, start_ms, loaded.title), preparing, mixing,
+            loaded, settings, LiveOptions(backend, start_ms, local_title(loaded.title, settings.language)), preparing, mixing,
             warn=lambda text: click.echo(f"Warning: {text}", err=True),
         )
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from timekeeper.i18n import FALLBACK, messages, translate
 from timekeeper.logbook.form import (
     check_threat_name,
     integer,
@@ -30,14 +31,26 @@ DIFFICULTIES = tuple(d.value for d in Difficulty)
 
 @dataclass(frozen=True)
 class FormField:
+    """A field of the mission form. Its label and hint (what is expected, for a placeholder or
+    help line) are the catalogues' log.field.<name> and log.hint.<name>: `label` and `hint` are
+    their English (the terminal's prompts), a page says them in its language."""
+
     name: str  # the form value's key (see logbook.form)
-    label: str
     kind: str  # crew, date, track, difficulty, count, text
-    hint: str = ""  # what is expected, for a placeholder or help line
     default: str = ""
     high: int | None = None  # the largest count allowed (counts start at 0)
     campaign_fixed: bool = False  # a campaign mission takes it from the campaign
     scoring: bool = False  # a point column: not asked when the ship was destroyed
+
+    @property
+    def label(self) -> str:
+        return translate(FALLBACK, f"log.field.{self.name}")
+
+    @property
+    def hint(self) -> str:
+        """What is expected ("" for a field that needs no hint)."""
+        key = f"log.hint.{self.name}"
+        return translate(FALLBACK, key) if key in messages(FALLBACK) else ""
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -65,20 +78,19 @@ class FormField:
 
 
 MISSION_FORM: tuple[FormField, ...] = (
-    FormField("crew", "Crew", "crew", "names, comma-separated; roles as Ann:captain, Bob:co, Cid:sc",
-              campaign_fixed=True),
-    FormField("date", "Date played", "date", "YYYY-MM-DD"),
-    FormField("track", "Track", "track", "a built-in track name or a scenario file", campaign_fixed=True),
-    FormField("common", "Difficulty of common threats", "difficulty", "1, 2 or 1+2", "1", campaign_fixed=True),
-    FormField("serious", "Difficulty of serious threats", "difficulty", "1, 2 or 1+2", "1", campaign_fixed=True),
-    FormField("survived", "Points for threats survived", "count", "their lower value", "0", scoring=True),
-    FormField("destroyed", "Points for threats destroyed", "count", "their higher value", "0", scoring=True),
-    FormField("damage_red", "Damage in the red zone", "count", "0-6", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
-    FormField("damage_white", "Damage in the white zone", "count", "0-6", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
-    FormField("damage_blue", "Damage in the blue zone", "count", "0-6", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
-    FormField("knocked_out", "Crew members knocked out", "count", "at the end", "0", MAX_PLAYERS, scoring=True),
-    FormField("disabled_squads", "Disabled battlebot squads", "count", "0-2", "0", BATTLEBOT_SQUADS, scoring=True),
-    FormField("visual_confirmation", "Visual confirmation points", "count", "", "0", scoring=True),
-    FormField("destroyed_by", "Threat that destroyed the ship", "text", "leave empty if the ship survived"),
-    FormField("notes", "Notes", "text"),
+    FormField("crew", "crew", campaign_fixed=True),
+    FormField("date", "date"),
+    FormField("track", "track", campaign_fixed=True),
+    FormField("common", "difficulty", "1", campaign_fixed=True),
+    FormField("serious", "difficulty", "1", campaign_fixed=True),
+    FormField("survived", "count", "0", scoring=True),
+    FormField("destroyed", "count", "0", scoring=True),
+    FormField("damage_red", "count", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
+    FormField("damage_white", "count", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
+    FormField("damage_blue", "count", "0", MAX_ZONE_DAMAGE + 1, scoring=True),
+    FormField("knocked_out", "count", "0", MAX_PLAYERS, scoring=True),
+    FormField("disabled_squads", "count", "0", BATTLEBOT_SQUADS, scoring=True),
+    FormField("visual_confirmation", "count", "0", scoring=True),
+    FormField("destroyed_by", "text"),
+    FormField("notes", "text"),
 )

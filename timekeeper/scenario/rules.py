@@ -196,11 +196,13 @@ def spacing_findings(scenario: Scenario, timeline: Timeline) -> list[Finding]:
     return findings
 
 
-def overlap_said(overlap: Overlap) -> Said:
-    """An overlap of two announcements, as `plan` words it (Overlap.describe), in any language."""
+def overlap_said(overlap: Overlap, *, advice: bool = True) -> Said:
+    """An overlap of two announcements, as `plan` words it (Overlap.describe), in any language;
+    with `advice`, as `validate` warns of it ("...; move one of them")."""
     from timekeeper.grammar.times import format_time
 
     second, first = overlap.second, overlap.first
-    return said("problem.rule.overlap", second=said(f"problem.cue.{second.kind.value}"),
-                at=format_time(second.at_ms, precise=True), seconds=f"{overlap.overlap_ms / 1000:.1f}",
-                first=said(f"problem.cue.{first.kind.value}"), of=format_time(first.at_ms, precise=True))
+    described = said("problem.overlap", second=said(f"problem.cue.{second.kind.value}"),
+                     at=format_time(second.at_ms, precise=True), seconds=f"{overlap.overlap_ms / 1000:.1f}",
+                     first=said(f"problem.cue.{first.kind.value}"), of=format_time(first.at_ms, precise=True))
+    return said("problem.rule.overlap", overlap=described) if advice else described

@@ -13,6 +13,7 @@ from timekeeper.files.atomicfile import replacing
 from timekeeper.files.outputpath import check_output_path
 from timekeeper.grammar.phrases import PhraseBook, phrase_book
 from timekeeper.grammar.script import Timeline
+from timekeeper.i18n import Said, said
 from timekeeper.model import Scenario
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.titles import local_title
@@ -103,13 +104,21 @@ def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Pr
 
 def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
     """The announcements of `scenario` that overlap when the voice of `settings` speaks them."""
-    return [f"with voice {settings.voice}: {overlap.describe()}" for overlap in plan(scenario, settings).overlaps()]
+    return [str(words) for words in voice_overlap_words(scenario, settings)]
 
 
-def generated_voice_overlaps(missions: list[Scenario], language: str | None, voice: str) -> list[str]:
+def voice_overlap_words(scenario: Scenario, settings: MixSettings) -> list[Said]:
+    """voice_overlaps in words any language says ("with voice V: the threat at ... ")."""
+    from timekeeper.scenario.rules import overlap_said
+
+    return [said("problem.voice_overlap", voice=settings.voice or "", overlap=overlap_said(overlap, advice=False))
+            for overlap in plan(scenario, settings).overlaps()]
+
+
+def generated_voice_overlaps(missions: list[Scenario], language: str | None, voice: str) -> list[Said]:
     """"seed N: with voice ...: ... overlaps ..." for every announcement of the generated `missions`
-    that `voice` would make overlap (what `generate --voice` and the page's Generate warn of). The
-    language is `language`, else the voice's, else the mission's."""
+    that `voice` would make overlap (what `generate --voice` and the page's Generate warn of), in
+    words any language says. The language spoken is `language`, else the voice's, else the mission's."""
     from timekeeper.model import MAX_PLAYERS
     from timekeeper.soundtrack.settings import sound_settings
 
@@ -117,7 +126,8 @@ def generated_voice_overlaps(missions: list[Scenario], language: str | None, voi
     for mission in missions:
         settings = sound_settings({"language": language, "voice": voice, "players": mission.players or MAX_PLAYERS},
                                   mission.language).mix
-        found += [f"seed {mission.seed}: {message}" for message in voice_overlaps(mission, settings)]
+        found += [said("problem.seed_overlap", seed=mission.seed, overlap=words)
+                  for words in voice_overlap_words(mission, settings)]
     return found
 
 

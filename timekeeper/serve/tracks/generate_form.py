@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from timekeeper.generate import OPTION_SPECS, batch
 from timekeeper.generate.options import MAX_SEED, check_seed, options_from_text
 from timekeeper.generate.relax import relaxed_rules
+from timekeeper.i18n import say
 from timekeeper.serve.tracks.library import GENERATED, Library, LoadedTrack
 from timekeeper.soundtrack.render import generated_voice_overlaps
 
@@ -45,5 +46,5 @@ def generate_tracks(library: Library, form: dict, voice: str | None = None, ui: 
     for number, mission in enumerate(missions):
         origin = f"{GENERATED} seed {seed + number}, {options.kind}, {options.players} players"
         made.append(library.add_scenario(mission, origin))
-    overlaps = generated_voice_overlaps(missions, language, voice) if voice is not None else []
+    overlaps = [say(words, ui) for words in generated_voice_overlaps(missions, language, voice)] if voice is not None else []
     return Generated(made, tuple(relaxation.text(ui) for relaxation in relaxed_rules(options)), overlaps)

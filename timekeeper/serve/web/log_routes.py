@@ -63,7 +63,8 @@ def _track(request: web.Request) -> tuple[Game, str]:
 
 
 def _fields() -> list[dict]:
-    return [{**asdict(f), "choices": list(f.choices)} for f in MISSION_FORM if f.name in EDITABLE]
+    return [{**asdict(f), "label": f.label, "hint": f.hint, "choices": list(f.choices)}
+            for f in MISSION_FORM if f.name in EDITABLE]
 
 
 def entry_json(entry: Entry) -> dict:
