@@ -45,6 +45,7 @@ test("a server error with a known code is said in the page's language; an Englis
   assert.equal(errorText({ message: "in English", body: { code: "too_busy" } }), words.messages["error.too_busy"]);
   assert.equal(errorText({ message: "in English", body: { code: "no_such_code" } }), "in English");
   assert.equal(errorText(new Error("network down")), "network down");
+  assert.equal(errorText({ message: "disk full", body: { code: "job_failed" } }), words.messages["error.job_failed"]);
   words.messages = catalogue("en");
   words.language = "en";
   assert.equal(errorText({ message: "the server's own words", body: { code: "too_busy" } }), "the server's own words");

@@ -34,13 +34,14 @@ export function socketUrl(gameId) {
 export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A job the server works on (a render, a voice's download), asked for again until it is finished;
-// `progress` sees each answer.
+// `progress` sees each answer. A job that failed throws its English reason, with the code a page
+// in another language says instead (error.job_failed).
 export async function finished(job, next, progress = () => {}) {
   while (!job.finished) {
     progress(job);
     await pause(300);
     job = await api(next(job));
   }
-  if (job.error) throw new Error(job.error);
+  if (job.error) throw Object.assign(new Error(job.error), { body: { code: "job_failed" } });
   return job;
 }
