@@ -202,3 +202,21 @@ def test_the_printed_log_is_in_the_page_s_language(config) -> None:  # noqa: F81
         assert "Ship's Log" in english and "First Test Run" in english and "Crew: Ann (C), Bob" in english
 
     served(config, check)
+
+
+def test_a_folder_file_with_a_problem_is_listed_with_it_in_words(config, tmp_path) -> None:  # noqa: F811
+    import dataclasses
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text("title: Broken\nphase_ends: ['3:00', '6:00']\nevents:\n"
+                                        "  - {at: '1:00', type: threat, t: 9, zone: red}\n", encoding="utf-8")
+
+    async def check(client: TestClient) -> None:
+        tracks = {t["id"]: t for t in (await (await client.get("/api/tracks")).json())["tracks"]}
+        broken = tracks["folder:broken.yaml"]
+        assert broken["problem"] == "broken.yaml:4:35: t: 9 is out of range (expected 1 to 8)"
+        assert said(broken["problem_said"], "de") == (
+            "broken.yaml: Zeile 4, Spalte 35: t: 9 liegt außerhalb des Bereichs (erwartet 1 bis 8)")
+
+    served(dataclasses.replace(config, scenarios=folder), check)

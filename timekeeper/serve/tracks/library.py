@@ -57,13 +57,15 @@ class Track:
     origin: str = ""
     problem: str = ""
     origin_said: Said | None = None  # `origin` in words the page says in its language
+    problem_said: Said | None = None  # `problem` in words the page says in its language
 
     def as_json(self) -> dict:
         """The track as the page lists it: `title_said` and `origin_said` are its words in any
         language (None: the title is the track's own; the origin is a file name)."""
         return {"id": self.id, "group": self.group, "title": self.title, "title_said": title_json(self.title),
                 "kind": self.kind, "length": self.length, "seed": self.seed, "origin": self.origin,
-                "origin_said": said_json(self.origin_said) if self.origin_said else None, "problem": self.problem}
+                "origin_said": said_json(self.origin_said) if self.origin_said else None, "problem": self.problem,
+                "problem_said": said_json(self.problem_said) if self.problem_said else None}
 
 
 @dataclass(frozen=True)
@@ -76,13 +78,22 @@ class LoadedTrack:
 def _valid(result: LoadResult) -> Scenario:
     problems = errors(result.problems)
     if problems or result.scenario is None:
-        raise InvalidTrack(problems or [Problem(result.path, 0, 0, "not a valid scenario")])
+        raise InvalidTrack(problems or [Problem.of(result.path, 0, 0, said("problem.file.invalid"))])
     return result.scenario
 
 
 def _track(track_id: str, group: str, scenario: Scenario, origin: str = "") -> Track:
     return Track(track_id, group, scenario.title, scenario.kind.value, format_time(scenario.duration_ms),
                  scenario.seed, origin, origin_said=origin_said(origin, scenario) if group == "added" else None)
+
+
+def problem_said(problem: Problem) -> Said | None:
+    """A folder file's first problem as the page lists it: its file, line and column, and its words."""
+    if problem.said is None:
+        return None
+    where = said("page.problems.line", line=problem.line, column=problem.column, message=problem.said) if problem.line \
+        else problem.said
+    return said("page.problems.in_file", file=problem.path, problem=where)
 
 
 GENERATED, UPLOADED, FLASHCODE = "generated:", "uploaded ", "FlashPlayerCode"  # how an added track's origin begins
@@ -141,7 +152,7 @@ class Library:
         for name, path in self._folder_files().items():
             found = self._cached(path, name, lambda s, n=name: _track(f"folder:{n}", "folder", s, n))
             tracks.append(found if isinstance(found, Track) else
-                          Track(f"folder:{name}", "folder", name, "", "", problem=str(found)))
+                          Track(f"folder:{name}", "folder", name, "", "", problem=str(found), problem_said=problem_said(found)))
         return tracks
 
     def _added_files(self) -> dict[str, Path]:
@@ -173,7 +184,7 @@ class Library:
             result = load_file(path, display)
             problems = errors(result.problems)
             if result.scenario is None or problems:
-                seen = (mtime, (problems or [Problem(display, 0, 0, "not a valid scenario")])[0])
+                seen = (mtime, (problems or [Problem.of(display, 0, 0, said("problem.file.invalid"))])[0])
             else:
                 seen = (mtime, make(result.scenario))
             self._read[path] = seen
