@@ -48,6 +48,25 @@ def test_live_plays_the_end_of_a_track_on_a_virtual_clock(monkeypatch: pytest.Mo
     assert run_cli("live", str(SHORT), "--backend", "no-such-backend").exit_code == ExitStatus.USAGE
 
 
+def test_live_resumed_during_an_announcement_plays_it_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--start-at 1:25 falls in the first phase's final countdown (from 1:23.6): it is heard from its start."""
+    from timekeeper.live import clock
+
+    class VirtualClock(clock.Clock):
+        def __init__(self, start_ms: int = 0, source: object = None) -> None:
+            super().__init__(start_ms, clock.VirtualTime())
+
+    speak_measured(monkeypatch)
+    monkeypatch.setattr(clock, "Clock", VirtualClock)
+    done = run_cli("live", str(SHORT), "--backend", "null", "--start-at", "1:25")
+    assert done.exit_code == ExitStatus.SUCCESS, done.output
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("1:23 First phase ends in five") and "Begin second phase" in first
+    assert "Warning: starting at 1:23." in done.stderr and "the phase end under way then begins" in done.stderr
+    between = run_cli("live", str(SHORT), "--backend", "null", "--start-at", "2:00")  # nothing under way: as asked
+    assert between.stdout.splitlines()[0].startswith("2:30 Operation ends in twenty") and "starting at" not in between.stderr
+
+
 def test_serve_parses_its_options_and_says_where_it_listens(monkeypatch: pytest.MonkeyPatch) -> None:
     from timekeeper.serve.web import app
     started = []

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 @pace_option
 @sound_options
 @click.option("--backend", type=click.Choice(BACKENDS, case_sensitive=False), default="miniaudio", show_default=True, help="miniaudio: the sound card; simpleaudio: the old sound library (Python < 3.12); null: silent rehearsal; text: prompter for a human timekeeper.")
-@click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption): m:ss such as 4:30, or with a unit such as 270s.")
+@click.option("--start-at", "start_at", default="0:00", metavar="M:SS", help="Start the mission clock here (to resume after an interruption): m:ss such as 4:30, or with a unit such as "
+                   "270s. An announcement under way then is played from its start.")
 @click.pass_context
 def live_command(
     ctx: click.Context,

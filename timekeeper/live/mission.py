@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from timekeeper.environment import current
+from timekeeper.grammar.script import Timeline
+from timekeeper.grammar.times import format_time
 from timekeeper.live.devices import open_output
 from timekeeper.live.outputs import AudioOutput, PcmFormat
 from timekeeper.live.premix import premix
@@ -40,9 +42,23 @@ def live_mission(
     for warning in getattr(prepared, "warnings", ()):
         if warn is not None:
             warn(warning)
+    start_ms = resume_point(prepared.timeline, options.start_ms)
+    if start_ms != options.start_ms:
+        options = replace(options, start_ms=start_ms)
+        if warn is not None:
+            under_way = next(cue for cue in prepared.timeline.cues if cue.at_ms == start_ms)
+            warn(f"starting at {format_time(start_ms, precise=True)}, where the {under_way.kind.value.replace('_', ' ')} "
+                 "under way then begins, so it is heard whole")
     mix = premix(prepared, options.start_ms, mixing)
     output = open_output(options.backend, PcmFormat(mix.sample_rate, mix.channels, mix.sample_width))
     return play(mix, output, options)
+
+
+def resume_point(timeline: Timeline, start_ms: int) -> int:
+    """Where to start playing for a mission resumed at `start_ms`: the start of the earliest
+    announcement still under way then (a phase-end countdown, a data transfer), so nobody misses
+    its words; `start_ms` itself when none is."""
+    return min((cue.at_ms for cue in timeline.cues if cue.at_ms < start_ms < cue.end_ms), default=start_ms)
 
 
 def check_backend(backend: str) -> None:
