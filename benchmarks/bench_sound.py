@@ -2,8 +2,9 @@
 
     python benchmarks/bench_sound.py                  # all 24 renders (a few minutes of CPU)
     python benchmarks/bench_sound.py --missions 1 3 --languages de
+    python benchmarks/bench_sound.py --missions 1 5 7 --languages en de pl --formats mp3 ogg flac
 
-Each track is rendered to mp3 as `timekeeper render` does, then measured by
+Each track is rendered (to mp3, or each of --formats) as `timekeeper render` does, then measured by
 timekeeper.soundtrack.soundcheck: FFmpeg's ebur128 filter (in PyAV) on the file (integrated loudness, LRA, true peak),
 pyloudnorm on each layer of the mix over its own windows (speech, klaxon, beep, static, bed),
 spectra of the bed and the static, fades, lead-in, ending and pacing from the timeline.
@@ -22,6 +23,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--missions", type=int, nargs="+", default=list(range(1, 9)))
     parser.add_argument("--languages", nargs="+", default=["en", "de", "es"])
+    parser.add_argument("--formats", nargs="+", default=["mp3"], choices=["mp3", "ogg", "flac", "wav"])
     args = parser.parse_args()
     from timekeeper.scenario.catalog import load_scenario
     from timekeeper.soundtrack.mix import MixSettings, prepare_mix
@@ -30,30 +32,30 @@ def main() -> int:
 
     rows = []
     missed: list[str] = []
-    head = (f"{'track':<14} {'I LUFS':>7} {'TP dBTP':>7} {'LRA':>5} {'speech':>7} {'alert':>6} {'beep':>6}"
+    head = (f"{'track':<19} {'I LUFS':>7} {'TP dBTP':>7} {'LRA':>5} {'speech':>7} {'alert':>6} {'beep':>6}"
             f" {'static':>6} {'bed@sp':>7} {'bed 1/2/3 LUFS':>17} {'>300Hz min':>10} {'st>8k':>6}"
             f" {'fades ms':>9} {'lead':>5} {'tail':>5} {'gap':>4} squeezed")
     print(head)
     with tempfile.TemporaryDirectory() as scratch:
-        for number in args.missions:
-            for language in args.languages:
-                name = f"mission-{number}"
-                out = Path(scratch) / f"{name}-{language}.mp3"
-                settings = MixSettings(language=language)
-                scenario = load_scenario(name)
-                render(scenario, out, settings, source=name)
-                figures = measure(prepare_mix(scenario, settings), out)
-                rows.append(figures)
-                e = figures.element_lufs
-                print(f"{name + ' ' + language:<14} {figures.integrated_lufs:7.1f} {figures.true_peak_dbtp:7.1f}"
-                      f" {figures.lra_lu:5.1f} {figures.speech_lufs:7.1f} {e.get('alert', 0):6.1f} {e.get('beep', 0):6.1f}"
-                      f" {e.get('static', 0):6.1f} {figures.bed_under_speech_lufs:7.1f}"
-                      f" {'/'.join(f'{v:.1f}' for v in figures.bed_phase_lufs):>17}"
-                      f" {min(figures.bed_phase_high_share):10.2f} {figures.static_high_share * 100:5.2f}%"
-                      f" {min(figures.static_fade_ms):4.0f}/{max(figures.static_fade_ms):<4.0f}"
-                      f" {figures.lead_in_ms:5d} {figures.tail_silence_ms:5d} {figures.min_sentence_gap_ms:4d}"
-                      f" {'; '.join(figures.squeezed) or '-'}", flush=True)
-                missed += [f"{name} {language}: {failure}" for failure in figures.failures()]
+        for number, language, suffix in ((n, lang, f) for n in args.missions for lang in args.languages for f in args.formats):
+            name = f"mission-{number}"
+            out = Path(scratch) / f"{name}-{language}.{suffix}"
+            settings = MixSettings(language=language)
+            scenario = load_scenario(name)
+            render(scenario, out, settings, source=name)
+            figures = measure(prepare_mix(scenario, settings), out)
+            rows.append(figures)
+            e = figures.element_lufs
+            print(f"{name + ' ' + language + ' ' + suffix:<19} {figures.integrated_lufs:7.1f} {figures.true_peak_dbtp:7.1f}"
+                  f" {figures.lra_lu:5.1f} {figures.speech_lufs:7.1f} {e.get('alert', 0):6.1f} {e.get('beep', 0):6.1f}"
+                  f" {e.get('static', 0):6.1f} {figures.bed_under_speech_lufs:7.1f}"
+                  f" {'/'.join(f'{v:.1f}' for v in figures.bed_phase_lufs):>17}"
+                  f" {min(figures.bed_phase_high_share):10.2f} {figures.static_high_share * 100:5.2f}%"
+                  f" {min(figures.static_fade_ms):4.0f}/{max(figures.static_fade_ms):<4.0f}"
+                  f" {figures.lead_in_ms:5d} {figures.tail_silence_ms:5d} {figures.min_sentence_gap_ms:4d}"
+                  f" {'; '.join(figures.squeezed) or '-'}", flush=True)
+            missed += [f"{name} {language} {suffix}: {failure}" for failure in figures.failures()]
+
 
     def span(values: list[float], digits: int = 1) -> str:
         return f"{min(values):.{digits}f} .. {max(values):.{digits}f}"

@@ -211,3 +211,20 @@ def test_music_from_reads_the_bed_from_any_sample(tmp_path) -> None:
     window = pcm16(mix.mix_chunk(3 * rate, rate, mix.music_from(3 * rate)))
     assert window == next(mix.pcm(start_ms=3000, chunk_ms=1000))
     assert window != pcm16(mix.mix_chunk(3 * rate, rate, None))  # the music is in it
+
+
+@pytest.mark.parametrize(("suffix", "name", "language"), [
+    (".ogg", "mission-5", "de"), (".mp3", "mission-7", "pl"), (".flac", "mission-5", "de"), (".wav", "mission-7", "pl"),
+])
+def test_every_format_keeps_the_true_peak_promise(tmp_path: Path, suffix: str, name: str, language: str) -> None:
+    """At most -1 dBTP in the file as it decodes (FFmpeg's EBU R 128 meter), whatever the codec does to
+    the peaks: Opus raised espeak-ng's German to -0.4 dBTP, LAME its Polish to -1.0, before the
+    mix was held under each format's ceiling. The loudness stays on target."""
+    from timekeeper.audio.codec import ebur128
+
+    out = tmp_path / f"{name}-{language}{suffix}"
+    done = timekeeper("render", name, "--lang", language, "-o", str(out),
+                      env={"TIMEKEEPER_DEFAULT_VOICE": "synthesized"})
+    assert done.returncode == 0, done.stderr
+    lufs, _, peak_dbtp = ebur128(out)
+    assert peak_dbtp <= -1.0 and -17.0 <= lufs <= -15.0, (peak_dbtp, lufs)

@@ -97,14 +97,23 @@ class PreparedMix:
         """A reader of the music bed from sample `sample` on, to hand to mix_chunk (None: no music)."""
         return self._music.chunks(sample) if self._music is not None else None
 
-    def pcm(self, start_ms: int = 0, chunk_ms: int = 1000) -> Iterator[bytes]:
-        """The final mix from `start_ms` to the end, as 16-bit PCM chunks of `chunk_ms`."""
+    def pcm(self, start_ms: int = 0, chunk_ms: int = 1000, ceiling_dbfs: float | None = None) -> Iterator[bytes]:
+        """The final mix from `start_ms` to the end, as 16-bit PCM chunks of `chunk_ms`; with
+        `ceiling_dbfs`, its peaks held under that ceiling (for a lossy encoder: audio/ceiling.py)."""
+        chunks = self.floats(start_ms, chunk_ms)
+        if ceiling_dbfs is not None:
+            from timekeeper.audio.ceiling import held_under
+
+            chunks = held_under(chunks, ceiling_dbfs)
+        for chunk in chunks:
+            yield pcm16(chunk)
+
+    def floats(self, start_ms: int = 0, chunk_ms: int = 1000) -> Iterator[Clip]:
+        """The final mix from `start_ms` to the end, as float chunks of `chunk_ms`."""
         step = max(1, _samples(chunk_ms))
         music = self.music_from(_samples(start_ms))
         for begin in range(_samples(start_ms), self.n_samples, step):
-            n = min(step, self.n_samples - begin)
-            chunk = self.mix_chunk(begin, n, music)
-            yield pcm16(chunk)
+            yield self.mix_chunk(begin, min(step, self.n_samples - begin), music)
 
     def mix_chunk(
         self, begin: int, n: int, music: effects.MusicReader | None = None, layers: frozenset[str] = LAYERS

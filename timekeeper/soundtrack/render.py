@@ -77,7 +77,8 @@ def encode(
     total = -(-mix.duration_ms // chunk_ms)
     try:
         with replacing(out) as temp:
-            codec.encode(mix.pcm(chunk_ms=chunk_ms), mix.sample_rate, mix.channels, temp, fmt, metadata, total, progress)
+            pcm = mix.pcm(chunk_ms=chunk_ms, ceiling_dbfs=fmt.ceiling_dbfs)  # (under the format's ceiling: codec.FORMATS)
+            codec.encode(pcm, mix.sample_rate, mix.channels, temp, fmt, metadata, total, progress)
     except OSError as error:  # (PyAV's errors for a full disk or a read-only folder are OSErrors too)
         raise OutputError.cannot_write(out, error) from error
 
