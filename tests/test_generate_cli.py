@@ -166,3 +166,11 @@ def test_generate_renders_the_mission_right_away(tmp_path: Path) -> None:
 
     first = mission.threats[0]  # klaxon and voice stand out from the alarm bed before them
     assert loudness(first.at_ms, first.at_ms + 6000) > loudness(first.at_ms - 3000, first.at_ms - 500) + 3
+
+
+def test_generate_renders_a_file_named_without_an_extension_as_mp3(tmp_path: Path) -> None:
+    done = run("generate", "--seed", "5", "--render", "five", "-o", "five.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Rendered five.mp3" in done.stderr and (tmp_path / "five.mp3").read_bytes()[:3] == b"ID3"
+    refused = run("generate", "--seed", "5", "--render", "five.aiff", cwd=tmp_path)
+    assert refused.returncode == 2 and "soundtracks are written as .mp3, .ogg, .flac or .wav, not '.aiff'" in refused.stderr

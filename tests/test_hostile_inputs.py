@@ -190,7 +190,7 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     render = ["render", str(valid), "-o"]
     cases += [
         Case("render-to:fifo", [*render, str(out / "fifo.wav")], X.OUTPUT, in_stderr="refusing"),
-        Case("render-to:dev-null", [*render, "/dev/null"], X.USAGE),
+        Case("render-to:dev-null", [*render, "/dev/null"], X.OUTPUT, in_stderr="refusing"),
         Case("render-to:missing-folder", [*render, str(out / "no" / "such" / "x.wav")], X.OUTPUT),
     ]
     if "null-copy.pdf" in protected:

@@ -175,7 +175,7 @@ def test_mp3_starts_on_time_and_lasts_the_track(tmp_path: Path) -> None:
 
 def test_cli_unknown_format_and_no_programs_needed(tmp_path: Path) -> None:
     bad = timekeeper("render", str(SHORT), "-o", str(tmp_path / "x.aiff"))
-    assert bad.returncode == 2 and "unknown audio format" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.returncode == 2 and "written as .mp3, .ogg, .flac or .wav, not '.aiff'" in bad.stderr and "Traceback" not in bad.stderr
     alone = timekeeper("render", str(SHORT), "-o", str(tmp_path / "x.mp3"), env={"PATH": str(Path(sys.executable).parent)})
     assert alone.returncode == 0, alone.stderr  # neither ffmpeg nor espeak-ng on PATH: wheels do both jobs
     assert abs(len(decode(tmp_path / "x.mp3")) / RATE - 175.7) < 1.0
@@ -228,3 +228,33 @@ def test_every_format_keeps_the_true_peak_promise(tmp_path: Path, suffix: str, n
     assert done.returncode == 0, done.stderr
     lufs, _, peak_dbtp = ebur128(out)
     assert peak_dbtp <= -1.0 and -17.0 <= lufs <= -15.0, (peak_dbtp, lufs)
+
+
+def test_ctrl_c_in_a_batch_keeps_the_finished_tracks_and_a_rerun_renders_the_rest(tmp_path: Path) -> None:
+    """The real command, stopped with Ctrl-C while the second track is being written: the first is a
+    whole track, nothing half-written is left, and the same command again keeps the first (it is
+    not rendered again) and renders the second."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    folder = tmp_path / "cd"
+    command = [sys.executable, "-m", "timekeeper", "render", "test-run-1", str(SHORT), "--no-background", "-o", f"{folder}/"]
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not any(p.name.startswith(".02-") for p in folder.glob(".*")):
+        time.sleep(0.05)  # until the second track's temporary file is being written
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Stopped with 1 of 2 tracks done" in stderr and "Traceback" not in stderr
+    assert os.listdir(folder) == ["01-test-run-1.mp3"]
+    first = folder / "01-test-run-1.mp3"
+    assert abs(len(decode(first)) / RATE - 425) < 2  # the whole track
+    made = first.stat().st_mtime_ns
+    again = timekeeper(*command[3:])
+    assert again.returncode == 0, again.stderr
+    assert f"Kept {first}" in again.stdout and first.stat().st_mtime_ns == made
+    assert sorted(os.listdir(folder)) == ["01-test-run-1.mp3", "02-short.mp3", "playlist.m3u"]
+    assert abs(len(decode(folder / "02-short.mp3")) / RATE - 175.7) < 1.0

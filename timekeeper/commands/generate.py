@@ -75,7 +75,7 @@ def _options(settings: dict):
 @click.option("-o", "--output", type=click.Path(), default=None,
               help="File to write (a folder with --count or --campaign). Default: print the YAML.")
 @click.option("--render", "render_to", type=click.Path(dir_okay=False), default=None, metavar="FILE.mp3",
-              help="Also render the mission to this audio file right away.")
+              help="Also render the mission to this audio file right away (.mp3, .ogg, .flac or .wav; none: mp3).")
 @shipped_language_option
 @voice_option
 def generate_command(seed: int | None, count: int, campaign: bool, output: str | None, render_to: str | None,
@@ -129,8 +129,7 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
             output_format(Path(output), None, MISSION_SUFFIXES, "yaml", what="missions")
     if render_to and several:
         raise click.UsageError("--render renders one mission; drop --count / --campaign")
-    if render_to:
-        _check_render_target(Path(render_to))
+    target = _render_target(render_to) if render_to else None
     missions = batch(seed, options, count=count, campaign=campaign, language=language)
     if voice is not None:
         _check_voice(missions, language, voice)
@@ -145,19 +144,19 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
         paths = write_batch(missions, output)
         shown = str(paths[0]) if len(paths) == 1 else f"{len(paths)} missions into {output}"
         click.echo(f"Wrote {shown} (seed {seed}{'...' + str(seed + len(paths) - 1) if len(paths) > 1 else ''}).", err=True)
-    if render_to:
-        _render(missions[0], Path(render_to), language, voice)
+    if target is not None:
+        _render(missions[0], target, language, voice)
 
 
-def _check_render_target(target: Path) -> None:
-    """Refuse a bad --render file before generating anything."""
-    from timekeeper.audio.codec import FORMATS
+def _render_target(text: str) -> Path:
+    """The --render file (.mp3 added to a name without an extension); a bad one is refused before
+    anything is generated."""
+    from timekeeper.commands.options import sound_file
     from timekeeper.files.outputpath import check_output_path
 
-    if target.suffix.lower() not in FORMATS:
-        raise click.BadParameter(f"{target}: unknown audio format {target.suffix or '(none)'!r} (expected {', '.join(FORMATS)})",
-                                 param_hint="--render")
+    target = sound_file(text, option="--render")
     check_output_path(target, what="soundtrack")
+    return target
 
 
 def _check_voice(missions: list, language: str | None, voice: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -183,6 +184,26 @@ def output_format(output: Path | None, format_name: str | None, by_suffix: dict[
     return format_name or by_this_suffix or default
 
 
+def sound_file(text: str, format_name: str | None = None, option: str = "-o/--output") -> Path:
+    """The soundtrack file `text` names (render -o, generate --render): its extension says the
+    format (.mp3, .ogg, .flac, .wav); none takes --format's, else mp3, and is added to the name so
+    players know the file. A usage error naming `option` for another extension, or one that
+    disagrees with --format."""
+    from timekeeper.audio.codec import FORMATS
+    from timekeeper.files.outputpath import check_output_path
+
+    path = Path(text)
+    try:
+        chosen = output_format(path, format_name, {suffix: suffix[1:] for suffix in FORMATS}, "mp3", "soundtracks")
+    except click.BadParameter as error:
+        raise click.BadParameter(error.message, param_hint=option) from None
+    if path.suffix:
+        return path
+    if os.path.lexists(path):  # (-o /dev/null: refused as it is, not written beside it as /dev/null.mp3)
+        check_output_path(path, what="soundtrack")
+    return path.with_name(f"{path.name}.{chosen}")
+
+
 def scenario_inputs(*names: str) -> list[Path]:
     """The files that scenario arguments `names` read (built-in names included), for
     outputpath.check_output_path: no command may write its output over its own input."""
@@ -223,3 +244,66 @@ class ProgressBar:
             self.bar.__exit__(None, None, None)
             self.bar = None
         self.shown = 0  # a later run of work (another batch) starts a new bar
+
+
+class BatchProgress:
+    """One click progress bar for a batch of tracks on a terminal (stderr), nothing otherwise: its
+    length is the seconds of sound to render, its label the track at work ("[3/34] mission-1")."""
+
+    def __init__(self, total_s: int) -> None:
+        self.total_s = max(1, total_s)
+        self.bar: ClickProgressBar[int] | None = None
+        self.shown = 0
+        self.base_s = 0  # seconds of the tracks before this one
+        self.track_s = 0
+        self.label = ""
+
+    def track(self, label: str, track_s: int) -> None:
+        """The next track, `track_s` seconds long, starts (its voice is prepared first)."""
+        self.base_s += self.track_s
+        self.track_s = track_s
+        self._show(label, self.base_s)
+
+    def preparing(self, done: int, total: int) -> None:
+        """Progress(done, total) of preparing the track's voice: the bar holds, its label says so."""
+        if self.bar is not None and total > 0:
+            self.bar.label = f"{self.label}: preparing the voice" if done < total else self.label
+            self.bar.render_progress()
+
+    def encoding(self, done: int, total: int) -> None:
+        """Progress(done, total) of encoding the track."""
+        if self.bar is not None and total > 0:
+            self.bar.label = self.label
+            self._move(self.base_s + self.track_s * done // total)
+
+    def note(self, text: str) -> None:
+        """Print `text` (a track written or kept) on stdout, above the bar."""
+        stderr = current().streams.stderr
+        if self.bar is not None:
+            stderr.write("\r\x1b[K")
+            stderr.flush()
+        click.echo(text)
+        if self.bar is not None:
+            self.bar.render_progress()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+    def _show(self, label: str, at_s: int) -> None:
+        self.label = label
+        stderr = current().streams.stderr
+        if self.bar is None:
+            if not stderr.isatty():
+                return
+            self.bar = click.progressbar(length=self.total_s, label=label, file=stderr, show_pos=False, show_eta=True)
+            self.bar.__enter__()
+        self.bar.label = label
+        self._move(at_s)
+
+    def _move(self, at_s: int) -> None:
+        assert self.bar is not None
+        at_s = min(at_s, self.total_s)
+        self.bar.update(at_s - self.shown)
+        self.shown = at_s

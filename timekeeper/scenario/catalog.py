@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -42,10 +43,19 @@ def builtin_titles() -> dict[str, str]:
     return titles
 
 
+def official_names(kinds: Iterable[str] = ()) -> list[str]:
+    """The built-in official tracks in the official order (test runs, simulations, advanced
+    simulations, missions 1-8, double action, the easier set first), only those of `kinds` (track
+    kind values) when given."""
+    wanted = set(kinds)
+    found = [stem for stem, path in builtin_paths().items() if path.parent.name == "official"]
+    return [stem for stem in found if not wanted or load_scenario(stem).kind.value in wanted]
+
+
 def official_track_number(name: str) -> int | None:
     """The place (1-34) of built-in official track `name` in the official order (test runs,
     simulations, advanced simulations, missions 1-8, double action), or None."""
-    official = [stem for stem, path in builtin_paths().items() if path.parent.name == "official"]
+    official = official_names()
     return official.index(name) + 1 if name in official else None
 
 

@@ -43,13 +43,18 @@ def tags(scenario: Scenario, source: str, settings: MixSettings, words: PhraseBo
     if scenario.seed is not None:
         comment += f"; seed: {scenario.seed}"
     comment += f"; language: {settings.language}; players: {'solo' if settings.solo else settings.players}"
-    title = local_title(scenario.title, settings.language)  # "Erster Testlauf (de)": in its language, and marked
-    title = title if settings.language == "en" else f"{title} ({settings.language})"
-    found = {"title": title, "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
+    found = {"title": title_tag(scenario, settings), "album": ALBUM, "artist": ALBUM, "genre": kind, "comment": comment}
     number = official_track_number(source)
     if number is not None:
         found["track"] = str(number)
     return found
+
+
+def title_tag(scenario: Scenario, settings: MixSettings) -> str:
+    """The title a file is tagged with: in its language and marked with it ("Erster Testlauf (de)"),
+    so the languages of one track can share a playlist."""
+    title = local_title(scenario.title, settings.language)
+    return title if settings.language == "en" else f"{title} ({settings.language})"
 
 
 def render(
