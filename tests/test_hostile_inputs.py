@@ -216,7 +216,7 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
         Case("voice-export-to:file", ["voice", "export", str(valid)], X.USAGE),
         Case("stats-plot-to:device", ["stats", "--count", "5", "--plot", "/dev/full"], X.OUTPUT),
         Case("generate-count-to:device", ["generate", "--count", "2", "-o", "/dev/full/"], X.OUTPUT, in_stderr="not a folder"),
-        Case("generate-render-to:device", ["generate", "--seed", "1", "--render", "/dev/full"], X.USAGE),
+        Case("generate-render-to:device", ["generate", "--seed", "1", "--render", "/dev/full"], X.OUTPUT, in_stderr="refusing"),
         Case("generate-render-to:png", ["generate", "--seed", "1", "--render", str(out / "x.png")], X.USAGE),
     ]
 

@@ -99,3 +99,35 @@ def test_track_titles_are_said_in_the_page_language_and_again_when_it_changes(se
     wait_for(driver, "document.documentElement.lang === 'cs'")
     assert "První zkušební let (7:00)" in driver.execute_script(options)
     driver.execute_script("localStorage.setItem('tk-language', 'en')")
+
+
+PRESETS = "return [...document.querySelectorAll('#gen-presets-length option')].map((o) => [o.value, o.textContent]);"
+
+
+def test_a_quick_game_is_offered_and_made_in_the_page_language(server, open_browsers, tmp_path):
+    """The mission length offers a quick game (5:00) and a short one (7:00), named in the page's
+    language; a quick game made in the page is a 5:00 mission whose note says it carries less."""
+    from serving import PHONE
+    from test_serve_browser import shot
+
+    sizes = {"phone": PHONE, "landscape": (640, 360), "laptop": LAPTOP}
+    for name, size in sizes.items():
+        driver = open_browsers(size)
+        driver.get(server.url)
+        wait_for(driver, "document.querySelectorAll('#gen-presets-length option').length === 2")
+        assert driver.execute_script(PRESETS) == [["5:00", "Quick game (5:00)"], ["7:00", "Short game (7:00)"]]
+        assert driver.execute_script("return document.querySelector('#gen input[name=length]').list.id") == "gen-presets-length"
+        german(driver)
+        wait_for(driver, "document.querySelector('#gen-presets-length option').textContent === 'Schnelles Spiel (5:00)'")
+        assert driver.execute_script(PRESETS)[1] == ["7:00", "Kurzes Spiel (7:00)"]
+        driver.find_element("css selector", "[data-tab=gen]").click()
+        driver.find_element("css selector", "#gen input[name=seed]").send_keys("4711")
+        driver.find_element("css selector", "#gen input[name=length]").send_keys("5:00")
+        driver.find_element("css selector", "#gen button[type=submit]").click()
+        wait_for(driver, "document.body.textContent.includes('kürzer als die offiziellen Szenarien')", 30)
+        text = driver.execute_script("return document.body.textContent")
+        assert "„Missionsdauer“ 5:00 ist kürzer als die offiziellen Szenarien und bringt darum weniger" in text, text
+        chosen = driver.execute_script("return document.getElementById('track').selectedOptions[0].textContent")
+        assert chosen.startswith("Generierte Mission 4711 (5:00,"), chosen
+        shot(driver, f"quick-game-{name}-de", tmp_path)
+        driver.execute_script("localStorage.setItem('tk-language', 'en')")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,7 +159,7 @@ def _track_names(scenarios: tuple[str, ...], all_official: bool, kinds: tuple[st
 
 def _is_folder(out: str) -> bool:
     """-o names a folder: it ends with a separator, or is one."""
-    return out.endswith(("/", "\\")) or Path(out).is_dir()
+    return out.endswith(("/", "\\")) or os.path.isdir(out)  # (False for a name too long for the system, too)
 
 
 def _render_one(name: str, out: Path, pace: float, settings_of: Callable[[Scenario], MixSettings], music: Path | None) -> None:

@@ -1,11 +1,7 @@
-"""Where announcements may go in a phase, and how much room each one takes (on a 5-second grid).
+"""Announcements placed in a phase's windows (windows.py) on the 5-second grid.
 
-A phase has two windows for events: the main window from just after its first cue to its
-one-minute warning, and the last-minute window between the one-minute and twenty-second
-warnings (where "ambush" threats and late events go, as on the official tracks). An item's
-footprint is the longest length of its cue in any language, plus a short silence, rounded up to
-the grid, and never less than the tightest spacing of that kind of event on the official tracks.
-Items placed one after another within a window therefore never overlap each other or a warning.
+Items placed one after another within a window never overlap each other or a warning: each
+takes its footprint (windows.footprint_ms).
 """
 
 from __future__ import annotations
@@ -15,18 +11,9 @@ from dataclasses import dataclass
 
 from timekeeper.generate.cues import CueLengths
 from timekeeper.generate.draw import below, pick
-from timekeeper.generate.settings import GRID_MS
 from timekeeper.generate.threats import PlannedThreat
+from timekeeper.generate.windows import GRID_MS, event_footprint_ms, footprint_ms, window_spans
 from timekeeper.model import EventType
-
-SILENCE_MS = 500  # at least this much quiet after every cue
-ONE_MINUTE_MS = 60_000
-TWENTY_SECONDS_MS = 20_000
-
-
-def on_grid(ms: int) -> int:
-    """`ms` rounded up to the 5-second grid the official tracks use."""
-    return -(-ms // GRID_MS) * GRID_MS
 
 
 @dataclass
@@ -59,29 +46,20 @@ class Window:
 def threat_item(threat: PlannedThreat, lengths: CueLengths, min_gap_ms: dict[EventType, int]) -> Item:
     kind = EventType.INTERNAL if threat.internal else EventType.THREAT
     cue_ms = lengths.threat(threat.turn, threat.internal, threat.serious, threat.unconfirmed)
-    return Item(kind, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[kind]), threat=threat)
+    return Item(kind, footprint_ms(cue_ms, min_gap_ms[kind]), threat=threat)
 
 
 def event_item(kind: EventType, lengths: CueLengths, min_gap_ms: dict[EventType, int], outage_ms: int = 0) -> Item:
     """An incoming data, data transfer or outage item; an outage's footprint runs until after "restored"."""
-    if kind is EventType.COMMS_DOWN:
-        after_ms = max(on_grid(lengths.comms_restored_ms + SILENCE_MS), min_gap_ms[kind])
-        return Item(kind, outage_ms + after_ms, outage_ms=outage_ms)
-    cue_ms = lengths.incoming_data_ms if kind is EventType.INCOMING_DATA else lengths.data_transfer_ms
-    return Item(kind, max(on_grid(cue_ms + SILENCE_MS), min_gap_ms[kind]))
+    return Item(kind, event_footprint_ms(kind, lengths, min_gap_ms, outage_ms), outage_ms=outage_ms)
 
 
 def phase_windows(
     phase: int, start_ms: int, end_ms: int, lengths: CueLengths, first_event_ms: tuple[int, int]
 ) -> tuple[Window, Window]:
     """The main and the last-minute window of `phase` (1-based), running from start_ms to end_ms."""
-    opening_ms = lengths.begin_ms if phase == 1 else lengths.closing_ms[phase - 2]
-    main_start_ms = start_ms + max(on_grid(opening_ms + SILENCE_MS), first_event_ms[0])
-    late_start_ms = end_ms - ONE_MINUTE_MS + on_grid(lengths.warning_1_minute_ms[phase - 1] + SILENCE_MS)
-    return (
-        Window(main_start_ms, end_ms - ONE_MINUTE_MS, []),
-        Window(late_start_ms, end_ms - TWENTY_SECONDS_MS, []),
-    )
+    main, late = window_spans(phase, start_ms, end_ms, lengths, first_event_ms)
+    return Window(*main, []), Window(*late, [])
 
 
 def spread(rng: random.Random, window: Window, first_gap_max_ms: int | None = None,

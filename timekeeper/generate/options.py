@@ -16,12 +16,13 @@ from typing import Any
 from timekeeper.errors import ScenarioError
 from timekeeper.generate.problems import LENGTHS, BadValue, SettingProblem, ValueProblem, Word, flag, label
 from timekeeper.generate.room import check_room
-from timekeeper.generate.settings import GRID_MS, GenerateOptions, Span
+from timekeeper.generate.settings import GenerateOptions, Span
+from timekeeper.generate.windows import GRID_MS
 from timekeeper.grammar.times import format_time, parse_time_ms
 from timekeeper.i18n import FALLBACK, translate, ui_language
 from timekeeper.model import MAX_SEED, Pile, TrackKind
 
-GENERATOR_VERSION = "5"  # bump when the same seed and options would give a different mission
+GENERATOR_VERSION = "6"  # bump when the same seed and options would give a different mission
 KINDS = tuple(kind.value for kind in (TrackKind.MISSION, TrackKind.SIMULATION, TrackKind.DOUBLE_ACTION))  # imitated
 PLAYERS = (4, 5)
 PILES = tuple(pile.value for pile in Pile)
@@ -52,6 +53,7 @@ class OptionSpec:
     low: int | None = None
     high: int | None = None
     rule: str = ""  # the official rule a value outside the official range relaxes
+    presets: tuple[tuple[str, str], ...] = ()  # (value, its name's catalogue key): choices a form offers (a quick game)
 
     @property
     def default(self) -> Any:
@@ -103,8 +105,9 @@ class OptionSpec:
     def describe(self, ui: str = FALLBACK) -> dict[str, Any]:
         """The spec as plain data (JSON-ready) for a form, its words in the page's language `ui`: the
         default as text ('' for "as official"), the field's label (with its unit) and help, the
-        placeholder of an empty field, and a label for each choice. `unit` names the catalogue's
-        generate.unit.<unit> entry the label takes ('' for none)."""
+        placeholder of an empty field, a label for each choice, and the presets a form offers (value
+        and name: a quick game). `unit` names the catalogue's generate.unit.<unit> entry the label
+        takes ('' for none)."""
         unit = {"percent": "percent", "seconds": "seconds", "time": "time"}.get(self.type, "")
         label = self.label_in(ui)
         return {"key": self.key, "flag": self.flag, "type": self.type, "default": self.text(self.default), "unit": unit,
@@ -112,7 +115,8 @@ class OptionSpec:
                 "help": self.help_in(ui), "example": self.example, "metavar": self.metavar,
                 "label": translate(ui, f"generate.unit.{unit}", label=label) if unit else label,
                 "placeholder": translate(ui, "generate.official_example", example=self.example),
-                "choice_labels": [choice_label(self, choice, ui) for choice in self.choices]}
+                "choice_labels": [choice_label(self, choice, ui) for choice in self.choices],
+                "presets": [{"value": value, "label": translate(ui, key, **{self.key: value})} for value, key in self.presets]}
 
     def text(self, value: Any) -> str:
         """`value` written the way `parse` reads it (empty for the default None)."""
@@ -218,7 +222,8 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (  # help texts: generate.help.<key> in t
     OptionSpec("kind", "kind", "choice", "double-action", "KIND", choices=KINDS),
     OptionSpec("players", "players", "choice", "4", "N", choices=PLAYERS),
     OptionSpec("threat_level", "threat_level", "integer", "9", "POINTS", low=1, high=99, rule="threat-mix"),
-    OptionSpec("length", "length_ms", "time", "12:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths"),
+    OptionSpec("length", "length_ms", "time", "5:00", "M:SS", low=5 * 60, high=25 * 60, rule="phase-lengths",
+               presets=(("5:00", "generate.preset.quick"), ("7:00", "generate.preset.short"))),
     OptionSpec("phase_lengths", "phase_lengths_ms", "times", "4:00,4:00,3:00", "P1,P2,P3", low=90, high=10 * 60,
                rule="phase-lengths"),
     OptionSpec("outages", "outages", "span", "3", "N[-M]", low=0, high=8, rule="event-counts"),
@@ -300,7 +305,7 @@ def check_options(options: GenerateOptions) -> GenerateOptions:
         raise ScenarioError(f"{o.players} players; missions are generated for 4 or 5 players", path="generate")
     if not 1 <= o.level <= o.max_level:
         raise SettingProblem("threat_level", field="threat_level", level=o.level, kind=Word(f"kind.{o.kind}"),
-                             players=o.players, slots=o.threat_slots, most=o.max_level, official=o.default_level)
+                             players=o.players, slots=o.threat_slots, most=o.max_level, official=o.official.confirmed_points[1])
     if o.length_ms is not None and o.phase_lengths_ms is not None:
         raise SettingProblem("both_lengths", LENGTHS)
     for spec in OPTION_SPECS:

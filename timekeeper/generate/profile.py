@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from timekeeper.generate.figures import PROFILES
-from timekeeper.model import EventType
+from timekeeper.model import MAX_TURN, EventType
 
 Span = tuple[int, int]  # (lowest, highest)
 
@@ -49,6 +49,8 @@ class Profile:
     threat_phases: int
     tracks: int
     # the user's settings (None: as official)
+    turns: int = MAX_TURN  # the turns threats may be announced on (fewer in a short mission: shortened.py)
+    scaled: bool = False  # the threats and events scaled down to a mission shorter than official (shortened.py)
     mission_ms: int | None = None
     ambush_chance: float = 0.0
     max_serious: int | None = None
@@ -70,6 +72,10 @@ class Profile:
         if placed is EventType.COMMS_DOWN:
             return self.outages_per_phase
         return self.data_transfers_per_phase if placed is EventType.DATA_TRANSFER else self.incoming_data_per_phase
+
+    def required(self, placed: EventType) -> int:
+        """How many of `placed` a mission must carry: the official minimum, in all and per phase."""
+        return max(self.count(placed)[0], sum(low for low, _ in self.count_per_phase(placed)))
 
     def with_count(self, placed: EventType, span: Span) -> Profile:
         """The total of `placed` set to `span`. The sampler keeps to the official per-phase limits where

@@ -12,8 +12,9 @@ from typing import Any
 
 from timekeeper.generate.options import OPTION_SPECS, SPECS_BY_KEY, span_text
 from timekeeper.generate.problems import setting_text
-from timekeeper.generate.settings import COUNT_KEYS, GRID_MS, GenerateOptions, Span
+from timekeeper.generate.settings import COUNT_KEYS, GenerateOptions, Span
 from timekeeper.generate.threats import fewest_external
+from timekeeper.generate.windows import GRID_MS
 from timekeeper.grammar.times import format_time
 from timekeeper.i18n import FALLBACK, translate
 from timekeeper.model import EventType
@@ -54,17 +55,25 @@ def relaxed_rules(options: GenerateOptions) -> tuple[Relaxation, ...]:
     """Every official rule these settings relax, in the order of the options."""
     o, official, found = options, options.official, []
     p = o.profile
-    if p.phase_ms != official.phase_ms:
+    lengths: tuple[str, Any] = ("length", o.length_ms) if o.length_ms else ("phase_lengths", o.phase_lengths_ms)
+    official_phases = ("official", ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official.phase_ms))
+    if p.scaled:  # a short mission: its phases, threats and events scaled down with it (shortened.py), one note
+        found.append(Relaxation("phase-lengths", "shortened", (lengths,), (
+            official_phases, ("points", str(o.default_level)), ("incoming", span_text(p.incoming_data)),
+            ("transfers", span_text(p.data_transfers)), ("outages", span_text(p.outages)))))
+    elif p.phase_ms != official.phase_ms:
         inside = all(low - GRID_MS <= a and b <= high + GRID_MS for (a, b), (low, high) in zip(p.phase_ms, official.phase_ms))
         if not inside:
-            lengths: tuple[str, Any] = ("length", o.length_ms) if o.length_ms else ("phase_lengths", o.phase_lengths_ms)
-            found.append(Relaxation("phase-lengths", "phase_lengths", (lengths,), (
-                ("official", ", ".join(f"{format_time(a)}-{format_time(b)}" for a, b in official.phase_ms)),)))
+            found.append(Relaxation("phase-lengths", "phase_lengths", (lengths,), (official_phases,)))
     for placed in (EventType.COMMS_DOWN, EventType.INCOMING_DATA, EventType.DATA_TRANSFER):  # the order of the options
+        if p.scaled and o.asked_count(placed) is None:
+            continue
         if p.count_per_phase(placed) != official.count_per_phase(placed):
             found.append(Relaxation("event-counts", "event_counts", ((COUNT_KEYS[placed], p.count(placed)),), (
                 ("official", span_text(official.count(placed))), ("most", str(p.count(placed)[1])))))
-    if not _inside(p.outage_ms, official.outage_ms) or not _inside(p.comms_down_ms, official.comms_down_ms):
+    asked_outages = o.outages is not None or o.outage_length_ms is not None
+    if (asked_outages or not p.scaled) and (not _inside(p.outage_ms, official.outage_ms)
+                                            or not _inside(p.comms_down_ms, official.comms_down_ms)):
         found.append(Relaxation("comms-down", "comms_down", (), (
             ("each", _seconds(p.outage_ms)), ("total", _seconds(p.comms_down_ms)),
             ("official_each", _seconds(official.outage_ms)), ("official_total", _seconds(official.comms_down_ms)))))
@@ -75,13 +84,14 @@ def relaxed_rules(options: GenerateOptions) -> tuple[Relaxation, ...]:
     if o.level != o.default_level:
         found.append(Relaxation("threat-mix", "threat_level", (("threat_level", o.level),), (("official", str(o.default_level)),)))
     for mine, theirs, key in ((p.serious, official.serious, "max_serious"), (p.internal, official.internal, "max_internal")):
-        if mine != theirs:
+        if mine != theirs and (getattr(o, key) is not None or not p.scaled):
             found.append(Relaxation("threat-mix", key, ((key, getattr(o, key)),),
                                     (("threats", span_text(mine)), ("official", span_text(theirs)))))
     fewest, official_fewest = fewest_external(o), fewest_external(GenerateOptions(kind=o.kind, players=o.players))
-    if fewest < min(3, official_fewest):  # a zone may get no threat (a 4-player crew hears fewer on some official tracks)
-        asked = tuple((spec.key, getattr(o, spec.field)) for spec in OPTION_SPECS
-                      if spec.rule == "threat-mix" and getattr(o, spec.field) is not None)
+    asked = tuple((spec.key, getattr(o, spec.field)) for spec in OPTION_SPECS
+                  if spec.rule == "threat-mix" and getattr(o, spec.field) is not None)
+    if fewest < min(3, official_fewest) and (asked or not p.scaled):  # a zone may get no threat (a 4-player crew hears
+        # fewer on some official tracks; a short mission carries fewer: its own note says so)
         found.append(Relaxation("zone-spread", "zone_spread", asked, (
             ("fewest", str(fewest)), ("official", span_text(official.external)))))
     if p.internal_turns != official.internal_turns:

@@ -13,18 +13,18 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from timekeeper.generate.cues import cue_lengths
-from timekeeper.generate.layout import event_item, phase_windows, threat_item
+from timekeeper.generate.layout import phase_windows, threat_item
 from timekeeper.generate.problems import LENGTHS, SettingProblem, Word
 from timekeeper.generate.profile import PLACED
-from timekeeper.generate.settings import GRID_MS
+from timekeeper.generate.shortened import MIN_PHASE_MS
 from timekeeper.generate.threats import PlannedThreat
+from timekeeper.generate.windows import event_footprint_ms, events_need_ms, unusable_ms
 from timekeeper.grammar.times import format_time
 from timekeeper.model import TURNS_PER_PHASE, EventType
 
 if TYPE_CHECKING:
     from timekeeper.generate.settings import GenerateOptions
 
-SLACK_PER_WINDOW_MS = 2 * GRID_MS  # measured: no required event was ever left out with this slack (tests, benchmark)
 
 
 def required_count(options: GenerateOptions, placed: EventType) -> int:
@@ -32,7 +32,7 @@ def required_count(options: GenerateOptions, placed: EventType) -> int:
     profile = options.profile
     if options.asked_count(placed) is not None or (placed is EventType.COMMS_DOWN and options.outage_length_ms is not None):
         return profile.count(placed)[1]
-    return max(profile.count(placed)[0], sum(low for low, _ in profile.count_per_phase(placed)))
+    return profile.required(placed)
 
 
 def check_room(options: GenerateOptions) -> None:
@@ -48,7 +48,7 @@ def _check_room(o: GenerateOptions) -> None:
         _check_length(o)
     windows, start_ms = [], 0
     for index, length_ms in enumerate(shortest):
-        if length_ms < 90_000:
+        if length_ms < MIN_PHASE_MS:
             raise SettingProblem("short_phase", phase=index + 1, length=format_time(length_ms))
         windows.append(phase_windows(index + 1, start_ms, start_ms + length_ms, lengths, profile.first_event_ms[index]))
         start_ms += length_ms
@@ -62,34 +62,30 @@ def _check_room(o: GenerateOptions) -> None:
         inside = min(count, internal_most)
         return inside * internal_ms + (count - inside) * external_ms
 
-    per_phase_threats = TURNS_PER_PHASE + o.max_doubles
+    # the most threats a phase gets: its share of the turns (threats.py's _turns keeps to the profile's
+    # per-phase figures whenever the threats fit them), each double turn adding one; the last of them
+    # goes to the last minute as an ambush when the main window cannot hold it (sampler._place_threats)
+    fits = most_threats(o) <= sum(high for _, high in profile.threats_per_phase) + o.max_doubles
     free = []
     for index, (main, late) in enumerate(windows):
-        main_ms = main.end_ms - main.start_ms
-        if index < 2 and main_ms < threats_ms(per_phase_threats):
-            raise SettingProblem("threats_room", LENGTHS, phase=index + 1, length=format_time(shortest[index]),
-                                 room=main_ms // 1000, threats=per_phase_threats, need=threats_ms(per_phase_threats) // 1000)
-        free += [main_ms, late.end_ms - late.start_ms]
+        main_ms, late_ms = main.end_ms - main.start_ms, late.end_ms - late.start_ms
+        if index < 2:
+            count = min(TURNS_PER_PHASE, profile.threats_per_phase[index][1] if fits else TURNS_PER_PHASE) + o.max_doubles
+            in_main = count - (1 if late_ms >= max(external_ms, internal_ms) and count else 0)
+            if main_ms < threats_ms(in_main):
+                raise SettingProblem("threats_room", LENGTHS, phase=index + 1, length=format_time(shortest[index]),
+                                     room=main_ms // 1000, threats=count, need=threats_ms(in_main) // 1000)
+        free += [main_ms, late_ms]
     all_threats_ms = threats_ms(most_threats(o))
-    outage_ms = profile.outage_ms[1]
-    largest = 0
-    needed = 0
+    counts = {placed: required_count(o, placed) for placed in PLACED}
+    needed, largest = events_need_ms(counts, lengths, gaps, profile.outage_ms[1], profile.comms_down_ms[1])
     for placed in PLACED:
-        count = required_count(o, placed)
-        item = event_item(placed, lengths, gaps, outage_ms if placed is EventType.COMMS_DOWN else 0)
-        if placed is EventType.COMMS_DOWN:  # the outages together last at most the total comms-down time
-            needed += min(profile.comms_down_ms[1], count * outage_ms) + count * (item.footprint_ms - outage_ms)
-        else:
-            needed += count * item.footprint_ms
-        largest = max(largest, item.footprint_ms if count else 0)
-        minima = [low for low, _ in o.official.count_per_phase(placed)]
-        for index, minimum in enumerate(minima):
-            if index == 2 and minimum * item.footprint_ms > free[4]:
-                raise SettingProblem("short_third_phase", length=format_time(shortest[2]), minimum=minimum,
-                                     what=Word(f"event.{placed.value}"))
-    # windows fill unevenly: a last-minute window may be too short for the largest item, and each
-    # main window may end with time too short for the next one
-    wasted_ms = sum(min(late_ms, largest - GRID_MS) for late_ms in free[1::2]) + SLACK_PER_WINDOW_MS * len(free[::2])
+        footprint = event_footprint_ms(placed, lengths, gaps, profile.outage_ms[1] if placed is EventType.COMMS_DOWN else 0)
+        minimum = profile.count_per_phase(placed)[2][0]
+        if minimum * footprint > free[4]:
+            raise SettingProblem("short_third_phase", length=format_time(shortest[2]), minimum=minimum,
+                                 what=Word(f"event.{placed.value}"))
+    wasted_ms = unusable_ms(free[1::2], len(free[::2]), largest)
     if not o_is_official(o) and sum(free) - all_threats_ms - wasted_ms < needed:
         room_s = max(0, sum(free) - all_threats_ms - wasted_ms) // 1000
         raise SettingProblem("events_room", LENGTHS, need=needed // 1000, lengths=", ".join(format_time(ms) for ms in shortest),

@@ -10,12 +10,13 @@ import random
 
 from timekeeper.generate.cues import cue_lengths
 from timekeeper.generate.draw import below, chance, from_histogram, pick, shuffled
-from timekeeper.generate.layout import TWENTY_SECONDS_MS, Item, Window, event_item, phase_windows, spread, threat_item
+from timekeeper.generate.layout import Item, Window, event_item, phase_windows, spread, threat_item
 from timekeeper.generate.options import check_options, generator_pairs, reproducing_command
 from timekeeper.generate.profile import PLACED, Profile
 from timekeeper.generate.room import required_count
-from timekeeper.generate.settings import GRID_MS, GenerateOptions
+from timekeeper.generate.settings import GenerateOptions
 from timekeeper.generate.threats import plan_threats
+from timekeeper.generate.windows import GRID_MS, TWENTY_SECONDS_MS
 from timekeeper.model import CommsDown, DataTransfer, Event, EventType, IncomingData, Scenario, Threat, TrackKind
 from timekeeper.titles import generated_title
 
@@ -68,10 +69,12 @@ def _phase_ends(rng: random.Random, spans: tuple[tuple[int, int], ...], mission_
 
 
 def _place_threats(rng: random.Random, items: list[Item], phases: list[Phase], profile: Profile) -> None:
-    """Threats go to the main window of their phase; now and then the last one is a late ambush."""
+    """Threats go to the main window of their phase; now and then the last one is a late ambush, and
+    always when the main window cannot hold them all (a short phase: room.py made sure the late one can)."""
     for number, (main, late) in enumerate(phases[:-1], start=1):
         mine = [item for item in items if item.threat is not None and item.threat.phase == number]
-        if len(mine) > 1 and chance(rng, profile.ambush_chance):  # a phase never starts silent
+        ambush = len(mine) > 1 and chance(rng, profile.ambush_chance)  # a phase never starts silent, unless
+        if ambush or (mine and sum(item.footprint_ms for item in mine) > main.free_ms):  # too short to say it early
             late.add(mine.pop())
         main.add(*mine)
 
@@ -119,7 +122,8 @@ def _assign(rng: random.Random, entry: tuple[Item, int | None, bool], phases: li
     (check_room makes sure there is room for every required one).
     """
     item, phase, required = entry
-    limits = options.official.count_per_phase(item.kind)
+    limits = [(0, min(official, own)) for (_, official), (_, own)  # (a short mission's own are lower: shortened.py)
+              in zip(options.official.count_per_phase(item.kind), options.profile.count_per_phase(item.kind))]
     if phase is not None:
         candidates = [phase]
     else:

@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from timekeeper.generate.profile import PLACED, Profile
+from timekeeper.generate.shortened import fitted_phases, shortened
 from timekeeper.model import MAX_TURN, EventType
 
-GRID_MS = 5000  # every generated time is on this grid (milliseconds)
 COUNT_KEYS = {EventType.COMMS_DOWN: "outages", EventType.DATA_TRANSFER: "data_transfers",
               EventType.INCOMING_DATA: "incoming_data"}  # the option (and its GenerateOptions field) counting each
 
@@ -59,7 +59,8 @@ class GenerateOptions:
 
     @property
     def default_level(self) -> int:
-        return self.official.confirmed_points[1]
+        """The confirmed threat points as official (scaled down for a short mission: shortened.py)."""
+        return self.profile.confirmed_points[1]
 
     @property
     def level(self) -> int:
@@ -76,7 +77,7 @@ class GenerateOptions:
     @property
     def threat_slots(self) -> int:
         """How many threats a track of this kind can carry: one per turn, plus the double turns."""
-        return MAX_TURN + self.max_doubles
+        return self.profile.turns + self.max_doubles
 
     @property
     def max_level(self) -> int:
@@ -89,20 +90,12 @@ class GenerateOptions:
         return self.level == self.default_level and self.max_serious is None and self.max_internal is None
 
 
-def _scaled_phases(official: tuple[Span, ...], length_ms: int) -> tuple[Span, ...]:
-    middle_ms = sum(low + high for low, high in official) / 2
-    return tuple((_grid(low * length_ms / middle_ms), _grid(high * length_ms / middle_ms)) for low, high in official)
-
-
-def _grid(ms: float) -> int:
-    return int(round(ms / GRID_MS)) * GRID_MS
-
-
 def _apply(o: GenerateOptions, p: Profile) -> Profile:
     if o.phase_lengths_ms is not None:
         p = replace(p, phase_ms=tuple((ms, ms) for ms in o.phase_lengths_ms), mission_ms=sum(o.phase_lengths_ms))
     elif o.length_ms is not None:
-        p = replace(p, phase_ms=_scaled_phases(p.phase_ms, o.length_ms), mission_ms=o.length_ms)
+        p = replace(p, phase_ms=fitted_phases(p.phase_ms, o.length_ms), mission_ms=o.length_ms)
+    p = shortened(p, o.official, exact_phases=o.phase_lengths_ms is not None)  # shorter carries less (shortened.py)
     counts_changed = o.outages is not None or o.outage_length_ms is not None
     for placed in PLACED:
         span = o.asked_count(placed)

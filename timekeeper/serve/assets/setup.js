@@ -114,6 +114,11 @@ function buildGenerateForm() {
     input.name = spec.key;
     input.dataset.spec = "1";
     const label = element("label", { className: "field" }, name, input);
+    if (spec.presets.length) { // suggested values, named (the length: a quick game)
+      const list = element("datalist", { id: `gen-presets-${spec.key}` }, ...spec.presets.map((p) => option(p.value, p.label)));
+      input.setAttribute("list", list.id);
+      label.append(list);
+    }
     label.dataset.spec = spec.key;
     page.genFields.insertBefore(label, first);
     generateFields.set(spec.key, { label, name, input });
@@ -131,6 +136,7 @@ function labelGenerateForm() {
     field.label.title = spec.help;
     if (field.input.tagName === "INPUT") field.input.placeholder = spec.placeholder;
     [...field.input.querySelectorAll("option")].forEach((choice, index) => (choice.textContent = spec.choice_labels[index]));
+    [...field.label.querySelectorAll("datalist option")].forEach((preset, index) => (preset.textContent = spec.presets[index].label));
   }
 }
 
