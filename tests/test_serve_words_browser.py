@@ -126,7 +126,8 @@ def test_a_quick_game_is_offered_and_made_in_the_page_language(server, open_brow
         driver.find_element("css selector", "#gen button[type=submit]").click()
         wait_for(driver, "document.body.textContent.includes('kürzer als die offiziellen Szenarien')", 30)
         text = driver.execute_script("return document.body.textContent")
-        assert "„Missionsdauer“ 5:00 ist kürzer als die offiziellen Szenarien und bringt darum weniger" in text, text
+        assert ("„Missionsdauer“ 5:00 ist kürzer als die offiziellen Szenarien (3:25-4:00, 3:35-3:55, 2:20-2:35) und bringt "
+                "darum weniger, wie die Trainingsszenarien: 4 Bedrohungspunkte") in text, text
         chosen = driver.execute_script("return document.getElementById('track').selectedOptions[0].textContent")
         assert chosen.startswith("Generierte Mission 4711 (5:00,"), chosen
         shot(driver, f"quick-game-{name}-de", tmp_path)
