@@ -384,7 +384,7 @@ def test_an_invalid_scenario_file_is_listed_greyed_with_its_problem(server, open
     wait_for(driver, "document.querySelector('#track option[value=\"folder:broken.yaml\"]')")
     listed = driver.execute_script("const o = document.querySelector('#track option[value=\"folder:broken.yaml\"]');"
                                    "return {disabled: o.disabled, text: o.textContent};")
-    assert listed["disabled"] and re.match(r"✗ broken\.yaml:4:\d+: .*'green'", listed["text"]), listed
+    assert listed["disabled"] and re.match(r"✗ broken\.yaml: line 4, column \d+: .*'green'", listed["text"]), listed  # the page's words
     driver.execute_script("localStorage.setItem('tk-track', 'folder:broken.yaml');")
     driver.refresh()
     wait_for(driver, "document.querySelectorAll('#track option').length >= 34")  # remembered, yet not chosen
