@@ -558,7 +558,7 @@ def test_the_page_gets_its_words_in_each_language_and_a_clear_404_for_another(se
                                                                  "problem"}  # not what the server words
     assert body["messages"]["generate.label.outages"] == "Kommunikationsausfälle" and "generate.problem.grid" not in body["messages"]
     english = server.request("/api/messages/en").json()["messages"]
-    # every word of an error a crew may see is there too (a file's, a code's, the log's problems): about 31 KB
+    # every word of an error a crew may see is there too (a file's, a code's, the log's problems): about 33 KB
     assert sorted(english) == sorted(body["messages"]) and len(german.body) < 35_000
     for wrong in ("el", "xx", "..%2Fen"):
         reply = server.request(f"/api/messages/{wrong}")
