@@ -73,12 +73,13 @@ class PageSocket:
     """One screen of a game. `url`: the server's ws:// or wss:// address (a worker's or nginx's)."""
 
     def __init__(self, session, url: str, game_id: str, client: str, *, sound: Sound | None = None,
-                 ssl: object = None, kind: str = "phone", same_clock: bool = False) -> None:
+                 ssl: object = None, kind: str = "phone", same_clock: bool = False, pings_again: int = 1) -> None:
         """`same_clock`: the server runs on this machine and its clock is this one: the pings are
         sent and answered, but their offset is not used (a load generator that stands in for
-        thousands of phones lags, and its round trips with it)."""
+        thousands of phones lags, and its round trips with it). `pings_again`: pings on every
+        socket after the first (the page sends one; five before issue 37)."""
         self.session, self.url, self.game_id, self.client, self.sound, self.ssl = session, url, game_id, client, sound, ssl
-        self.kind, self.same_clock = kind, same_clock
+        self.kind, self.same_clock, self.pings_again = kind, same_clock, pings_again
         self.socket = None
         self.offset_ms, self.best_rtt_ms = 0.0, float("inf")
         self.playback: dict | None = None
@@ -158,7 +159,7 @@ class PageSocket:
         await socket.send_str(json.dumps({"type": "hello", "client": self.client, "kind": self.kind}))
         if self.device and self.claimed:
             await socket.send_str(json.dumps({"type": "claim"}))
-        self._spawn(self._ping(socket, PINGS if self.best_rtt_ms == float("inf") else 1))
+        self._spawn(self._ping(socket, PINGS if self.best_rtt_ms == float("inf") else self.pings_again))
         if self.on_open is not None:
             self.on_open(self)
 
