@@ -1,6 +1,7 @@
 """The machine's processes as Linux's /proc shows them, for tests and benchmarks that watch or clean
 up what they started: a process's children and everything under it, its command line, the
-processes whose command line holds a text, and the process holding a file's lock."""
+processes whose command line holds a text or whose environment holds a variable, and the process
+holding a file's lock."""
 
 from __future__ import annotations
 
@@ -53,3 +54,18 @@ def holder_of_lock(path: Path) -> int | None:
         if fields[1] == "FLOCK" and fields[5].endswith(f":{inode}"):
             return int(fields[4])
     return None
+
+
+def with_environment(text: bytes) -> list[int]:
+    """The processes whose environment holds `text` (a variable set for one run, say, which its
+    children inherit), zombies left out."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if text in (entry / "environ").read_bytes() and (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found

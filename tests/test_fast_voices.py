@@ -224,3 +224,72 @@ def test_plan_warns_of_a_packs_missing_clips_as_render_does(tmp_path: Path, monk
     assert planned.stderr.count(f"Warning: voice pack {tmp_path} has no clip for ") == 1
     names = planned.stderr.split("has no clip for ")[1].split(";")[0].split(", ")
     assert "time_t_plus_1" in names and "repeat" not in names
+
+
+# -- phrases with nothing to say -------------------------------------------------------------------
+
+WORDLESS = ["...", " ", "-", "—", "!?", "\u00a0", "…", "🚀"]
+
+
+@pytest.mark.parametrize("text", WORDLESS)
+def test_a_phrase_without_words_is_silence_in_every_voice_and_no_engine_is_asked(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """espeak-ng, pyttsx3, Piper and a pack's fallback speak nothing where nothing is to be said
+    (Piper used to fail with Python's "wave.Error: # channels not specified")."""
+    from timekeeper.voice import engines, neural
+    from timekeeper.voice.neural import NeuralModel, NeuralVoice
+    from timekeeper.voice.packs import PackVoice
+    from timekeeper.voice.tts import TtsVoice
+
+    def no_engine(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an engine was asked to speak a phrase without words")
+
+    monkeypatch.setattr(engines, "get_engine", no_engine)
+    monkeypatch.setattr(neural, "run_piper", no_engine)
+    model = NeuralModel("en_US-joe-medium", tmp_path / "joe.onnx", "en", "fingerprint")
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text("name: pack\nlanguage: en\n", encoding="utf-8")
+    for engine in ("espeak-ng", "pyttsx3"):
+        voices = [TtsVoice("en", folder=tmp_path, engine=engine), NeuralVoice("en", model, 1.0, folder=tmp_path),
+                  PackVoice(pack, "en", fallback=TtsVoice("en", folder=tmp_path, engine=engine))]
+        for voice in voices:
+            voice.prepare([("announce", text)])
+            if isinstance(voice, (TtsVoice, NeuralVoice)):
+                voice.draft([("announce", text)])
+            assert len(voice.clip("announce", text)) == 0, voice.name
+            assert voice.measure("announce", text) == 0
+
+
+def test_sentences_without_words_are_left_out_of_a_phrase() -> None:
+    from timekeeper.grammar.phrases import has_words
+    from timekeeper.voice.tts import sentences
+
+    assert sentences("Hello. ... World! - ?") == ["Hello.", "World!"]
+    assert sentences(" ... ") == [] and sentences("") == []
+    assert all(has_words(text) for text in ("a", "5", "Ž", "中文", "٣")) and not any(has_words(text) for text in WORDLESS)
+
+
+def test_piper_saying_no_sound_is_told_in_the_users_words(tmp_path: Path) -> None:
+    from timekeeper.errors import VoiceError
+    from timekeeper.voice.neural import NeuralModel, _piper_failure, run_piper
+
+    model = NeuralModel("en_US-joe-medium", tmp_path / "joe.onnx", "en", "fingerprint")
+    messages = ["INFO:__main__:Wrote 1.wav", "Traceback (most recent call last):", "  File ...",
+                "wave.Error: # channels not specified"]
+    said = _piper_failure(model, "Zone blue, zap.", messages, 1)
+    assert said == "Piper made no sound at 'Zone blue, zap.' with voice en_US-joe-medium: give words it can speak"
+    assert "wave" not in said and "Error" not in said
+    assert _piper_failure(model, None, ["onnxruntime: cannot load the model"], 2) == (
+        "Piper stopped with voice en_US-joe-medium (exit status 2): onnxruntime: cannot load the model")
+    with pytest.raises(VoiceError, match="no words to speak"):
+        run_piper(model, ["Zone red.", "..."], 1.0, tmp_path)
+
+
+def test_a_pack_whose_spoken_words_say_nothing_is_refused() -> None:
+    from timekeeper.errors import VoiceError
+    from timekeeper.grammar.phrases import pack_book
+
+    with pytest.raises(VoiceError, match=r"pack.yaml: spoken: threat, zone_red: no words to say"):
+        pack_book("en", "p", {}, {"threat": "...", "zone_red": " - ", "zone_blue": "Blue!"}, "pack.yaml")

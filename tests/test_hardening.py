@@ -313,7 +313,7 @@ def test_an_interruption_right_after_the_temporary_file_is_made_leaves_nothing(
     import tempfile
     import threading
 
-    from timekeeper.files import atomicfile
+    from timekeeper.files import atomicfile, stopping
 
     real_mkstemp = tempfile.mkstemp
 
@@ -322,7 +322,7 @@ def test_an_interruption_right_after_the_temporary_file_is_made_leaves_nothing(
         os.kill(os.getpid(), signal.SIGINT)  # Python's handler raises KeyboardInterrupt when it runs
         return made
 
-    monkeypatch.setattr(atomicfile.tempfile, "mkstemp", mkstemp_then_interrupted)
+    monkeypatch.setattr(stopping.tempfile, "mkstemp", mkstemp_then_interrupted)
     target = tmp_path / "out.mp3"
     target.write_bytes(b"the old file")
     other_thread_may_end = threading.Event()

@@ -195,3 +195,26 @@ def test_voice_name_to_repository_url() -> None:
     )
     with pytest.raises(VoiceError, match="not a Piper voice name"):
         voice_url("../../etc/passwd")
+
+
+def test_wordless_sentences_are_skipped_and_piper_leaves_nothing_in_the_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piper used to fail on a line of punctuation ("wave.Error: # channels not specified"), and
+    onnxruntime left a `.ses` file in $TMPDIR and an identifier in ~/.cache after every run."""
+    import tempfile
+
+    from timekeeper.voice.neural import NeuralVoice, find_model
+
+    temporary, home = tmp_path / "tmp", tmp_path / "home"
+    temporary.mkdir()
+    home.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # (Python keeps the folder it found first)
+    voice = NeuralVoice("en", find_model(f"piper:{JOE}"), 1.0, folder=tmp_path / "cache")
+    spoken = voice.clip("announce", "Zone red. ... - Zone blue!")
+    assert len(spoken) > RATE // 2 and rms(spoken, 0, len(spoken) * 1000 // RATE) > 0.01
+    assert len(voice.clip("announce", " ... ")) == 0
+    assert sorted(temporary.iterdir()) == [] and sorted(home.rglob("*")) == []
+    assert [path.name for path in (tmp_path / "cache" / "piper").iterdir() if path.is_dir() and path.name.startswith("tmp")] == []

@@ -110,3 +110,10 @@ def test_trim_keeps_a_short_pad() -> None:
     clip[20_000:21_000] = 0.5
     kept = trimmed(clip, LEAD_PAD_MS, TAIL_PAD_MS)
     assert 1_000 < len(kept) < 1_000 + 44_100 * 50 // 1000
+
+
+def test_espeak_ng_skips_the_sentences_without_words(tmp_path: Path) -> None:
+    """A lone "..." or "-" between sentences is not spoken (it would be a blip or a pause of its own)."""
+    voice = TtsVoice("en", voice="en-us", folder=tmp_path)
+    assert len(voice.clip("announce", "Zone red. ... - Zone blue!")) == len(voice.clip("announce", "Zone red. Zone blue!"))
+    assert len(voice.clip("announce", " ... ")) == 0

@@ -19,6 +19,7 @@ from timekeeper import __version__
 from timekeeper.commands.groups import SuggestingGroup
 from timekeeper.environment import Environment, Streams, current, using
 from timekeeper.errors import ExitStatus, OutputError, Terminated, TimekeeperError
+from timekeeper.files import stopping
 
 # command name -> "module:attribute" of a click command in timekeeper.commands
 COMMANDS = {
@@ -91,10 +92,6 @@ def cli(debug: bool) -> None:
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise Terminated()
-
-
 def _quiet_stdout() -> None:
     """After the reader of stdout went away: point stdout at /dev/null so the final flush is quiet."""
     with contextlib.suppress(OSError, ValueError):
@@ -105,10 +102,11 @@ def _quiet_stdout() -> None:
 
 def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     """Run the group on `argv` (default: the command line) in the environment `env` (its folders,
-    engines and streams; default: built from this process) and return the exit status (the console
-    script's wrapper exits with it; so does `python -m timekeeper`). Ctrl-C
-    gives 130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left); a
-    closed stdout (`| head -1`) ends the command quietly with 141, a full one (`> /dev/full`) with 10."""
+    engines and streams; default: built from this process) and return the exit status (the
+    `timekeeper` program and `python -m timekeeper` exit with it: see __main__.run). Ctrl-C gives
+    130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left, no child
+    process runs on: files/stopping.py); a closed stdout (`| head -1`) ends the command quietly
+    with 141, a full one (`> /dev/full`) with 10."""
     if env is not None:
         with using(env), _talking_through(env.streams):
             return main(argv)
@@ -116,16 +114,8 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     undecodable = _undecodable_argument(args)
     if undecodable is not None:
         return _fail(undecodable)
-    saved = {}
-    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):  # SIGHUP: the terminal closed
-        if signum is not None:
-            with contextlib.suppress(ValueError):  # only the main thread may set handlers
-                saved[signum] = signal.signal(signum, _terminate)
-    try:
+    with stopping.handling():  # (in the main thread; a caller in the same process, a test, gets its own handlers back)
         return _run_group(args)
-    finally:  # a caller in the same process (a test) gets its own handlers back
-        for signum, handler in saved.items():
-            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager
@@ -148,30 +138,48 @@ def _run_group(args: list[str]) -> int:
     try:
         status = cli.main(args=args, prog_name="timekeeper", standalone_mode=False)
     except (click.exceptions.Abort, KeyboardInterrupt) as stop:  # click turns Ctrl-C into Abort
-        if isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated):
-            _echo_err("Terminated.")
-            return ExitStatus.TERMINATED
-        _echo_err("Interrupted.")
-        return ExitStatus.INTERRUPTED
-    except (BrokenPipeError, PipeClosed):
+        terminated = isinstance(stop, Terminated) or isinstance(stop.__cause__, Terminated)
+        return _stopped(stopping.requested() or (signal.SIGTERM if terminated else signal.SIGINT))
+    except Exception as error:
+        signum = stopping.requested()
+        if signum is not None:  # a failure the stop caused (a speech engine it ended): the stop is the news
+            return _stopped(signum)
+        return _failed(error, args)
+    signum = stopping.requested()
+    if signum is not None:  # the stop landed where Python drops exceptions (a __del__, a callback)
+        return _stopped(signum, said=status == stopping.status_of(signum))
+    return status if isinstance(status, int) else ExitStatus.SUCCESS
+
+
+def _stopped(signum: int, said: bool = False) -> int:
+    """The exit status of a command stopped by `signum`, after saying so (unless the command `said`
+    it already: live's "Stopped at ..."); a later signal no longer interrupts."""
+    stopping.settle()
+    status = stopping.status_of(signum)
+    if not said:
+        _echo_err("Interrupted." if status == ExitStatus.INTERRUPTED else "Terminated.")
+    return status
+
+
+def _failed(error: Exception, args: list[str]) -> int:
+    """The exit status of a command that raised `error`, printed as one line."""
+    if isinstance(error, (BrokenPipeError, PipeClosed)):
         _quiet_stdout()
         return ExitStatus.PIPE_CLOSED
-    except click.ClickException as error:
+    if isinstance(error, click.ClickException):
         return _fail(error, args)
-    except OSError as error:  # a system failure no command foresaw: still one line naming the file
+    if isinstance(error, OSError):  # a system failure no command foresaw: still one line naming the file
         if "--debug" in args:
-            raise
+            raise error
         if error.filename is None and error.errno in _FULL:  # printing to a full disk (`> /dev/full`)
             _quiet_stdout()
             return _fail(OutputError.cannot_write("<stdout>", error), args)
         return _fail(TimekeeperError(error.strerror or str(error), path=str(error.filename)[:200] if error.filename else None),
                      args)
-    except Exception as error:  # a bug: one line unless the user asked for the traceback
-        if "--debug" in args:
-            raise
-        _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
-        return ExitStatus.ERROR
-    return status if isinstance(status, int) else ExitStatus.SUCCESS
+    if "--debug" in args:  # a bug: one line unless the user asked for the traceback
+        raise error
+    _echo_err(f"Error: internal error: {type(error).__name__}: {error} (run with --debug for details)")
+    return ExitStatus.ERROR
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what Python makes of command-line bytes that are not UTF-8

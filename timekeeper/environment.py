@@ -27,8 +27,8 @@ the keys it reads, prompts, progress bars, `import -`). Left unset, each is the 
 the moment it is used (so redirections and click's test runner apply); `cli.main(argv, env)` given
 an environment with streams of its own runs the whole command on them, click's output included.
 
-A child program is given the environment of this process unchanged (subprocess's default);
-nothing here builds one.
+A child program is given the environment of this process unchanged (subprocess's default), or
+with a few variables changed (`for_child`: Piper gets its own temporary folder and no telemetry).
 """
 
 from __future__ import annotations
@@ -118,6 +118,11 @@ class Environment:
             piper_url=value("TIMEKEEPER_PIPER_URL"),
             streams=streams or Streams(),
         )
+
+
+def for_child(**changes: str) -> dict[str, str]:
+    """The variables of a child program: this process's, with `changes` set."""
+    return {**os.environ, **changes}
 
 
 _installed: ContextVar[Environment | None] = ContextVar("timekeeper_environment", default=None)

@@ -22,6 +22,7 @@ import numpy as np
 
 from timekeeper.audio.pcm import SAMPLE_RATE, Clip
 from timekeeper.errors import RenderError
+from timekeeper.files import stopping
 
 Progress = Callable[[int, int], None]
 MP3_KBPS = 128
@@ -109,6 +110,7 @@ def _ahead(chunks: Iterable[bytes]) -> Iterator[bytes]:
     stop = threading.Event()
 
     def make() -> None:
+        stopping.signals_to_main_thread()
         try:
             for chunk in chunks:
                 while not stop.is_set():
@@ -132,7 +134,8 @@ def _ahead(chunks: Iterable[bytes]) -> Iterator[bytes]:
             yield item
     finally:
         stop.set()
-        helper.join()
+        if stopping.requested() is None:  # (after a stop the process leaves without it: it may be levelling a phrase)
+            helper.join()
 
 
 def _encode_av(chunks: Iterable[bytes], sample_rate: int, channels: int, path: Path, fmt: Format,

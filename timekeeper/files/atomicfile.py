@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from timekeeper.errors import OutputError
-from timekeeper.files.heldsignals import held_signals
+from timekeeper.files import stopping
 from timekeeper.files.outputpath import check_output_path
 
 
@@ -24,29 +23,29 @@ def replacing(path: str | Path, suffix: str = ".part") -> Iterator[Path]:
 
     The new file keeps an existing file's permissions (a new one gets 0666 minus the umask).
     If the block raises (or the process gets SIGTERM: see cli.main), the temporary file is removed
-    and `path` is left as it was. OutputError if `path` must not or cannot be written.
+    and `path` is left as it was; after a stop (Ctrl-C, SIGTERM: files/stopping.py) nothing is
+    replaced any more. OutputError if `path` must not or cannot be written.
     """
     path = check_output_path(path)
     folder = path.parent if str(path.parent) else Path(".")
     temp: Path | None = None
     try:
-        with held_signals():  # an interruption lands after `temp` is noted, so `finally` removes it
-            try:
-                handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=folder)
-            except OSError as failure:
-                raise OutputError.cannot_write(path, failure) from failure
-            temp = Path(name)
-            os.close(handle)
+        try:  # (noted as scratch at once: a stop that lands meanwhile still has it removed)
+            temp = stopping.scratch_file(folder, prefix=f".{path.name}.", suffix=suffix)
+        except OSError as failure:
+            raise OutputError.cannot_write(path, failure) from failure
         yield temp
         try:
             os.chmod(temp, _mode_for(path))
-            os.replace(temp, path)
+            with stopping.committing():  # not after a stop, even one Python could not raise where it landed
+                os.replace(temp, path)
         except OSError as failure:
             raise OutputError.cannot_write(path, failure) from failure
     finally:
         if temp is not None:
             with contextlib.suppress(OSError):
                 temp.unlink()
+            stopping.forget(temp)
 
 
 def write_atomic(path: str | Path, data: bytes | str) -> Path:

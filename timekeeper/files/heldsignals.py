@@ -6,12 +6,14 @@ process nobody stops. Signals that arrive meanwhile are noted and delivered as t
 
 Python runs signal handlers in the main thread only, whichever thread the system picked, so the
 signals are held by swapping the handlers (not by a per-thread signal mask, which another thread
-of the process would not share).
+of the process would not share). A child forked inside the block does not deliver the signals its
+parent held: they were meant for the parent.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ def held_signals() -> Iterator[None]:
         return
     arrived: list[int] = []
     previous = {}
+    holder = os.getpid()
     for signum in HELD:
         if signal.getsignal(signum) is not None:  # None: set outside Python, which could not be put back
             previous[signum] = signal.signal(signum, lambda number, _frame: arrived.append(number))
@@ -35,5 +38,5 @@ def held_signals() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        for number in dict.fromkeys(arrived):
+        for number in dict.fromkeys(arrived if os.getpid() == holder else []):
             signal.raise_signal(number)  # now handled as usual: KeyboardInterrupt, Terminated ...

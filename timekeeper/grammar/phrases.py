@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -66,6 +67,12 @@ class PhraseBook:
         return self.word(SOUND_WORDS[key]) if key in SOUND_WORDS else None
 
 
+def has_words(text: str) -> bool:
+    """Whether `text` says anything: it holds a letter or a digit. Punctuation, symbols and spaces
+    alone ("...", "-", "!?") are not spoken: a voice makes silence of them, a scenario refuses them."""
+    return any(unicodedata.category(char)[0] in "LN" for char in text)
+
+
 def first_sentence(text: str) -> str:
     """"Incoming data. Repeat, incoming data." -> "Incoming data" (no closing full stop)."""
     return text.split(". ")[0].rstrip(".:")
@@ -110,6 +117,9 @@ def pack_book(language: str, name: str | None, printed: Mapping[str, str], spoke
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise VoiceError(f"{label}: unknown key(s) {', '.join(unknown)} (see voices/en.yaml for the keys)", path=where)
+    wordless = sorted(key for key, text in spoken.items() if not has_words(str(text)))
+    if wordless:
+        raise VoiceError(f"spoken: {', '.join(wordless)}: no words to say (expected words: letters or digits)", path=where)
     return PhraseBook(
         language=language,
         name=name or (base.name if language in LANGUAGES else language),

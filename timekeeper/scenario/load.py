@@ -11,6 +11,7 @@ import yaml
 
 from timekeeper.errors import ScenarioError, Words
 from timekeeper.grammar.languages import LANGUAGES
+from timekeeper.grammar.phrases import has_words
 from timekeeper.grammar.times import TimeProblem, format_time, parse_time_ms
 from timekeeper.i18n import Rephrased, Said, said
 from timekeeper.model import (
@@ -351,6 +352,9 @@ class _Builder:
         if not text:
             if text is not None or "text" not in fields:  # a bad text was reported already
                 self.error(node, said("problem.file.missing_text"))
+            return None
+        if not has_words(text):
+            self.error(fields["text"], said("problem.file.no_words", text=repr(text[:40])))
             return None
         return Announcement(at_ms, text)
 

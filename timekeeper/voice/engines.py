@@ -18,9 +18,7 @@ import ctypes
 import itertools
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import wave
 from abc import ABC, abstractmethod
@@ -32,6 +30,7 @@ from typing import Any
 
 from timekeeper.environment import current
 from timekeeper.errors import MissingToolError, VoiceError
+from timekeeper.files.stopping import forked, run_child, scratch_folder, waited
 
 INSTALL_HINT = "install it with 'pip install espeakng-loader' (Linux) or 'pip install pyttsx3' (other systems)"
 WAV_HEADER_BYTES = 44
@@ -84,7 +83,7 @@ class EspeakCli(Engine):
         self.name = espeak_name(program)
 
     def voices(self) -> list[InstalledVoice]:
-        done = subprocess.run([self.program, "--voices"], capture_output=True, text=True)
+        done = run_child([self.program, "--voices"])
         listing = done.stdout
         self.listing_problem = (done.stderr.strip().splitlines() or [""])[-1] or (
             f"exit status {done.returncode}" if done.returncode else "")
@@ -97,7 +96,7 @@ class EspeakCli(Engine):
 
     def synthesize(self, text: str, voice_id: str, rate_wpm: int, volume: float, path: Path) -> None:
         command = [self.program, "-v", voice_id, "-s", str(rate_wpm), "-a", str(round(volume * 100)), "-w", str(path)]
-        result = subprocess.run([*command, "--", text], capture_output=True, text=True)
+        result = run_child([*command, "--", text])
         if result.returncode != 0:
             raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r}: {result.stderr.strip()}")
 
@@ -106,7 +105,7 @@ class EspeakCli(Engine):
 def espeak_name(program: str) -> str:
     """`espeak-ng-<version>` of the espeak-ng `program` (from its --version, about 10 ms; asked once
     per process, whether by the timing check of plan/validate/generate or by the engine itself)."""
-    version = subprocess.run([program, "--version"], capture_output=True, text=True).stdout.split()
+    version = run_child([program, "--version"]).stdout.split()
     return f"espeak-ng-{version[3] if len(version) > 3 else '?'}"
 
 
@@ -165,11 +164,10 @@ class EspeakLibrary(Engine):
 
     def synthesize(self, text: str, voice_id: str, rate_wpm: int, volume: float, path: Path) -> None:
         with self._lock:  # one fork at a time
-            child = os.fork()
+            child = forked()
         if child == 0:  # the child speaks from the library's state right after loading, then exits
             os._exit(self._speak_into(text, voice_id, rate_wpm, volume, path))
-        _, status = os.waitpid(child, 0)
-        code = os.waitstatus_to_exitcode(status)
+        code = waited(child)  # (a stop ends it at once)
         if code != 0:
             raise VoiceError(f"espeak-ng could not speak {text!r} with voice {voice_id!r} (exit status {code})")
 
@@ -257,9 +255,9 @@ class Pyttsx3Engine(Engine):
             self.engine.setProperty("voice", voice_id)
             self.engine.setProperty("rate", rate_wpm)
             self.engine.setProperty("volume", volume)
-        with tempfile.TemporaryDirectory() as scratch:
+        with scratch_folder() as scratch:
             for _ in range(WARM_UP_UTTERANCES):  # the next phrases get the new pace
-                self._say("one two three.", Path(scratch) / "warm-up.wav")
+                self._say("one two three.", scratch / "warm-up.wav")
         if str(self.engine.getProperty("voice")).lower() != voice_id.lower():  # pyttsx3 ignores bad voices
             raise VoiceError(f"the TTS engine ignored voice {voice_id!r}")
         self._settings = (voice_id, rate_wpm, volume)

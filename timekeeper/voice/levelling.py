@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from timekeeper.audio.pcm import Clip
+from timekeeper.files import stopping
 
 WORKERS = 2  # levelling threads (numpy and scipy release the GIL for the long loops)
 _stops = [0]  # how often stop_background was called: a levelling started before the last call stops
@@ -32,7 +33,11 @@ def import_ahead() -> None:
     if "pyloudnorm" not in sys.modules:
         from timekeeper.audio.loudness import libraries
 
-        threading.Thread(target=libraries, name="timekeeper-import", daemon=True).start()
+        def load() -> None:
+            stopping.signals_to_main_thread()
+            libraries()
+
+        threading.Thread(target=load, name="timekeeper-import", daemon=True).start()
 
 
 def stop_background() -> None:
@@ -74,9 +79,10 @@ class Levelling:
         stops = _stops[0]
 
         def work() -> None:
+            stopping.signals_to_main_thread()
             while True:
                 with lock:
-                    if not queue or _stops[0] != stops:
+                    if not queue or _stops[0] != stops or stopping.requested() is not None:  # (after a stop the process leaves without them)
                         return
                     text = queue.pop(0)
                 with contextlib.suppress(BaseException):  # kept in _errors; the consumer raises it

@@ -23,19 +23,20 @@ import json
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.audio.clipcache import cache_dir, write_wav
 from timekeeper.audio.pcm import Clip, Progress, as_stored
-from timekeeper.environment import current
+from timekeeper.environment import current, for_child
 from timekeeper.errors import MissingToolError, TimekeeperError, VoiceError
+from timekeeper.files import stopping
+from timekeeper.grammar.phrases import has_words
 from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.levelling import Levelling, import_ahead
 from timekeeper.voice.reference import PIPER_PREFIX, parse_voice
-from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences
+from timekeeper.voice.tts import decode_file, draft_phrase, level_phrase, sentences, silence
 
 CACHE_FORMAT = 4  # bump when synthesis or trimming change, so old clips and paces are not reused
 CONFIG_LIMIT_BYTES = 2_000_000  # a voice's .onnx.json is a few kB; refuse anything huge
@@ -131,31 +132,50 @@ def piper_command() -> list[str]:
 def run_piper(
     model: NeuralModel, texts: list[str], length_scale: float, folder: Path, progress: Progress | None = None
 ) -> list[Path]:
-    """Speak each of `texts` (one line each) into its own WAV in `folder`, in order."""
+    """Speak each of `texts` (one line each, each with words: grammar/phrases.py has_words) into its
+    own WAV in `folder`, in order. Piper runs with `folder` as its temporary folder (so nothing of
+    it stays in the system's) and without onnxruntime's telemetry (which would keep a session file
+    there, an identifier in ~/.cache and try to upload); a stop ends it at once (files/stopping.py)."""
     lines = [" ".join(text.split()) for text in texts]
-    if any(not line for line in lines):
-        raise VoiceError("the neural voice cannot speak an empty phrase")
+    if not all(has_words(line) for line in lines):
+        raise VoiceError("the neural voice was given a phrase with no words to speak")
     source = folder / "phrases.txt"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = folder / "out"
     command = [*piper_command(), "--model", str(model.path), "--output-dir", str(out), "--input-file", str(source)]
     command += ["--length-scale", f"{length_scale:.3f}", "--noise-w-scale", "0"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
+    own_temp = str(folder)
+    env = for_child(TMPDIR=own_temp, TEMP=own_temp, TMP=own_temp, ORT_DISABLE_TELEMETRY="1")
     done, messages = 0, []
-    for line in process.stderr:
-        messages.append(line.rstrip())
-        if "Wrote " in line:
-            done += 1
-            if progress is not None:
-                progress(done, len(lines))
-    if process.wait() != 0:
-        detail = next((m for m in reversed(messages) if m.strip()), f"exit status {process.returncode}")
-        raise VoiceError(f"Piper could not speak with voice {model.path}: {detail}")
+    with stopping.started(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True, env=env) as process:
+        assert process.stderr is not None
+        for line in process.stderr:
+            messages.append(line.rstrip())
+            if "Wrote " in line:
+                done += 1
+                if progress is not None:
+                    progress(done, len(lines))
+    if process.returncode != 0:
+        raise VoiceError(_piper_failure(model, lines[done] if done < len(lines) else None, messages, process.returncode))
     written = sorted(out.glob("*.wav"), key=lambda path: int(path.stem) if path.stem.isdigit() else 0)
     if len(written) != len(lines):
-        raise VoiceError(f"Piper wrote {len(written)} clips for {len(lines)} phrases with voice {model.path}")
+        raise VoiceError(f"Piper wrote {len(written)} clips for {len(lines)} phrases with voice {model.name}")
     return written
+
+
+def _piper_failure(model: NeuralModel, line: str | None, messages: list[str], status: int) -> str:
+    """What went wrong when Piper stopped with `status` at `line` (None: after the last): its last
+    line, except where Python's words stand for a case known in the user's ("wave.Error: # channels
+    not specified": Piper made no sound for the line)."""
+    last = next((message for message in reversed(messages) if message.strip()), "")
+    where = f" at {line[:80]!r}" if line is not None else ""
+    if _NO_SOUND in last:
+        return f"Piper made no sound{where} with voice {model.name}: give words it can speak"
+    return f"Piper stopped{where} with voice {model.name} (exit status {status}){': ' + last[:200] if last else ''}"
+
+
+_NO_SOUND = "# channels not specified"  # Python's wave module, when Piper writes a line that made no audio
 
 
 class NeuralVoice(Voice):
@@ -201,7 +221,7 @@ class NeuralVoice(Voice):
 
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
         self._fit(progress)
-        texts = list(dict.fromkeys(text for _, text in phrases))
+        texts = list(dict.fromkeys(text for _, text in phrases if has_words(text)))
         missing = [text for text in texts if text not in self._clips and not self.cache_path(text).is_file()
                    and not self._load(text)]  # (no cache file: the shipped clip, if any)
         if missing:
@@ -211,7 +231,7 @@ class NeuralVoice(Voice):
         """Like prepare, but the phrases not cached are only drafted (their length known; `clip`
         gives the draft until it is levelled): the returned Levelling makes their final clips."""
         self._fit(progress)
-        texts = list(dict.fromkeys(text for _, text in phrases))
+        texts = list(dict.fromkeys(text for _, text in phrases if has_words(text)))
         missing = [text for text in texts if not self._load(text)]
         if missing:
             import_ahead()  # while the phrases are drafted
@@ -222,6 +242,8 @@ class NeuralVoice(Voice):
         return levelling
 
     def clip(self, key: str, text: str) -> Clip:
+        if not has_words(text):
+            return silence()
         if text not in self._clips and self._levelling is not None:
             draft = self._levelling.draft(text)
             if draft is not None:
@@ -246,11 +268,11 @@ class NeuralVoice(Voice):
     def _drafts(self, texts: list[str], progress: Progress | None = None) -> list[Clip]:
         """`texts` spoken by Piper, each as draft_phrase makes it (not levelled)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        spoken = [sentences(text) or [text] for text in texts]  # one line each: Piper's own pause is short
+        spoken = [sentences(text) for text in texts]  # one line each: Piper's own pause is short
         drafts = []
-        with tempfile.TemporaryDirectory(dir=self.folder) as scratch:
+        with stopping.scratch_folder(self.folder) as scratch:
             files = iter(run_piper(self.model, [line for lines in spoken for line in lines], self.length_scale,
-                                   Path(scratch), progress))
+                                   scratch, progress))
             for text, lines in zip(texts, spoken):
                 draft = draft_phrase([decode_file(next(files)) for _ in lines])  # GAP_MS apart, as espeak-ng's
                 if len(draft) == 0:

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,8 @@ import numpy as np
 from timekeeper.audio.clipcache import cache_dir, write_wav
 from timekeeper.audio.pcm import SAMPLE_RATE, Clip, Progress, as_stored
 from timekeeper.errors import TimekeeperError, VoiceError
+from timekeeper.files import stopping
+from timekeeper.grammar.phrases import has_words
 from timekeeper.voice.base import Voice, cached_or_shipped
 from timekeeper.voice.engines import Engine, EspeakCli, EspeakLibrary, get_engine
 from timekeeper.voice.levelling import Levelling, import_ahead
@@ -50,8 +51,14 @@ def decode_file(path: Path) -> Clip:
 
 
 def sentences(text: str) -> list[str]:
-    """`text` cut after each full stop, question or exclamation mark."""
-    return [part for part in SENTENCE_END.split(text.strip()) if part]
+    """`text` cut after each full stop, question or exclamation mark; a part without words (a lone
+    "..." or "-", grammar/phrases.py has_words) is left out: there is nothing in it to say."""
+    return [part for part in SENTENCE_END.split(text.strip()) if has_words(part)]
+
+
+def silence() -> Clip:
+    """The clip of a phrase with nothing to say (no words: "...", "-", " "): no sound at all."""
+    return np.zeros(0, dtype=np.float32)
 
 
 def finish_phrase(sentences_audio: list[Clip]) -> Clip:
@@ -107,7 +114,7 @@ class TtsVoice(Voice):
         return self.folder / digest[:2] / f"{digest}.wav"
 
     def prepare(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> None:
-        items = list(dict.fromkeys(text for _, text in phrases))
+        items = list(dict.fromkeys(text for _, text in phrases if has_words(text)))
         missing = [text for text in items if text not in self._clips and not self.cache_path(text).is_file()
                    and not self._load(text)]  # (no cache file: the shipped clip, if any)
         self._each(self._synthesize, missing, progress)
@@ -115,7 +122,7 @@ class TtsVoice(Voice):
     def draft(self, phrases: Iterable[tuple[str, str]], progress: Progress | None = None) -> Levelling:
         """Like prepare, but the phrases not cached are only drafted (their length known; `clip`
         gives the draft until it is levelled): the returned Levelling makes their final clips."""
-        items = list(dict.fromkeys(text for _, text in phrases))
+        items = list(dict.fromkeys(text for _, text in phrases if has_words(text)))
         missing = [text for text in items if not self._load(text)]
         if missing:
             import_ahead()  # while the phrases are drafted
@@ -139,11 +146,16 @@ class TtsVoice(Voice):
 
         workers = min(len(texts), os.cpu_count() or 1) if isinstance(engine, (EspeakCli, EspeakLibrary)) else 1
         made = []
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, initializer=stopping.signals_to_main_thread)
+        try:
             for done, result in enumerate(pool.map(make, texts), start=1):
                 made.append(result)
                 if progress is not None:
                     progress(done, len(texts))
+        except BaseException:  # a failure or a stop: the phrases not started are dropped, not awaited
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
         return made
 
     def _load(self, text: str) -> bool:
@@ -156,6 +168,8 @@ class TtsVoice(Voice):
         return True
 
     def clip(self, key: str, text: str) -> Clip:
+        if not has_words(text):
+            return silence()
         if text not in self._clips and self._levelling is not None:
             draft = self._levelling.draft(text)
             if draft is not None:
@@ -175,7 +189,7 @@ class TtsVoice(Voice):
         if self._voice_id is None:
             self._voice_id = engine.resolve(self.settings.voice)
         path = self.cache_path(text)
-        scratch = path.parent if self._cache_writable(path.parent) else Path(tempfile.gettempdir())
+        scratch = path.parent if self._cache_writable(path.parent) else None  # (None: Python's temporary folder)
         spoken = [self._speak(engine, sentence, scratch) for sentence in sentences(text)]
         draft = draft_phrase(spoken)
         if len(draft) == 0:
@@ -194,30 +208,32 @@ class TtsVoice(Voice):
                 self._cache_failed(path.parent, error)
         return stored
 
-    def _speak(self, engine: Engine, sentence: str, folder: Path) -> Clip:
-        """One sentence as the engine says it (untrimmed), via a temp file in `folder`."""
+    def _speak(self, engine: Engine, sentence: str, folder: Path | None) -> Clip:
+        """One sentence as the engine says it (untrimmed), via a temp file in `folder` (None: Python's
+        temporary folder), removed whatever happens (files/stopping.py removes it after a stop)."""
         from timekeeper.audio import clips
 
         assert self._voice_id is not None
-        fd, raw = tempfile.mkstemp(dir=folder, suffix=".raw.wav")
-        os.close(fd)
+        raw = stopping.scratch_file(folder, suffix=".raw.wav")
         try:
-            engine.synthesize(sentence, self._voice_id, self.settings.rate_wpm, self.settings.volume, Path(raw))
+            engine.synthesize(sentence, self._voice_id, self.settings.rate_wpm, self.settings.volume, raw)
             try:
-                return clips.read_wav(Path(raw))
+                return clips.read_wav(raw)
             except Exception:  # not a plain WAV (some system voices write other formats)
-                return decode_file(Path(raw))
+                return decode_file(raw)
         finally:
             with contextlib.suppress(OSError):
-                os.unlink(raw)
+                raw.unlink()
+            stopping.forget(raw)
 
     def _cache_writable(self, folder: Path) -> bool:
         if self._cache_problem is not None:
             return False
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            probe = tempfile.NamedTemporaryFile(dir=folder, suffix=".probe")
-            probe.close()
+            probe = stopping.scratch_file(folder, suffix=".probe")
+            probe.unlink()
+            stopping.forget(probe)
         except OSError as error:
             self._cache_failed(folder, error)
             return False
