@@ -210,3 +210,56 @@ def test_only_the_front_door_and_the_environment_name_the_process_streams():
     ]
     assert users == []
     assert _standard_stream_uses(ast.parse("import sys\nprint(1, file=sys.stderr)\nsys.exit(0)")) == [2]
+
+
+# -- a value that cannot be used --------------------------------------------------------------------
+
+@pytest.mark.parametrize("variable, value, expected", [
+    ("TIMEKEEPER_TTS_ENGINE", "bogus", "unknown speech engine 'bogus' (expected espeak-ng or pyttsx3;"),
+    ("TIMEKEEPER_TTS_ENGINE", "ESPEAK-NG", "unknown speech engine 'ESPEAK-NG' (expected espeak-ng or pyttsx3;"),
+    ("TIMEKEEPER_PIPER_URL", "bogus", "'bogus' is not a URL of a Piper voice repository (expected https://HOST/PATH,"),
+    ("TIMEKEEPER_PIPER_URL", "ftp://mirror/voices", "'ftp://mirror/voices' is not a URL of a Piper voice repository"),
+    ("TIMEKEEPER_PIPER_URL", "https:///voices", "'https:///voices' is not a URL"),
+])
+def test_an_unknown_value_is_an_error_naming_the_variable_and_what_it_takes(variable, value, expected, capsys):
+    from timekeeper import cli
+    from timekeeper.errors import EnvironmentVariableError
+
+    environment = Environment.from_mapping({**HOME, variable: value})
+    with pytest.raises(EnvironmentVariableError) as refused:
+        environment.check()
+    assert refused.value.variable == variable and refused.value.exit_code == ExitStatus.ENVIRONMENT == 11
+    assert cli.main(["list"], environment) == ExitStatus.ENVIRONMENT  # every command, used there or not
+    said = capsys.readouterr().err
+    assert said.startswith(f"Error: {variable}: {expected}") and said.count("\n") == 1
+
+
+@pytest.mark.parametrize("variable, value", [("TIMEKEEPER_TTS_ENGINE", "espeak-ng"), ("TIMEKEEPER_TTS_ENGINE", "pyttsx3"),
+                                             ("TIMEKEEPER_PIPER_URL", "https://mirror.example/voices"),
+                                             ("TIMEKEEPER_PIPER_URL", "file:///srv/piper-voices")])
+def test_a_known_value_passes(variable, value):
+    Environment.from_mapping({**HOME, variable: value}).check()
+
+
+@pytest.mark.parametrize("value, named", [
+    ("no-such-voice", "unknown TTS voice 'no-such-voice'"),
+    ("piper:xx_XX-nobody-low", "no Piper voice 'xx_XX-nobody-low'"),
+    ("./no-such-pack", "./no-such-pack: no such voice pack folder"),
+])
+def test_a_default_voice_that_cannot_be_used_names_the_variable(value, named, tmp_path):
+    from timekeeper.errors import EnvironmentVariableError
+    from timekeeper.voice.select import open_voice
+
+    with using(Environment.from_mapping({"HOME": str(tmp_path), "TIMEKEEPER_DEFAULT_VOICE": value})):
+        with pytest.raises(EnvironmentVariableError) as refused:
+            open_voice("en")
+        assert open_voice("en", "en-us").name == "tts:en-us"  # a --voice given wins: the variable is not used
+    assert refused.value.variable == "TIMEKEEPER_DEFAULT_VOICE" and named in refused.value.message
+    assert refused.value.message.endswith("(expected a voice `timekeeper voices` lists, or synthesized)")
+
+
+def test_a_relative_xdg_folder_is_ignored_as_the_specification_says():
+    env = Environment.from_mapping({**HOME, "XDG_CACHE_HOME": "cache", "XDG_DATA_HOME": "./data", "XDG_STATE_HOME": "s"})
+    assert env.cache == Path("/home/crew/.cache/timekeeper")
+    assert env.data == Path("/home/crew/.local/share/timekeeper")
+    assert env.state == Path("/home/crew/.local/state/timekeeper/serve")

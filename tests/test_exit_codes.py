@@ -180,3 +180,11 @@ def test_10_a_full_disk_while_encoding(valid: Path, tmp_path: Path) -> None:
     assert done.returncode == ExitStatus.OUTPUT, done.stderr
     assert one_error_line(done) == f"Error: {out}: cannot write: File too large"
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_11_an_environment_variable_with_a_value_that_cannot_be_used(valid: Path) -> None:
+    out = valid.parent / "out.wav"
+    done = run("render", str(valid), "--voice", "en-us", "-o", str(out), env={"TIMEKEEPER_TTS_ENGINE": "bogus"})
+    assert done.returncode == ExitStatus.ENVIRONMENT
+    assert one_error_line(done).startswith("Error: TIMEKEEPER_TTS_ENGINE: unknown speech engine 'bogus' (expected espeak-ng or pyttsx3")
+    assert not out.exists()

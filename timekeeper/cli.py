@@ -86,7 +86,9 @@ def cli(debug: bool) -> None:
     """
     # --debug is read where it is used: main() re-raises with it, `serve` reads the root context's params
     # the environment is read once for the command (main(argv, env) may have installed one already)
-    click.get_current_context().with_resource(using(current()))
+    environment = current()
+    environment.check()  # a variable with a value that cannot be used: exit 11, naming it
+    click.get_current_context().with_resource(using(environment))
 
 
 _FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}

@@ -20,7 +20,12 @@ $XDG_STATE_HOME/timekeeper/serve, else ~/.local/state/timekeeper/serve): the ser
 TIMEKEEPER_VOICES (else $XDG_DATA_HOME/timekeeper/voices): voice packs; TIMEKEEPER_PIPER_VOICES
 (else $XDG_DATA_HOME/timekeeper/piper): installed Piper voices; TIMEKEEPER_TTS_ENGINE (espeak-ng or
 pyttsx3), TIMEKEEPER_DEFAULT_VOICE (a --voice value, or "synthesized") and TIMEKEEPER_PIPER_URL (where
-`voice install` downloads from). An empty variable counts as unset.
+`voice install` downloads from: an http, https or file URL). An empty variable counts as unset; an
+XDG folder that is not an absolute path is ignored, as the XDG Base Directory specification says.
+A value timekeeper cannot use is an error naming the variable (EnvironmentVariableError, exit 11):
+`Environment.check()` at the command line's front door for the engine and the URL, and where the
+default voice is opened (voice/select.py) for TIMEKEEPER_DEFAULT_VOICE, whose voices only an
+engine knows.
 
 `Environment.streams` holds the standard input, output and error a command uses (the live screen,
 the keys it reads, prompts, progress bars, `import -`). Left unset, each is the process's own at
@@ -42,6 +47,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
+
+from timekeeper.errors import EnvironmentVariableError
+
+TTS_ENGINE_VARIABLE = "TIMEKEEPER_TTS_ENGINE"
+TTS_ENGINES = ("espeak-ng", "pyttsx3")  # its values (unset: espeak-ng where installed, else pyttsx3)
+PIPER_URL_VARIABLE = "TIMEKEEPER_PIPER_URL"
+PIPER_URL_SCHEMES = ("https", "http", "file")
+DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or "synthesized"
 
 VARIABLES = (
     "TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_LOG", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
@@ -101,6 +115,8 @@ class Environment:
 
         def folder(name: str) -> Path | None:
             found = value(name)
+            if found and name.startswith("XDG_") and not Path(found).is_absolute():
+                return None  # (the specification: a relative path is invalid and ignored)
             return Path(found) if found else None
 
         home = folder("HOME") or Path.home()
@@ -118,6 +134,26 @@ class Environment:
             piper_url=value("TIMEKEEPER_PIPER_URL"),
             streams=streams or Streams(),
         )
+
+    def check(self) -> None:
+        """EnvironmentVariableError for a variable whose value cannot be used: an unknown
+        TIMEKEEPER_TTS_ENGINE, a TIMEKEEPER_PIPER_URL that is not an http, https or file URL."""
+        if self.tts_engine is not None:
+            check_tts_engine(self.tts_engine)
+        if self.piper_url is not None:
+            parts = urlsplit(self.piper_url)
+            if parts.scheme not in PIPER_URL_SCHEMES or (parts.scheme != "file" and not parts.netloc):
+                raise EnvironmentVariableError(
+                    PIPER_URL_VARIABLE, f"{self.piper_url[:100]!r} is not a URL of a Piper voice repository (expected "
+                    "https://HOST/PATH, http://HOST/PATH or file:///FOLDER; unset: Piper's own repository)")
+
+
+def check_tts_engine(name: str) -> None:
+    """EnvironmentVariableError unless `name` (TIMEKEEPER_TTS_ENGINE's value) is a known engine."""
+    if name not in TTS_ENGINES:
+        raise EnvironmentVariableError(
+            TTS_ENGINE_VARIABLE, f"unknown speech engine {name[:100]!r} (expected {' or '.join(TTS_ENGINES)}; "
+            "unset: espeak-ng where installed, else pyttsx3)")
 
 
 def for_child(**changes: str) -> dict[str, str]:

@@ -30,6 +30,7 @@ class ExitStatus(IntEnum):
     INVALID_LOG_ENTRY = 8
     LOG_DATABASE = 9
     OUTPUT = 10
+    ENVIRONMENT = 11
     INTERRUPTED = 130
     PIPE_CLOSED = 141
     TERMINATED = 143
@@ -132,6 +133,17 @@ class OutputError(TimekeeperError):
 def _reason(failure: BaseException | str) -> str:
     """Why a write failed, in words: an OSError's strerror (without the errno and file name)."""
     return failure if isinstance(failure, str) else getattr(failure, "strerror", None) or str(failure)
+
+
+class EnvironmentVariableError(TimekeeperError):
+    """A documented environment variable (TIMEKEEPER_TTS_ENGINE, TIMEKEEPER_DEFAULT_VOICE, ...) holds a
+    value timekeeper cannot use: `variable: detail`, the detail saying what was expected."""
+
+    exit_code = ExitStatus.ENVIRONMENT
+
+    def __init__(self, variable: str, detail: str) -> None:
+        super().__init__(detail, path=variable)
+        self.variable = variable
 
 
 class MissingToolError(TimekeeperError):

@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from timekeeper.environment import current
+from timekeeper.environment import TTS_ENGINES, check_tts_engine, current
 from timekeeper.errors import MissingToolError, VoiceError
 from timekeeper.files.stopping import forked, run_child, scratch_folder, waited
 
@@ -283,7 +283,6 @@ def pyttsx3_name() -> str:
     return f"pyttsx3-{version}-{driver}"
 
 
-ENGINES = ("espeak-ng", "pyttsx3")
 WHEEL = "wheel"  # _espeak_source's answer for the espeak-ng library of the espeakng-loader wheel
 
 
@@ -291,9 +290,12 @@ def _espeak_source(choice: str | None) -> str | None:
     """Where the espeak-ng the engine named by `choice` or $TIMEKEEPER_TTS_ENGINE comes from:
     WHEEL (the espeakng-loader library), else the espeak-ng program's path; None = pyttsx3
     (asked for, or no espeak-ng at all)."""
-    choice = choice or current().tts_engine
-    if choice not in (None, *ENGINES):
-        raise VoiceError(f"unknown TTS engine {choice!r} (expected {' or '.join(ENGINES)})")
+    if choice is None:
+        choice = current().tts_engine
+        if choice is not None:
+            check_tts_engine(choice)  # (the variable's error, naming it)
+    elif choice not in TTS_ENGINES:
+        raise VoiceError(f"unknown TTS engine {choice!r} (expected {' or '.join(TTS_ENGINES)})")
     if choice == "pyttsx3":
         return None
     source = WHEEL if espeak_wheel() is not None else shutil.which("espeak-ng")

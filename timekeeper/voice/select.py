@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from timekeeper.environment import current
+from timekeeper.environment import DEFAULT_VOICE_VARIABLE, current
 from timekeeper.voice.base import Voice
 from timekeeper.voice.reference import PIPER_PREFIX, SYNTHESIZED, VoiceReference, parse_voice
 
@@ -14,9 +14,6 @@ def packs_dir() -> Path:
     """Where installed voice packs live: $TIMEKEEPER_VOICES, else $XDG_DATA_HOME/timekeeper/voices,
     else ~/.local/share/timekeeper/voices."""
     return current().voice_packs
-
-
-DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or SYNTHESIZED
 
 
 def default_voice(language: str) -> str | None:
@@ -58,10 +55,30 @@ def voices_changed() -> None:
 
 def open_voice(language: str, spec: str | None = None) -> Voice:
     """The voice `spec` (a voice reference, voice/reference.py) names for `language`: None =
-    default_voice(language); a Piper voice, a prerecorded pack, or a TTS voice."""
+    default_voice(language); a Piper voice, a prerecorded pack, or a TTS voice. A default voice
+    named by $TIMEKEEPER_DEFAULT_VOICE that cannot be used is an EnvironmentVariableError naming
+    the variable (a TTS voice is looked up in its engine at once, for that)."""
+    chosen = current().default_voice
+    if spec or not chosen:
+        return _opened(language, spec or default_voice(language))
+    from timekeeper.errors import EnvironmentVariableError, VoiceError
     from timekeeper.voice.tts import TtsVoice
 
-    spec = spec or default_voice(language)
+    try:
+        voice = _opened(language, default_voice(language))
+        if isinstance(voice, TtsVoice):
+            voice.voice_id()
+    except VoiceError as error:
+        raise EnvironmentVariableError(
+            DEFAULT_VOICE_VARIABLE, f"{error.message} (expected a voice `timekeeper voices` lists, or {SYNTHESIZED})"
+        ) from error
+    return voice
+
+
+def _opened(language: str, spec: str | None) -> Voice:
+    """The voice `spec` names for `language` (None: the synthesized voice)."""
+    from timekeeper.voice.tts import TtsVoice
+
     reference = parse_voice(spec) if spec is not None else VoiceReference("synthesized", "")
     if reference.kind == "synthesized":
         return TtsVoice(language)

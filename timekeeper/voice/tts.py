@@ -105,6 +105,12 @@ class TtsVoice(Voice):
         self._cache_problem: str | None = None
         self._levelling: Levelling | None = None
 
+    def voice_id(self) -> str:
+        """The engine's id of this voice (VoiceError if the engine has no such voice), asked once."""
+        if self._voice_id is None:
+            self._voice_id = get_engine(self.engine_choice).resolve(self.settings.voice)
+        return self._voice_id
+
     def cache_path(self, text: str) -> Path:
         key = json.dumps(
             [CACHE_FORMAT, get_engine(self.engine_choice).name, self.settings.voice, self.settings.rate_wpm, self.settings.volume, text],
@@ -138,8 +144,7 @@ class TtsVoice(Voice):
         if not texts:
             return []
         engine = get_engine(self.engine_choice)
-        if self._voice_id is None:
-            self._voice_id = engine.resolve(self.settings.voice)
+        self.voice_id()
         # espeak-ng runs as its own process per sentence (its program, or a fork holding its
         # library), so phrases can be made side by side (one per core); pyttsx3 from one thread.
         from concurrent.futures import ThreadPoolExecutor  # imported here: plan's timing check imports this module
@@ -186,8 +191,7 @@ class TtsVoice(Voice):
     def _draft(self, text: str) -> Clip:
         """`text` spoken sentence by sentence, as draft_phrase makes it (not levelled)."""
         engine = get_engine(self.engine_choice)
-        if self._voice_id is None:
-            self._voice_id = engine.resolve(self.settings.voice)
+        self.voice_id()
         path = self.cache_path(text)
         scratch = path.parent if self._cache_writable(path.parent) else None  # (None: Python's temporary folder)
         spoken = [self._speak(engine, sentence, scratch) for sentence in sentences(text)]
