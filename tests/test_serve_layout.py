@@ -1,8 +1,9 @@
 """The page's layout on every screen, in Debian's headless Chromium against a real server: the
 set-up (its lobby, an error), a joined screen's tap and lobby, a mission (the outage banner, its
 options), paused, the prompter (the next announcement, and the one being read), the undo bar, the
-card with its log form (and a refused value), quiet mode, the ship's log with its edit dialog, and
-an unknown game. Nothing sticks out of the window, is cut off, is drawn over another control or
+card with its log form (and a refused value), the tap that resumes the sound after a reload, quiet
+mode, the ship's log (a campaign's lines too) with its edit and remove dialogs, a pasted code's
+problems and an unknown game. Nothing sticks out of the window, is cut off, is drawn over another control or
 under a notice (tests/layout.py measures it) at 360x640, 640x360 and 1280x800 in English and
 German, and at a phone's size in the other five languages; the page logs no error on the way.
 
@@ -35,6 +36,11 @@ def server(tmp_path_factory):
         added = timekeeper(log, "add", "--no-prompt", "--crew", "Annemarie:captain, Bartholomew:co, Cid:sc, Dee",
                            "--track", track, "--survived", points[0], "--destroyed", points[1], "--notes", LONG_NOTES)
         assert added.returncode == 0, added.stderr
+    for step in (("campaign", "start", "--crew", "Ann:captain, Bob, Cid, Dee", "--common", "1", "--serious", "1+2"),
+                 ("add", "--no-prompt", "--campaign", "current", "--survived", "5", "--destroyed", "8", "--damage", "red=3"),
+                 ("campaign", "end")):  # a campaign's lines too
+        done = timekeeper(log, *step)
+        assert done.returncode == 0, done.stderr
     running = start_server(folder / "state", "--log", str(log))
     yield running
     assert running.stop() == 130
@@ -85,6 +91,12 @@ class Walk:
         driver.find_element("css selector", "#file button").click()  # no file chosen: a notice says so
         wait_for(driver, "!document.getElementById('toast').hidden")
         self.look("setup-notice")
+        driver.find_element("id", "tab-code").click()
+        driver.find_element("css selector", "#code textarea").send_keys("010AL1TW,050QQ9,120AL2TR,999XX")
+        driver.find_element("css selector", "#code button").click()  # its problems, listed
+        wait_for(driver, "!document.getElementById('problems').hidden")
+        self.run("document.getElementById('problems').scrollIntoView()")
+        self.look("setup-problems")
 
     def mission(self) -> None:
         driver, game = self.driver, new_game(self.server, self.language)
@@ -129,6 +141,16 @@ class Walk:
         wait_for(driver, "document.querySelector('#logform .field.bad')")
         self.look("log-form-refused")
 
+    def resume(self) -> None:
+        """A reload on the device that played the sound: one tap offered to resume it."""
+        game = new_game(self.server, self.language)
+        command(self.server, game["id"], type="play")
+        self.driver.get(self.server.url)
+        self.driver.execute_script("sessionStorage.setItem('tk-sound', arguments[0])", game["id"])
+        self.driver.get(game["join_url"])
+        wait_for(self.driver, "!document.getElementById('resume').hidden && document.querySelector('#resume button').textContent")
+        self.look("resume")
+
     def quiet(self) -> None:
         game = new_game(self.server, self.language, mode="quiet")
         command(self.server, game["id"], type="play")
@@ -148,6 +170,10 @@ class Walk:
         driver.find_element("css selector", "#log-table .actions button").click()
         wait_for(driver, "document.getElementById('log-edit').open && document.querySelector('#log-edit [name=survived]')")
         self.look("log-edit")
+        self.run("document.getElementById('log-edit').close()")
+        driver.find_element("css selector", "#log-table .actions .danger").click()
+        wait_for(driver, "document.getElementById('log-delete').open")
+        self.look("log-delete")
 
     def unknown_game(self) -> None:
         self.driver.get(f"{self.server.url}g/{UNKNOWN_GAME}")
@@ -156,7 +182,8 @@ class Walk:
 
     def errors(self) -> list[str]:
         """The page's own errors logged on the way (a refused request's line excepted: the walk asks for them)."""
-        expected = (f"/api/games/{UNKNOWN_GAME} ", "/log - Failed to load resource: the server responded with a status of 422")
+        refused = "Failed to load resource: the server responded with a status of"
+        expected = (f"/api/games/{UNKNOWN_GAME} ", f"/log - {refused} 422", f"/api/tracks/flashcode - {refused} 400")
         return [entry["message"] for entry in self.logged
                 if entry["level"] == "SEVERE" and not (entry.get("source") == "network" and any(e in entry["message"] for e in expected))]
 
@@ -165,6 +192,7 @@ def walk_every_screen(driver, server, language: str, name: str, tmp_path: Path) 
     walk = Walk(driver, server, language, name, tmp_path)
     walk.setup()
     walk.mission()
+    walk.resume()
     walk.quiet()
     walk.log()
     walk.unknown_game()
