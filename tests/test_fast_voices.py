@@ -283,6 +283,10 @@ def test_piper_saying_no_sound_is_told_in_the_users_words(tmp_path: Path) -> Non
     assert "wave" not in said and "Error" not in said
     assert _piper_failure(model, None, ["onnxruntime: cannot load the model"], 2) == (
         "Piper stopped with voice en_US-joe-medium (exit status 2): onnxruntime: cannot load the model")
+    damaged = ("onnxruntime.capi.onnxruntime_pybind11_state.InvalidProtobuf: [ONNXRuntimeError] : 7 : INVALID_PROTOBUF : "
+               "Load model from /x/joe.onnx failed:Protobuf parsing failed.")
+    assert _piper_failure(model, "Alert.", [damaged], 1) == (
+        f"Piper could not read the voice's model {model.path}: damaged or not a Piper model (install it again)")
     with pytest.raises(VoiceError, match="no words to speak"):
         run_piper(model, ["Zone red.", "..."], 1.0, tmp_path)
 

@@ -166,16 +166,19 @@ def run_piper(
 
 def _piper_failure(model: NeuralModel, line: str | None, messages: list[str], status: int) -> str:
     """What went wrong when Piper stopped with `status` at `line` (None: after the last): its last
-    line, except where Python's words stand for a case known in the user's ("wave.Error: # channels
-    not specified": Piper made no sound for the line)."""
+    line, except where Python's words stand for a case known in the user's (_KNOWN_FAILURES)."""
     last = next((message for message in reversed(messages) if message.strip()), "")
     where = f" at {line[:80]!r}" if line is not None else ""
-    if _NO_SOUND in last:
-        return f"Piper made no sound{where} with voice {model.name}: give words it can speak"
+    for sign, meaning in _KNOWN_FAILURES:
+        if sign in last:
+            return meaning.format(where=where, name=model.name, path=model.path)
     return f"Piper stopped{where} with voice {model.name} (exit status {status}){': ' + last[:200] if last else ''}"
 
 
-_NO_SOUND = "# channels not specified"  # Python's wave module, when Piper writes a line that made no audio
+_KNOWN_FAILURES = (  # (what Piper's last line holds, what it means)
+    ("# channels not specified", "Piper made no sound{where} with voice {name}: give words it can speak"),  # Python's wave module
+    ("INVALID_PROTOBUF", "Piper could not read the voice's model {path}: damaged or not a Piper model (install it again)"),
+)
 
 
 class NeuralVoice(Voice):
