@@ -4,20 +4,21 @@ status the process exits with; after a stop (Ctrl-C, SIGTERM, SIGHUP) it leaves 
 
 from __future__ import annotations
 
-import signal
-from typing import NoReturn
+INTERRUPTED = 130  # errors.ExitStatus.INTERRUPTED, before anything of timekeeper is loaded
 
 
-def run() -> NoReturn:
-    from timekeeper.files import stopping  # first: a stop is handled from here on, while the rest loads
-
+def run() -> None:  # (it never returns: the process exits)
+    try:
+        from timekeeper.files import stopping  # first: a stop is handled from here on, while the rest loads
+    except KeyboardInterrupt:  # Ctrl-C while Python was still loading this: nothing was made
+        raise SystemExit(INTERRUPTED) from None
     with stopping.handling():
         try:
             from timekeeper.cli import main
 
             status = main()
         except KeyboardInterrupt:  # a stop while the program was still loading: nothing was made yet
-            status = stopping.status_of(stopping.requested() or signal.SIGINT)
+            status = stopping.status_of(stopping.requested() or stopping.INTERRUPT)
         if stopping.requested() is not None:
             stopping.leave(status)
     raise SystemExit(status)

@@ -67,6 +67,9 @@ def stop_error(signum: int) -> KeyboardInterrupt:
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
 
 
+INTERRUPT = signal.SIGINT  # Ctrl-C
+
+
 def status_of(signum: int) -> ExitStatus:
     """The exit status of a command stopped by `signum`: 130 for Ctrl-C, 143 for SIGTERM and SIGHUP."""
     return ExitStatus.INTERRUPTED if signum == signal.SIGINT else ExitStatus.TERMINATED
