@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 import click
 
 
@@ -14,6 +12,8 @@ class SuggestingGroup(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         name = click.utils.make_str(args[0]) if args else ""
         if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
             known = self.list_commands(ctx)
             close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
             close += [command for command in known if command not in close and (command.startswith(name) or name.startswith(command))

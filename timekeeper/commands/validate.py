@@ -61,7 +61,8 @@ def _planned(language: str | None, voice: str | None) -> Callable[[Scenario], Ti
     from timekeeper.commands.options import mix_settings
     from timekeeper.soundtrack.render import plan
 
-    return lambda scenario: plan(scenario, mix_settings(scenario, language, voice, 5, False))
+    opened: dict = {}  # one voice for every file of a language: its clips loaded once
+    return lambda scenario: plan(scenario, mix_settings(scenario, language, voice, 5, False), voices=opened)
 
 
 @click.command("schema")

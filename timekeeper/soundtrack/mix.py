@@ -195,8 +195,7 @@ def prepare_mix(
 
     voice = open_voice(settings.language, settings.voice)
     book = voice.phrases()
-    draft = build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
-    phrases = [(part.key, part.text) for cue in draft.cues if not voice.whole(cue) for part in cue.speech]
+    phrases = _phrases(scenario, settings, voice)
     drafting = getattr(voice, "draft", None) if background else None
     levelling: Levelling | None = drafting(phrases, progress) if drafting is not None else None
     if levelling is None:
@@ -220,6 +219,21 @@ def prepare_mix(
         static_clip=voice.effect(STATIC_KEY),
         levelling=levelling if levelling is not None and len(levelling) else None,  # (mix_chunk drops it once all is final)
     )
+
+
+def spoken_timeline(scenario: Scenario, settings: MixSettings, voice: Voice,
+                    progress: Callable[[int, int], None] | None = None) -> Timeline:
+    """The timeline `voice` speaks `scenario` with, as prepare_mix lays it out (every clip of the
+    voice prepared: synthesized or loaded, and kept by the voice), without mixing anything."""
+    voice.prepare(_phrases(scenario, settings, voice), progress)
+    timeline = build_timeline(scenario, voice.phrases(), voice.measure, settings.script_options)
+    return voice_timeline(timeline, voice)[0]
+
+
+def _phrases(scenario: Scenario, settings: MixSettings, voice: Voice) -> list[tuple[str, str]]:
+    """(key, text) of every phrase `voice` must say for `scenario` (a whole-cue recording says its own)."""
+    draft = build_timeline(scenario, voice.phrases(), default_measure(settings.language), settings.script_options)
+    return [(part.key, part.text) for cue in draft.cues if not voice.whole(cue) for part in cue.speech]
 
 
 def _final(placement: Placement, levelling: Levelling | None) -> Placement:

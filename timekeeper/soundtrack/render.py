@@ -17,6 +17,7 @@ from timekeeper.i18n import Said, said
 from timekeeper.model import Scenario
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix, prepare_mix
 from timekeeper.titles import local_title
+from timekeeper.voice.base import Voice
 
 ALBUM = "timekeeper"
 
@@ -89,23 +90,29 @@ def encode(
 
 
 def plan(scenario: Scenario, settings: MixSettings = MixSettings(), progress: Progress | None = None,
-         warn: Callable[[str], None] | None = None) -> Timeline:
+         warn: Callable[[str], None] | None = None, voices: dict[tuple[str, str | None], Voice] | None = None) -> Timeline:
     """The timeline the render would use: the synthesized voice's shipped phrase lengths when it is
     the default, else (a voice named in `settings`, or a Piper default voice) that voice's real
     lengths (synthesizing or loading its clips). `warn` hears what the render would warn of (a
-    voice pack's missing clips)."""
+    voice pack's missing clips). `voices` keeps the voices opened, by (language, voice), for the
+    next plans (validate times many files with one voice: its clips are loaded once)."""
     from timekeeper.grammar.durations import default_measure
     from timekeeper.grammar.script import build_timeline
-    from timekeeper.voice.select import default_voice
+    from timekeeper.soundtrack.mix import spoken_timeline
+    from timekeeper.voice.select import default_voice, open_voice
 
     if settings.voice is None and default_voice(settings.language) is None:
         book = phrase_book(settings.language)
         return build_timeline(scenario, book, default_measure(settings.language), settings.script_options)
-    mix = prepare_mix(scenario, settings, progress)
+    opened = voices if voices is not None else {}
+    key = (settings.language, settings.voice)
+    if key not in opened:
+        opened[key] = open_voice(settings.language, settings.voice)
+    timeline = spoken_timeline(scenario, settings, opened[key], progress)
     if warn is not None:
-        for warning in mix.warnings:
+        for warning in getattr(opened[key], "warnings", ()):
             warn(warning)
-    return mix.timeline
+    return timeline
 
 
 def voice_overlaps(scenario: Scenario, settings: MixSettings) -> list[str]:
