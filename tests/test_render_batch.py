@@ -125,3 +125,32 @@ def test_a_file_named_without_an_extension_is_mp3(tmp_path: Path, monkeypatch: p
     from timekeeper.commands.options import sound_file  # (generate --render takes its file the same way)
 
     assert sound_file("five", option="--render") == Path("five.mp3") and sound_file("drill", "ogg") == Path("drill.ogg")
+
+
+def test_one_progress_bar_for_the_whole_batch_on_a_terminal() -> None:
+    """On a terminal the batch is one bar whose label names the track at work; the tracks done are
+    printed above it; off a terminal there is no bar at all."""
+    import io
+
+    from timekeeper.commands.options import BatchProgress
+    from timekeeper.environment import Environment, Streams, using
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for stderr, shows in ((Terminal(), True), (io.StringIO(), False)):
+        stdout = io.StringIO()
+        with using(Environment.from_mapping({}, Streams(given_stdout=stdout, given_stderr=stderr))):
+            progress = BatchProgress(total_s=600)
+            progress.track("[1/2] test-run-1", 420)
+            progress.preparing(1, 4)
+            progress.encoding(210, 420)
+            progress.note("Wrote cd/01-test-run-1.mp3 (7:05)")
+            progress.track("[2/2] short", 180)
+            progress.encoding(180, 180)
+            progress.close()
+        drawn = stderr.getvalue()
+        assert ("[1/2] test-run-1: preparing the voice" in drawn and "[2/2] short" in drawn and "100%" in drawn) == shows
+        assert ("35%" in drawn) == shows  # 210 of 600 s: one bar for both tracks, not one a track
+        assert drawn.count("\r\x1b[K") == (1 if shows else 0)  # the bar cleared for the line above it
