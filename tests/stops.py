@@ -232,7 +232,7 @@ def make_inputs(folder: Path) -> Path:
     from timekeeper.scenario.flashcode import format_flashcode
 
     missions = batch(7, count=MISSIONS)
-    write_batch(missions, f"{folder / 'missions'}/")
+    write_batch(missions, f"{folder / 'missions'}/", len(missions))
     (folder / "codes.txt").write_text("\n".join(format_flashcode(mission) for mission in missions) + "\n")
     header = ("id,date,crew,track,track_file,seed,common,serious,survived,destroyed,damage_red,damage_white,damage_blue,"
               "knocked_out,disabled_squads,visual_confirmation,destroyed_by,notes,score,campaign,campaign_mission,"

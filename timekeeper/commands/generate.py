@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from timekeeper.commands.options import output_format, shipped_language_option, voice_option, warn_shipped_timing
-from timekeeper.environment import current
 from timekeeper.generate.batch import MAX_COUNT
-from timekeeper.model import MAX_SEED
+from timekeeper.generate.stats import MAX_STATS_COUNT
+from timekeeper.model import CAMPAIGN_MISSIONS, MAX_SEED
+
+if TYPE_CHECKING:
+    from timekeeper.model import Scenario
 
 MISSION_SUFFIXES = {".yaml": "yaml", ".yml": "yaml"}
 
@@ -70,7 +75,8 @@ def _options(settings: dict):
               help="Seed of the mission (default: a random one; it is written into the file).")
 @generator_options
 @click.option("--count", type=click.IntRange(1, MAX_COUNT), default=1, show_default=True,
-              help="Make this many missions (seeds SEED, SEED+1, ...) into the folder given by -o.")
+              help=f"Make this many missions (seeds SEED, SEED+1, ...; at most {MAX_COUNT:,}) into the folder given "
+                   "by -o, each written as it is made.")
 @click.option("--campaign", is_flag=True, help="Make an exploration campaign: three missions in a row (needs -o DIR/).")
 @click.option("-o", "--output", type=click.Path(), default=None,
               help="File to write (a folder with --count or --campaign). Default: print the YAML.")
@@ -106,7 +112,7 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     With --voice, each mission is also timed with that voice's real clips (a pack, a Piper or TTS
     voice) and any overlap it would cause is reported as a warning; --render uses that voice.
     """
-    from timekeeper.generate import batch, write_batch
+    from timekeeper.generate.batch import missions
     from timekeeper.generate.relax import relaxations
 
     options = _options(settings)
@@ -130,22 +136,41 @@ def generate_command(seed: int | None, count: int, campaign: bool, output: str |
     if render_to and several:
         raise click.UsageError("--render renders one mission; drop --count / --campaign")
     target = _render_target(render_to) if render_to else None
-    missions = batch(seed, options, count=count, campaign=campaign, language=language)
+    made = missions(seed, options, count=count, campaign=campaign, language=language)
     if voice is not None:
-        _check_voice(missions, language, voice)
+        made = _checking_voice(made, language, voice)
     else:
         warn_shipped_timing(language or "en", "generate")
+    if several:
+        assert output is not None
+        _write_all(made, output, CAMPAIGN_MISSIONS if campaign else count, seed)
+        return
+    mission = next(made)
     if output is None and not render_to:
         from timekeeper.scenario.dump import dump_scenario
 
-        click.echo(dump_scenario(missions[0]), nl=False)
+        click.echo(dump_scenario(mission), nl=False)
         return
     if output is not None:
-        paths = write_batch(missions, output)
-        shown = str(paths[0]) if len(paths) == 1 else f"{len(paths)} missions into {output}"
-        click.echo(f"Wrote {shown} (seed {seed}{'...' + str(seed + len(paths) - 1) if len(paths) > 1 else ''}).", err=True)
+        from timekeeper.generate.batch import write_batch
+
+        written = write_batch([mission], output, 1)
+        click.echo(f"Wrote {written.first} (seed {seed}).", err=True)
     if target is not None:
-        _render(missions[0], target, language, voice)
+        _render(mission, target, language, voice)
+
+
+def _write_all(made: Iterator[Scenario], output: str, count: int, seed: int) -> None:
+    """Write the `count` missions into the folder `output` one by one as they are made, with a progress bar."""
+    from timekeeper.commands.options import ProgressBar
+    from timekeeper.generate.batch import write_batch
+
+    progress = ProgressBar("Writing")
+    try:
+        written = write_batch(made, output, count, progress)
+    finally:
+        progress.close()
+    click.echo(f"Wrote {written.count} missions into {output} (seed {seed}...{seed + written.count - 1}).", err=True)
 
 
 def _render_target(text: str) -> Path:
@@ -159,12 +184,15 @@ def _render_target(text: str) -> Path:
     return target
 
 
-def _check_voice(missions: list, language: str | None, voice: str) -> None:
-    """Warn where `voice` would make a generated mission's announcements overlap."""
+def _checking_voice(made: Iterator[Scenario], language: str | None, voice: str) -> Iterator[Scenario]:
+    """The missions of `made`, each after a warning for every announcement of it that `voice` would
+    make overlap."""
     from timekeeper.soundtrack.render import generated_voice_overlaps
 
-    for warning in generated_voice_overlaps(missions, language, voice):
-        click.echo(f"Warning: {warning}", err=True)
+    for mission in made:
+        for warning in generated_voice_overlaps([mission], language, voice):
+            click.echo(f"Warning: {warning}", err=True)
+        yield mission
 
 
 def _render(scenario, target: Path, language: str | None, voice: str | None = None) -> None:
@@ -184,8 +212,9 @@ def _render(scenario, target: Path, language: str | None, voice: str | None = No
 
 
 @click.command("stats")
-@click.option("--count", type=click.IntRange(1, 1_000_000), default=1000, show_default=True,
-              help="How many missions to generate for the comparison.")
+@click.option("--count", type=click.IntRange(1, MAX_STATS_COUNT), default=1000, show_default=True,
+              help=f"How many missions to generate for the comparison (at most {MAX_STATS_COUNT:,}; each is measured "
+                   "and let go, so memory does not grow with the count).")
 @click.option("--seed", "first_seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Seed of the first mission (the others follow on).")
 @generator_options
@@ -207,6 +236,7 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
       timekeeper stats --kind double-action
       timekeeper stats --outages 6 --length 12:00   # what these settings change
     """
+    from timekeeper.commands.options import ProgressBar
     from timekeeper.generate.stats import fidelity_report, format_report
 
     options = _options(settings)
@@ -216,14 +246,11 @@ def stats_command(count: int, first_seed: int, plot: str | None, **settings) -> 
 
         check_output_path(plot, what="plot")
         require_matplotlib()  # fail before the work if matplotlib is missing
-    with click.progressbar(length=count, label="Generating", file=current().streams.stderr) as bar:
-        def progress(seeds):
-            for index, seed in enumerate(seeds):
-                if index % 500 == 0:
-                    bar.update(min(500, count - index))
-                yield seed
-
+    progress = ProgressBar("Generating")
+    try:
         report = fidelity_report(count, options, first_seed, progress)
+    finally:
+        progress.close()
     click.echo(format_report(report))
     if plot:
         plot_report(report, Path(plot))

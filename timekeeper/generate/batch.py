@@ -1,8 +1,10 @@
-"""Many missions at once (--count), an exploration campaign (--campaign), and writing them out."""
+"""Many missions at once (--count), an exploration campaign (--campaign), and writing them out, one at a time."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from timekeeper.errors import ScenarioError
@@ -13,12 +15,16 @@ from timekeeper.model import CAMPAIGN_MISSIONS, Scenario
 from timekeeper.scenario.dump import dump_scenario
 from timekeeper.titles import campaign_title
 
-MAX_COUNT = 100_000
+MAX_COUNT = 100_000  # missions one --count writes (about 400 MB of files, a few minutes)
+
+Progress = Callable[[int, int], None]  # (missions written, missions in all)
 
 
-def batch(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int = 1, campaign: bool = False,
-          language: str | None = None) -> list[Scenario]:
-    """`count` missions of seeds seed, seed+1, ...; a campaign is three missions in a row.
+def missions(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int = 1, campaign: bool = False,
+             language: str | None = None) -> Iterator[Scenario]:
+    """`count` missions of seeds seed, seed+1, ..., each made when it is asked for (so a caller that
+    writes or measures one before asking for the next holds one at a time); a campaign is three
+    missions in a row. The arguments are checked at once (ScenarioError), before any mission is made.
 
     Mission n of a campaign is the mission of seed + n - 1, titled and marked as part of the campaign.
     """
@@ -29,7 +35,10 @@ def batch(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int
     if not 1 <= count <= MAX_COUNT:
         raise ScenarioError(f"--count {count} is out of range (expected 1 to {MAX_COUNT})", path="generate")
     check_seed(seed + count - 1)
-    missions = []
+    return _made(seed, options, count, campaign, language)
+
+
+def _made(seed: int, options: GenerateOptions, count: int, campaign: bool, language: str | None) -> Iterator[Scenario]:
     for index in range(count):
         if campaign:
             number = f"{index + 1}/{CAMPAIGN_MISSIONS}"
@@ -37,8 +46,13 @@ def batch(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int
             mission = generate(seed + index, options, title=title, extra=(("campaign", str(seed)), ("mission", number)))
         else:
             mission = generate(seed + index, options)
-        missions.append(dataclasses.replace(mission, language=language) if language else mission)
-    return missions
+        yield dataclasses.replace(mission, language=language) if language else mission
+
+
+def batch(seed: int, options: GenerateOptions = GenerateOptions(), *, count: int = 1, campaign: bool = False,
+          language: str | None = None) -> list[Scenario]:
+    """The missions of `missions()` as a list (for a few: the page's form makes at most 20)."""
+    return list(missions(seed, options, count=count, campaign=campaign, language=language))
 
 
 def file_name(scenario: Scenario) -> str:
@@ -53,26 +67,43 @@ def is_folder(output: str) -> bool:
     return output.endswith(("/", "\\")) or Path(output).is_dir()
 
 
-def write_batch(missions: list[Scenario], output: str) -> list[Path]:
-    """Write one mission to the file `output`, or every mission into the folder `output` (atomically)."""
+@dataclass(frozen=True)
+class Written:
+    """What write_batch wrote: the first file and how many."""
+
+    first: Path
+    count: int
+
+
+def write_batch(missions: Iterable[Scenario], output: str, count: int, progress: Progress | None = None) -> Written:
+    """Write the `count` missions one by one as they come: one mission to the file `output`, or each
+    mission into the folder `output` (a file of its own, atomically, before the next is asked for:
+    memory does not grow with `count`). `progress(done, count)` is told after each file."""
     from timekeeper.files.atomicfile import write_atomic
     from timekeeper.files.outputpath import check_output_folder
 
-    if len(missions) > 1 and not is_folder(output):
-        if output.endswith((".yaml", ".yml")):
-            raise ScenarioError(f"{len(missions)} missions need a folder; give -o {Path(output).stem}/", path=output)
-    folder = check_output_folder(output, what="missions") if len(missions) > 1 or is_folder(output) else None
-    targets = [folder / file_name(m) for m in missions] if folder else [Path(output)]
+    if count > 1 and not is_folder(output) and output.endswith((".yaml", ".yml")):
+        raise ScenarioError(f"{count} missions need a folder; give -o {Path(output).stem}/", path=output)
+    folder = check_output_folder(output, what="missions") if count > 1 or is_folder(output) else None
+    first: Path | None = None
+    done = 0
     try:
         if folder:
             folder.mkdir(parents=True, exist_ok=True)
-        for mission, target in zip(missions, targets):
+        for mission in missions:
+            target = folder / file_name(mission) if folder else Path(output)
             write_atomic(target, dump_scenario(mission, header=_header(mission)))
+            first = first or target
+            done += 1
+            if progress is not None:
+                progress(done, count)
     except OSError as error:
         from timekeeper.errors import OutputError
 
         raise OutputError.cannot_write(error.filename or output, error) from error
-    return targets
+    if first is None or done != count:
+        raise AssertionError(f"write_batch was given {done} missions, not {count}")
+    return Written(first, done)
 
 
 def _header(scenario: Scenario) -> str:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from timekeeper.generate.stats import Comparison, Report
+    from timekeeper.generate.tally import Tally
 
 COLUMNS = 3
 OFFICIAL_COLOR = "#1f77b4"
@@ -31,23 +32,46 @@ def require_matplotlib() -> ModuleType:
     return pyplot
 
 
-def _panel(axes, comparison: Comparison) -> None:
+def shares(comparison: Comparison) -> tuple[list[int], list[float], list[float]]:
+    """A count feature's bars: every value seen, and the % of official and of generated values that are it."""
     official, generated = comparison.official, comparison.generated
+    keys = comparison.keys
+    return (keys, [100 * official.count(k) / len(official) for k in keys],
+            [100 * generated.count(k) / len(generated) for k in keys])
+
+
+def bins(comparison: Comparison) -> list[float]:
+    """A time feature's histogram bins in seconds: 5 s wide, centred on the grid, where every value is
+    on it (else 1 s), from the lowest value on either side to the highest."""
+    feature, official, generated = comparison.feature, comparison.official, comparison.generated
+    seen = [tally for tally in (official, generated) if tally]
+    low = feature.shown(min(tally.lowest() for tally in seen))
+    high = feature.shown(max(tally.highest() for tally in seen))
+    on_grid = all(feature.shown(value) % 5 == 0 for tally in seen for value in tally)
+    step = 5.0 if on_grid else 1.0
+    return [low + step * i - step / 2 for i in range(int((high - low) / step) + 2)]
+
+
+def _histogram(axes, comparison: Comparison, tally: Tally, **style) -> None:
+    """Draw `tally` as a density histogram (each distinct value weighted by how often it occurred,
+    which draws what the list of all values would)."""
+    counted = tally.counts()
+    axes.hist([comparison.feature.shown(value) for value, _ in counted], bins=bins(comparison),
+              weights=[times for _, times in counted], density=True, **style)
+
+
+def _panel(axes, comparison: Comparison) -> None:
     if comparison.feature.discrete:
-        keys = sorted(set(official) | set(generated))
+        keys, official, generated = shares(comparison)
         positions = range(len(keys))
-        axes.bar([p - 0.2 for p in positions], [100 * official.count(k) / len(official) for k in keys], 0.4,
-                 color=OFFICIAL_COLOR, label="official")
-        axes.bar([p + 0.2 for p in positions], [100 * generated.count(k) / len(generated) for k in keys], 0.4,
-                 color=GENERATED_COLOR, label="generated")
-        axes.set_xticks(list(positions), [f"{k:g}" for k in keys])
+        axes.bar([p - 0.2 for p in positions], official, 0.4, color=OFFICIAL_COLOR, label="official")
+        axes.bar([p + 0.2 for p in positions], generated, 0.4, color=GENERATED_COLOR, label="generated")
+        axes.set_xticks(list(positions), [f"{comparison.feature.shown(k):g}" for k in keys])
         axes.set_ylabel("% of tracks")
     else:
-        low, high = min(official + generated), max(official + generated)
-        step = 5.0 if all(value % 5 == 0 for value in official + generated) else 1.0
-        bins = [low + step * i - step / 2 for i in range(int((high - low) / step) + 2)]
-        axes.hist(generated, bins=bins, density=True, color=GENERATED_COLOR, alpha=0.6, label="generated")
-        axes.hist(official, bins=bins, density=True, histtype="step", linewidth=2, color=OFFICIAL_COLOR, label="official")
+        _histogram(axes, comparison, comparison.generated, color=GENERATED_COLOR, alpha=0.6, label="generated")
+        _histogram(axes, comparison, comparison.official, histtype="step", linewidth=2, color=OFFICIAL_COLOR,
+                   label="official")
         axes.set_ylabel("density")
     axes.set_title(f"{comparison.feature.name} ({100 * comparison.inside_share:.0f}% in range)", fontsize=9)
     axes.tick_params(labelsize=7)
