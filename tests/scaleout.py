@@ -140,6 +140,7 @@ class Deployment:
     cert: Path | None = None
     stopped: list[int] = field(default_factory=list)
     worker_args: list[tuple[str, ...]] = field(default_factory=list)  # each worker's command-line options
+    prelude: str = ""  # Python each worker runs first (serving.start_server)
     env: dict | None = None
     old_workers: list[Server] = field(default_factory=list)  # workers stopped and started again
 
@@ -194,7 +195,8 @@ class Deployment:
 
     def start_worker(self, index: int) -> Server:
         """The worker `index` started again on its port with its options (a new version, in an upgrade)."""
-        self.workers[index] = start_server(self.folder / "state", *self.worker_args[index], env=self.env)
+        self.workers[index] = start_server(self.folder / "state", *self.worker_args[index], env=self.env,
+                                           prelude=self.prelude)
         return self.workers[index]
 
     def redis_client(self):
@@ -214,17 +216,18 @@ class Deployment:
 
 
 def deploy(folder: Path, workers: int = 2, *, nginx: bool = True, extra: tuple[str, ...] = (),
-           env: dict | None = None) -> Deployment:
-    """redis-server, `workers` workers sharing it (and one --sound-cache, --renders and --state folder), nginx in front."""
+           env: dict | None = None, prelude: str = "") -> Deployment:
+    """redis-server, `workers` workers sharing it (and one --sound-cache, --renders and --state folder),
+    nginx in front. `prelude`: Python each worker runs first (serving.start_server)."""
     redis, redis_port = start_redis(folder / "redis")
-    deployment = Deployment(folder, redis, redis_port, [], [], env=env)
+    deployment = Deployment(folder, redis, redis_port, [], [], env=env, prelude=prelude)
     try:
         for _worker in range(workers):
             port = free_port()
             args = ("--port", str(port), "--redis", deployment.redis_url, "--behind-proxy", "--sound-cache",
                     str(folder / "sound"), "--renders", str(folder / "renders"), *extra)
             deployment.worker_args.append(args)
-            deployment.workers.append(start_server(folder / "state", *args, env=env))
+            deployment.workers.append(start_server(folder / "state", *args, env=env, prelude=prelude))
             deployment.worker_ports.append(port)
         if nginx:
             deployment.cert, key = make_certificate(folder)

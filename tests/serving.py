@@ -102,14 +102,17 @@ LAN_ON_LOOPBACK = (
 
 @needs_full_tier("runs `timekeeper serve` in its own process")
 def start_server(state: Path, *extra: str, env: dict | None = None, prelude: str = "",
-                 python: str = sys.executable) -> Server:
+                 python: str = sys.executable, own_group: bool = False) -> Server:
     """`timekeeper serve --port 0 --state STATE EXTRA...` run by `python`, once it listens. `prelude`
-    is Python run in the server process first (a test's fake of what the machine would tell it)."""
+    is Python run in the server process first (a test's fake of what the machine would tell it).
+    `own_group`: in a process group of its own, as a terminal runs a command (a signal to the group
+    is Ctrl-C or a closed terminal: the server and its children get it)."""
     port = [] if "--port" in extra else ["--port", "0"]
     command = [python, "-c", f"{prelude}\nfrom timekeeper.cli import main; raise SystemExit(main())", "serve", *port,
                "--state", str(state), *extra]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"})
+                               env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
+                               process_group=0 if own_group else None)
     deadline = time.monotonic() + START_TIMEOUT_S
     lines: list[str] = []
     assert process.stdout is not None

@@ -31,7 +31,7 @@ def test_tracks_come_with_their_titles_words(config) -> None:  # noqa: F811
         assert said(tracks["builtin:double-action-easy-2"]["title_said"], "cs") == "Mise dvojité akce 2 (snazší sada)"
         assert tracks["builtin:house-rules"]["title_said"] is None  # its own title: "Hausregeln"
         made = await client.post("/api/tracks/generate?lang=de", headers=POST, json={
-            "seed": "338695", "count": 1, "campaign": False, "kind": "double-action", "players": "4"})
+            "seed": 338695, "count": 1, "campaign": False, "kind": "double-action", "players": "4"})
         assert made.status == 201, await made.text()
         track = (await made.json())["tracks"][0]
         assert track["title"] == "Generated double-action 338695"

@@ -88,7 +88,7 @@ def test_crews_see_only_their_own_tracks_and_log(hosted):
 
     upload = a("/api/tracks/upload?name=m2.yaml", "POST", data=builtin_paths()["mission-2"].read_bytes())
     assert upload.status == 201
-    generated = a("/api/tracks/generate", "POST", {"seed": "4711", "kind": "mission"})
+    generated = a("/api/tracks/generate", "POST", {"seed": 4711, "kind": "mission"})
     assert generated.status == 201, generated.body
     made = {track, upload.json()["track"]["id"], generated.json()["tracks"][0]["id"]}
     listed = {t["id"] for t in a("/api/tracks").json()["tracks"]}
@@ -114,9 +114,11 @@ def test_crews_see_only_their_own_tracks_and_log(hosted):
     entry = recorded.json()["id"]
     assert len(a("/api/log").json()["lines"]) == 1
     assert b("/api/log").json()["lines"] == []
-    assert b(f"/api/log/{entry}").status == 404
-    assert b(f"/api/log/{entry}", "DELETE").status == 404
-    assert b(f"/api/log/{entry}", "PATCH", {"survived": "1"}).status == 404
+    for method, body in (("GET", None), ("DELETE", None), ("PATCH", {"survived": "1"})):
+        other = b(f"/api/log/{entry}", method, body)
+        assert other.status == 404 and other.json()["code"] == "not_found", other.body
+        # what the client asked for, never where the server keeps a crew's log
+        assert not any(place in other.text for place in (str(hosted.folder), "crews", "sqlite", ":memory:")), other.text
     assert a(f"/api/log/{entry}").json()["id"] == entry
     assert b("/api/log.pdf").status == 200 and a("/api/log").json()["lines"][0]["id"] == entry
 
@@ -189,30 +191,42 @@ def test_websocket_messages_a_minute_per_client(hosted):
     assert sum(a["type"] == "pong" for a in answers) >= PER_MINUTE["messages"] - 10
 
 
-def test_one_crew_cannot_fill_a_queue_of_slow_work():
+def test_neither_one_crew_nor_one_address_can_fill_a_queue_of_slow_work():
+    """Each job counts against its crew and its client address: one crew cannot hold more than its
+    share, nor can one address rotating crew cookies (it would hold 6 of the 7 render places)."""
     from timekeeper.serve.guards.work_queues import WorkQueue
     from timekeeper.serve.refusal import Refused
 
     release = threading.Event()
+    jobs = [("a", "1.1.1.1"), ("a", "1.1.1.2"), ("a", "1.1.1.3"),  # crew a: a third job is refused
+            ("b", "2.2.2.2"), ("c", "2.2.2.2"), ("d", "2.2.2.2"),  # one address, new crews: the third refused
+            ("e", "3.3.3.3")]
 
-    async def scenario() -> list[str]:
+    async def scenario() -> tuple[list[str], str]:
         queue = WorkQueue("render", 1, 6, per_owner=2)
         outcomes = []
         futures = []
-        for owner, n in [("a", 1), ("a", 2), ("a", 3), ("b", 1), ("b", 2), ("c", 1)]:
+        for n, (crew, address) in enumerate(jobs):
             try:
-                futures.append(queue.start(f"{owner}{n}", release.wait, owner=owner))
+                futures.append(queue.start(f"job{n}", release.wait, (f"crew:{crew}", f"client:{address}")))
                 outcomes.append("queued")
             except Refused as error:
                 outcomes.append(f"{error.status} {error.code} {error.retry_after_s}")
+        try:
+            queue.start("full", release.wait, ("crew:f", "client:4.4.4.4"))
+            full = "queued"
+        except Refused as error:
+            full = f"{error.status} {error.code}"
         release.set()
         await asyncio.gather(*futures)
         assert queue.keys == [] and queue.owners == {}
-        queue.start("a4", lambda: None, owner="a")  # a's share is free again
+        queue.start("again", lambda: None, ("crew:a", "client:2.2.2.2"))  # the shares are free again
         queue.shutdown()
-        return outcomes
+        return outcomes, full
 
-    assert asyncio.run(scenario()) == ["queued", "queued", "429 rate_limited 20", "queued", "queued", "queued"]
+    outcomes, full = asyncio.run(scenario())
+    assert outcomes == ["queued", "queued", "429 rate_limited 20", "queued", "queued", "429 rate_limited 20", "queued"]
+    assert full == "queued"  # 6 places taken of 7: another crew from another address still gets one
 
 
 def test_rates_refill_over_the_minute_and_forget_idle_clients():

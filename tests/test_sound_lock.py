@@ -113,7 +113,7 @@ def test_a_stale_part_file_whose_maker_holds_the_lock_is_not_evicted(tmp_path, r
     assert cache.evict() == [stale] and not stale.exists()
 
 
-def test_redis_unreachable_is_a_clear_failure_of_the_sound(tmp_path, mix):
+def test_redis_unreachable_is_a_clear_failure_of_the_sound(tmp_path, mix, capsys):
     cache = SoundCache(tmp_path, locks=SoundLocks(f"redis://127.0.0.1:{free_port()}/0"))
     sound = cache.file("k", mix)
     with pytest.raises(LockUnavailable):
@@ -123,4 +123,7 @@ def test_redis_unreachable_is_a_clear_failure_of_the_sound(tmp_path, mix):
     while cache.failure(sound.key) is None and time.monotonic() < deadline:
         time.sleep(0.05)
     cache.shutdown()
-    assert "Redis" in (cache.failure(sound.key) or "") and not sound.path.exists()
+    failure = cache.failure(sound.key) or ""  # what the players are told: in their terms, without Redis's address
+    assert "game store cannot be reached" in failure and "Redis" not in failure and "127.0.0.1" not in failure
+    assert not sound.path.exists()
+    assert "the sound's lock (Redis) cannot be reached" in capsys.readouterr().err  # the terminal says it

@@ -22,6 +22,7 @@ from timekeeper.serve.guards.crews import Crews
 from timekeeper.serve.guards.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.guards.rates import ClientRates
 from timekeeper.serve.guards.work_queues import (
+    CLIENT_OWNER,
     MIX_THREADS,
     MIXES_WAITING,
     RENDER_THREADS,
@@ -52,7 +53,8 @@ KEPT_RENDERS = 20  # soundtracks kept in the render cache by this server (the ol
 PUBLIC_ROOMS = 5000  # hosted mode: games (rooms) kept at once; idle ones expire (serve/web/rooms.py)
 PUBLIC_SCREENS = 5000  # hosted mode: WebSockets open at once in one process
 PUBLIC_CONNECTIONS = 8000  # hosted mode: connections open at once (fewer when the open-files limit is low)
-PER_CREW_WORK = 2  # hosted mode: jobs one crew may have in each queue of slow work (fair sharing)
+PER_CREW_WORK = 2  # hosted mode: jobs one crew (and one client address) may have in each queue of slow work
+WAITING_OWNER = "waited:"  # the owner of the mixes one client address waits for (Play), apart from those prepared ahead
 
 
 def default_state_dir() -> Path:
@@ -234,13 +236,21 @@ class ServerState:
             raise ScenarioError("no such ship's log", missing=True)
         return self.crews.log_path(crew)
 
-    def owner(self, game: Game) -> str | None:
-        """Whose share of the slow work a game's job uses (hosted mode: its crew's)."""
-        return (game.crew or game.id) if self.config.public else None
+    def owners(self, crew: str, client: str, *, waited: bool = False) -> tuple[str, ...]:
+        """Whose shares of a queue of slow work a job takes (hosted mode; none otherwise): the
+        crew's and the client address's, so that neither a crew nor one address holding many crews
+        can fill a queue. A mix a screen `waited` for (Play) takes a place of the address's own for
+        such mixes, apart from the mixes its crews prepare ahead, so that quick set-up changes
+        never refuse a Play."""
+        if not self.config.public:
+            return ()
+        if waited:
+            return (f"{WAITING_OWNER}{client}",)
+        return tuple(owner for owner in (crew and f"crew:{crew}", client and f"{CLIENT_OWNER}{client}") if owner)
 
     # --- games ---------------------------------------------------------------------------------
     async def new_game(self, loaded: LoadedTrack, raw_settings: dict, *, mode: str = "sound", mixed: bool = True,
-                       crew: str = "") -> Game:
+                       crew: str = "", client: str = "") -> Game:
         """A new game; its mix prepared first unless `mixed` is False (a lobby prepares it in the background)."""
         settings = self.mix_settings(raw_settings, loaded.scenario.language)
         game = Game(new_game_id(), loaded.track.id, loaded.track.title, loaded.yaml_text, settings, mode=mode, crew=crew)
@@ -248,7 +258,7 @@ class ServerState:
             raise Refused(f"{self.store.max_games} games are kept and in use; end one first", status=503,
                           code="too_busy", retry_after_s=60)
         if mixed:
-            game.duration_ms = (await self.timeline(game)).duration_ms
+            game.duration_ms = (await self.timeline(game, client)).duration_ms
         with self.unsaved_refused():
             return await self.store.add(game)
 
@@ -269,19 +279,19 @@ class ServerState:
                                 missing=True)
         return game
 
-    async def mix(self, game: Game, *, ahead: bool = False) -> PreparedMix:
+    async def mix(self, game: Game, client: str = "", *, ahead: bool = False) -> PreparedMix:
         """The game's prepared mix: a kept one at once, else prepared (synthesizing phrases the
         first time) in the mixing queue, off the event loop; one preparation per key in this process
-        and, with Redis, one phrase synthesis across workers. A mix prepared `ahead` (the lobby's,
-        while the crew sets up) takes one of its crew's few places in hosted mode; one a screen
-        waits for does not, so quick set-up changes never refuse a Play."""
+        and, with Redis, one phrase synthesis across workers. In hosted mode a mix prepared `ahead`
+        (the lobby's, while the crew sets up) takes one of its crew's and its `client` address's few
+        places; one a screen waits for, a place of the address's own (see `owners`)."""
         key = game.mix_key
         mix = self.mixes.kept(key)
         if mix is None:
             pending = self._preparing.get(key)
             if pending is None:  # one preparation per key in this process, however many ask
-                owner = self.owner(game) if ahead else None
-                pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game, owner))
+                owners = self.owners(game.crew, client, waited=not ahead)
+                pending = self._preparing[key] = asyncio.ensure_future(self._prepare_once(game, owners))
                 pending.add_done_callback(lambda _done: self._preparing.pop(key, None))
             mix = await asyncio.shield(pending)
         self._keep_described(key, mix)
@@ -289,22 +299,22 @@ class ServerState:
             self.sounds.start(game.mix_key, mix)  # its sound file made in the background, once
         return mix
 
-    async def _prepare_once(self, game: Game, owner: str | None) -> PreparedMix:
+    async def _prepare_once(self, game: Game, owners: tuple[str, ...]) -> PreparedMix:
         async with once(self.store, "mix:" + game.mix_key):  # other workers wait, then read the clip cache
-            return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owner=owner)
+            return await self.mixing.run(game.mix_key, lambda: self._prepare(game), owners)
 
-    async def described_mix(self, game: Game) -> tuple[Timeline, SoundFile]:
+    async def described_mix(self, game: Game, client: str = "") -> tuple[Timeline, SoundFile]:
         """The game's timeline (what the page shows) and its sound file: kept for many more games
         than their mixes, so describing a game rarely prepares one."""
         kept = self.described.get(game.mix_key)
         if kept is not None:
             self.described.move_to_end(game.mix_key)
             return kept
-        mix = await self.mix(game)
+        mix = await self.mix(game, client)
         return mix.timeline, self.sounds.file(game.mix_key, mix)
 
-    async def timeline(self, game: Game) -> Timeline:
-        return (await self.described_mix(game))[0]
+    async def timeline(self, game: Game, client: str = "") -> Timeline:
+        return (await self.described_mix(game, client))[0]
 
     def _prepare(self, game: Game) -> PreparedMix:
         """The game's mix, prepared now unless kept."""
@@ -333,7 +343,10 @@ class ServerState:
         try:
             yield
         except OutputError as error:  # the state folder cannot be written
-            raise Refused(f"the change cannot be saved, so it is not made: {error.message}", status=503,
+            from timekeeper.serve.quiet import say
+
+            say(f"state_unwritable: {error.message}", kind="state-unwritable")  # (where: the operator's to know)
+            raise Refused(f"the change cannot be saved, so it is not made: {error.detail}", status=503,
                           code="state_unwritable") from error
 
     async def settle_all(self) -> list[Game]:
@@ -357,7 +370,9 @@ class ServerState:
 
         return self.config.renders or cache_dir() / "serve-renders"
 
-    async def start_render(self, game: Game, fmt: str) -> RenderJob:
+    async def start_render(self, game: Game, fmt: str, crew: str = "", client: str = "") -> RenderJob:
+        """A download of the game's soundtrack in `fmt`, rendered once (here or by another worker);
+        in hosted mode it takes a place of the asking `crew` and `client` address."""
         if fmt not in FORMATS:
             raise SettingsError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}", field="format")
         job_id = f"{game.mix_key}-{fmt}"
@@ -381,7 +396,7 @@ class ServerState:
         settings = mix_settings_of(game)
         try:  # in a child process, so the encode delays no answer of this one (serve/sound/render_child.py)
             future = self.rendering.start(job_id, lambda: render_in_child(job, game.scenario, settings, source),
-                                          owner=self.owner(game))
+                                          self.owners(crew, client))
         except Refused:
             await self.store.release("render:" + job_id, token)
             raise

@@ -35,7 +35,7 @@ async function newRandom() {
   const { language, voice } = view.game.settings;
   try {
     const offered = (await serverInfo()).voices.find((v) => v.id && voice && (v.id.endsWith(voice) || voice.endsWith(v.id.slice(5))));
-    const made = await postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, seed: "", count: 1, campaign: false,
+    const made = await postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, seed: null, count: 1, campaign: false,
       language, voice: offered ? offered.id : "" });
     setUpNext(made.tracks[0].id);
   } catch (error) {

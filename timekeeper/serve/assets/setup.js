@@ -141,8 +141,10 @@ function labelGenerateForm() {
 }
 
 function generatorChoice(form) {
+  // the options are text as the command line takes them; seed and count are numbers (an empty seed: a random one)
   const chosen = Object.fromEntries([...generateFields].map(([key, field]) => [key, field.input.value]));
-  return Object.assign(chosen, { seed: form.seed.value, count: form.count.value, campaign: form.campaign.checked });
+  const seed = form.seed.value === "" ? null : Number(form.seed.value);
+  return Object.assign(chosen, { seed, count: Number(form.count.value || 1), campaign: form.campaign.checked });
 }
 
 // ---- voices -------------------------------------------------------------------------------------
@@ -296,7 +298,7 @@ export function wireSetup() {
   page.gen.addEventListener("submit", (event) => {
     event.preventDefault();
     const chosen = generatorChoice(event.target);
-    localStorage.setItem("tk-generate", JSON.stringify({ ...chosen, seed: "" })); // "new random mission" reuses them
+    localStorage.setItem("tk-generate", JSON.stringify({ ...chosen, seed: null })); // "new random mission" reuses them
     // the voice's overlaps come back as warnings
     added(postJson(`/api/tracks/generate?lang=${words.language}`, { ...chosen, language: page.language.value,
       voice: page.voice.value }), "page.added.generated");

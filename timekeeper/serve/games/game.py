@@ -42,7 +42,7 @@ REPORT_LATE_MS = 2000
 # drifts a few ms a minute; a stall or a seek moves it by far more.
 REPORT_SAME_MS = 20.0
 MODES = ("sound", "quiet")  # quiet: no sound anywhere; the server's clock runs and every screen alerts
-_GAME_ID = re.compile(r"^[0-9a-f]{12}$")
+_GAME_ID = re.compile(r"[0-9a-f]{12}")  # a game id, matched whole (fullmatch: a `$` lets a line end through)
 
 
 def wall_ms() -> float:
@@ -248,11 +248,11 @@ class GameStore:
                 game = Game.from_record(json.loads(path.read_text(encoding="utf-8")))
             except (OSError, ValueError, KeyError, TypeError, TimekeeperError):
                 continue  # a damaged or foreign file: that game is simply not offered again
-            if _GAME_ID.match(game.id):
+            if _GAME_ID.fullmatch(game.id):
                 self.games[game.id] = game
 
     def get(self, game_id: str) -> Game | None:
-        return self.games.get(game_id) if _GAME_ID.match(game_id) else None
+        return self.games.get(game_id) if _GAME_ID.fullmatch(game_id) else None
 
     def add(self, game: Game, in_use: Collection[str] = ()) -> Game:
         """Keep `game` once it is saved; beyond KEPT_GAMES, forget ended games first, then the
@@ -272,7 +272,7 @@ class GameStore:
     def remove(self, game_id: str) -> None:
         """Forget a game and its file (an expired room of hosted mode)."""
         self.games.pop(game_id, None)
-        if _GAME_ID.match(game_id):
+        if _GAME_ID.fullmatch(game_id):
             with contextlib.suppress(OSError):
                 (self.folder / f"{game_id}.json").unlink(missing_ok=True)
 

@@ -26,13 +26,16 @@ import copy
 import json
 import os
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
 from timekeeper.serve.games.game import _GAME_ID, Game, Playback, wall_ms
-from timekeeper.serve.games.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, normal_code
-from timekeeper.serve.games.store import Change, Store, Tell
+from timekeeper.serve.games.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, MAX_SEATS, normal_code, too_many_seats
+from timekeeper.serve.games.screens import Screen
+from timekeeper.serve.games.store import Change, Store, Tell, gone_refusal
+from timekeeper.serve.quiet import say, unexpected
 from timekeeper.serve.refusal import Refused
 
 PREFIX = "timekeeper:"
@@ -41,7 +44,8 @@ GAME_TTL_S = 2 * 24 * 3600  # a game nobody changed for two days is forgotten
 MAX_GAMES = 100_000  # games kept at once
 WORKER_BEAT_S = 2.0
 WORKER_TTL_MS = 6000  # a worker silent this long is taken for dead
-KEEP_EVERY_BEATS = 15  # every 30 s the games a worker's screens follow are kept from expiring
+KEEP_EVERY_S = 30.0  # the games a worker's screens follow are kept from expiring this often (a quarter
+# of their time to live when that is shorter: hosted mode's --room-idle may be seconds)
 UPDATE_TRIES = 20  # a command is carried out again at most this often when other workers' commands win
 CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens follow
 REDIS_TIMEOUT_S = 5.0
@@ -56,6 +60,8 @@ _CAS = """
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'clock', ARGV[2], 'v', tonumber(ARGV[1]) + 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local code = redis.call('HGET', KEYS[1], 'code')
+if code then redis.call('PEXPIRE', ARGV[8] .. code, ARGV[4]) end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
 if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[6]) end
 return 1
@@ -68,12 +74,32 @@ local v = redis.call('HINCRBY', KEYS[1], 'v', 1)
 local sv = redis.call('HINCRBY', KEYS[1], 'sv', 1)
 redis.call('HSET', KEYS[1], 'setup', ARGV[1], 'clock', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local code = redis.call('HGET', KEYS[1], 'code')
+if code then redis.call('PEXPIRE', ARGV[7] .. code, ARGV[4]) end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
 return {v, sv}
 """
+# Keep games from expiring (followed by screens, or named by a request): each game that still
+# exists (KEYS), its seats, who is connected and its short code live `ARGV[1]` ms more. ARGV[2]:
+# now (wall ms, the games' order), ARGV[3]: the key prefix; ARGV[4..]: the games' ids.
+_KEEP = """
+for i, key in ipairs(KEYS) do
+  local id = ARGV[i + 3]
+  if redis.call('PEXPIRE', key, ARGV[1]) == 1 then
+    redis.call('PEXPIRE', ARGV[3] .. 'seats:' .. id, ARGV[1])
+    redis.call('PEXPIRE', ARGV[3] .. 'here:' .. id, ARGV[1])
+    local code = redis.call('HGET', key, 'code')
+    if code then redis.call('PEXPIRE', ARGV[3] .. 'code:' .. code, ARGV[1]) end
+    redis.call('ZADD', ARGV[3] .. 'games', ARGV[2], id)
+  end
+end
+return 0
+"""
 # A device arrives: its seat in the game's list (its kind and the next number of that kind, kept
-# while the game is), and its socket among those connected (KEYS[2]: worker/socket -> client).
+# while the game is), and its socket among those connected (KEYS[2]: worker/socket -> client, so a
+# socket is one device). -1: the game has ARGV[5] seats already (none is given).
 _SEAT = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[5]) then return -1 end
 redis.call('HSET', KEYS[2], ARGV[4], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
@@ -141,11 +167,12 @@ class RedisStore(Store):
         self.cache: OrderedDict[str, Game] = OrderedDict()  # games this worker has parsed
         self.v: dict[str, int] = {}  # the version of each cached game's clock
         self.sv: dict[str, int] = {}  # ... and of its setup
-        self.clients: dict[int, str] = {}  # id of a local socket -> the client it said hello as
         self._redis: Any = None
         self._tasks: list[asyncio.Task] = []
         self._closing = False  # set by close(): the background loops stop even if a cancellation was swallowed
         self._telling: set[str] = set()  # games whose presence list is about to be told
+        self._reading_presence: set[str] = set()  # games whose presence list is being read for this worker's screens
+        self._touched: dict[str, float] = {}  # game id -> when a request last kept it (monotonic s)
         self._pending: set[asyncio.Task] = set()
 
     # --- connection ----------------------------------------------------------------------------
@@ -172,6 +199,7 @@ class RedisStore(Store):
         self._save = client.register_script(_SAVE)
         self._seat = client.register_script(_SEAT)
         self._release = client.register_script(_RELEASE)
+        self._keep_script = client.register_script(_KEEP)
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beating())]
 
     async def close(self) -> None:
@@ -193,36 +221,67 @@ class RedisStore(Store):
 
     @contextlib.asynccontextmanager
     async def failures(self) -> AsyncIterator[None]:
-        """Redis errors as one clear refusal (503), never a traceback."""
+        """Redis errors as one clear refusal (503) that names no address or backend (the terminal
+        says what Redis answered, in one line), never a traceback."""
         from redis.exceptions import RedisError
 
         try:
             yield
         except (RedisError, OSError, asyncio.TimeoutError) as error:
-            raise Refused(f"the game store (Redis) cannot be reached: {str(error)[:160] or type(error).__name__}", status=503,
+            say(f"Redis cannot be reached: {type(error).__name__}: {str(error)[:160]}", kind="redis-unreachable")
+            raise Refused("the game store cannot be reached now; try again in a few seconds", status=503,
                           code="store_unavailable", retry_after_s=5) from error
 
     async def _beat(self) -> None:
         await self.redis.set(PREFIX + "worker:" + self.worker, "1", px=WORKER_TTL_MS)
 
-    async def _beating(self) -> None:
-        beats = 0
-        while not self._closing:
-            await asyncio.sleep(WORKER_BEAT_S)
-            beats += 1
-            with contextlib.suppress(Exception):
-                await self._beat()
-                if beats % KEEP_EVERY_BEATS == 0:
-                    await self._keep_followed()
+    @property
+    def keep_every_s(self) -> float:
+        """How often the games this worker's screens follow are kept from expiring."""
+        return max(0.1, min(KEEP_EVERY_S, self.ttl_ms / 4000.0))
 
-    async def _keep_followed(self) -> None:
-        """The games this worker's screens follow do not expire while they do."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for game_id in list(self.screens):
-                for key in ("game:", "seats:", "here:"):
-                    pipe.pexpire(PREFIX + key + game_id, self.ttl_ms)
-                pipe.zadd(PREFIX + "games", {game_id: wall_ms()})
-            await pipe.execute()
+    async def _beating(self) -> None:
+        """Mark this worker alive every WORKER_BEAT_S, and keep its screens' games every keep_every_s."""
+        beaten = kept = time.monotonic()
+        while not self._closing:
+            await asyncio.sleep(min(WORKER_BEAT_S, self.keep_every_s))
+            now = time.monotonic()
+            try:
+                if now - beaten >= WORKER_BEAT_S - 0.05:
+                    async with self.failures():
+                        await self._beat()
+                    beaten = now
+                if now - kept >= self.keep_every_s - 0.05:
+                    await self.keep(list(self.screens))
+                    kept = now
+            except Refused:
+                pass  # Redis unreachable (said once on the terminal): tried again at the next beat
+            except Exception as error:  # a bug: named in one line, the beat goes on
+                unexpected("the worker's beat", error)
+
+    async def keep(self, game_ids: list[str]) -> None:
+        """The games `game_ids` (those that still exist) live their idle time more, with their
+        seats and short codes. Refused (503) when Redis cannot be reached."""
+        if not game_ids:
+            return
+        async with self.failures():
+            await self._keep_script(keys=[PREFIX + "game:" + game_id for game_id in game_ids],
+                                    args=[self.ttl_ms, wall_ms(), PREFIX, *game_ids])
+
+    def touch(self, game_id: str) -> None:
+        """A request named the game: it lives its idle time more (asked of Redis at most once
+        every keep_every_s per game by this worker, in the background)."""
+        now = time.monotonic()
+        if now - self._touched.get(game_id, -KEEP_EVERY_S) < self.keep_every_s:
+            return
+        if len(self._touched) >= CACHED_GAMES:
+            self._touched.clear()
+        self._touched[game_id] = now
+        self._background(self._keep_quietly(game_id))
+
+    async def _keep_quietly(self, game_id: str) -> None:
+        with contextlib.suppress(Refused):  # Redis unreachable: said once; the next request tries again
+            await self.keep([game_id])
 
     def forget_games(self, game_ids: list[str]) -> None:
         for game_id in game_ids:
@@ -233,7 +292,7 @@ class RedisStore(Store):
         return self.cache.get(game_id)
 
     async def refresh(self, game_id: str) -> Game | None:
-        if not _GAME_ID.match(game_id):
+        if not _GAME_ID.fullmatch(game_id):
             return None
         key = PREFIX + "game:" + game_id
         async with self.failures():
@@ -281,18 +340,23 @@ class RedisStore(Store):
         return game
 
     async def save(self, game: Game) -> None:
-        """(See Store.save.) Refused (409) when another worker changed the game since it was read."""
-        await self._write(game, self.v.get(game.id))
+        """(See Store.save.) Refused (409) when another worker changed the game since it was read,
+        404 when it has expired meanwhile (it is not written again)."""
+        read_version = self.v.get(game.id)
+        if read_version is None:
+            raise gone_refusal()
+        await self._write(game, read_version)
 
     async def _write(self, game: Game, read_version: int | None) -> None:
         setup, clock = _split(game.as_record())
         async with self.failures():
             written = await self._save(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
                                        args=[setup, clock, wall_ms(), self.ttl_ms, game.id,
-                                             "" if read_version is None else read_version])
+                                             "" if read_version is None else read_version, PREFIX + "code:"])
         if not written:
             self.sv.pop(game.id, None)  # read it whole again: every handler holding it sees what the other made
-            await self.refresh(game.id)
+            if await self.refresh(game.id) is None:
+                raise gone_refusal()
             raise Refused("the game changed on another screen meanwhile; look again and repeat the change",
                           status=409, code="conflict")
         v, sv = written
@@ -314,8 +378,7 @@ class RedisStore(Store):
         for _ in range(UPDATE_TRIES):
             current = await self.refresh(game.id) if fresh else self.cache.get(game.id)
             if current is None:
-                raise Refused("no such game (it may have been forgotten); start a new one", status=404,
-                              code="not_found")
+                raise gone_refusal()
             version = self.v[game.id]
             trial = copy.copy(current)  # the commands replace the clock's fields, never change them in place
             result = change(trial)
@@ -330,7 +393,7 @@ class RedisStore(Store):
             async with self.failures():
                 written = await self._cas(keys=[PREFIX + "game:" + game.id, PREFIX + "games"],
                                           args=[version, json.dumps(clock), wall_ms(), self.ttl_ms, game.id,
-                                                envelope, CHANNEL])
+                                                envelope, CHANNEL, PREFIX + "code:"])
             if written:
                 if version + 1 > self.v.get(game.id, -1):  # (pub/sub may have brought it, or a newer one, already)
                     _apply_clock(current, clock)
@@ -359,7 +422,7 @@ class RedisStore(Store):
     def _envelope(self, game_id: str, message: dict, skip: object, version: int | None, clock: dict | None) -> str:
         """A message for every worker: the game, the text for its screens, the socket it skips (on
         this worker), and with a state the clock's version and the clock (for the workers' copies)."""
-        envelope: dict[str, object] = {"w": self.worker, "g": game_id, "t": json.dumps(message)}
+        envelope: dict[str, object] = {"w": self.worker, "g": game_id, "t": json.dumps(message), "k": message.get("type")}
         if skip is not None:
             envelope["s"] = id(skip)
         if version is not None:
@@ -367,25 +430,46 @@ class RedisStore(Store):
         return json.dumps(envelope)
 
     async def _listen(self) -> None:
-        """Pass every worker's messages to this worker's screens, reconnecting when Redis goes away."""
+        """Pass every worker's messages to this worker's screens (never waiting for one: each is
+        put in the screen's outbox), listening again when Redis goes away. What nobody expected
+        is said on the terminal in one line, and the next message is passed on all the same."""
+        from redis.exceptions import RedisError
+
+        lost = False
         while not self._closing:
             try:
                 pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
                 await pubsub.subscribe(CHANNEL)
+                if lost:
+                    say("Redis is back: passing messages to screens again", kind="redis-back")
+                    lost = False
                 async for item in pubsub.listen():
                     if item.get("type") == "message":
-                        await self._deliver(json.loads(item["data"]))
+                        self._deliver_safely(item["data"])
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis went away: listen again shortly (screens resync on reconnect)
+            except (RedisError, OSError, asyncio.TimeoutError) as error:  # Redis went away: screens resync on reconnect
+                if not lost and not self._closing:
+                    say(f"Redis cannot be reached ({type(error).__name__}): screens hear no other worker until it is back",
+                        kind="redis-lost")
+                lost = True
+                await asyncio.sleep(0.5)
+            except Exception as error:  # a bug: named, then listening again
+                unexpected("passing messages to screens", error)
                 await asyncio.sleep(0.5)
 
-    async def _deliver(self, envelope: dict) -> None:
+    def _deliver_safely(self, data: str) -> None:
+        try:
+            self._deliver(json.loads(data))
+        except Exception as error:  # a message nobody expected: named in one line, the next one is passed on
+            unexpected("a message for screens", error)
+
+    def _deliver(self, envelope: dict) -> None:
         game_id = envelope.get("g")
         if not isinstance(game_id, str) or game_id not in self.screens:
             return
         if envelope.get("p"):
-            await self._tell_here(game_id)
+            self._tell_soon_here(game_id)
             return
         if "v" in envelope:
             version, game = int(envelope["v"]), self.cache.get(game_id)
@@ -396,13 +480,8 @@ class RedisStore(Store):
                     _apply_clock(game, envelope["c"])
                     self.v[game_id] = version
         skip = envelope.get("s") if envelope.get("w") == self.worker else None
-        for socket in list(self.screens.get(game_id, ())):
-            if socket.closed or (skip is not None and id(socket) == skip):
-                continue
-            try:
-                await socket.send_str(envelope["t"])
-            except (ConnectionError, RuntimeError):
-                self.part(game_id, socket)
+        kind = envelope.get("k")
+        self.send_here(game_id, envelope["t"], skip if isinstance(skip, int) else None, kind if isinstance(kind, str) else None)
 
     # --- the lobby -----------------------------------------------------------------------------
     async def code(self, game_id: str) -> str:
@@ -427,17 +506,19 @@ class RedisStore(Store):
                 return None
             return game_id
 
-    async def arrive(self, game_id: str, client: str, kind: str, socket: object) -> None:
-        self.clients[id(socket)] = client
+    async def arrive(self, game_id: str, client: str, kind: str, screen: Screen) -> None:
         async with self.failures():
-            await self._seat(keys=[PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
-                             args=[client, kind if kind in KINDS else "screen", self.ttl_ms,
-                                   f"{self.worker}/{id(socket)}"])
+            seated = await self._seat(keys=[PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
+                                      args=[client, kind if kind in KINDS else "screen", self.ttl_ms,
+                                            f"{self.worker}/{id(screen)}", MAX_SEATS])
+        if int(seated) < 0:
+            raise too_many_seats()
+        screen.client = client
 
-    async def leave(self, game_id: str, socket: object) -> None:
-        if self.clients.pop(id(socket), None) is not None:
+    async def leave(self, game_id: str, screen: Screen) -> None:
+        if screen.client is not None:
             async with self.failures():
-                await self.redis.hdel(PREFIX + "here:" + game_id, f"{self.worker}/{id(socket)}")
+                await self.redis.hdel(PREFIX + "here:" + game_id, f"{self.worker}/{id(screen)}")
 
     async def tell_presence(self, game_id: str) -> None:
         """(See Store.tell_presence.) Told PRESENCE_DELAY_S later, once for a burst of arrivals
@@ -445,7 +526,10 @@ class RedisStore(Store):
         if game_id in self._telling:
             return
         self._telling.add(game_id)
-        task = asyncio.get_running_loop().create_task(self._tell_soon(game_id))
+        self._background(self._tell_soon(game_id))
+
+    def _background(self, work) -> None:
+        task = asyncio.get_running_loop().create_task(work)
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
@@ -454,38 +538,40 @@ class RedisStore(Store):
             await asyncio.sleep(PRESENCE_DELAY_S)
         finally:
             self._telling.discard(game_id)
-        with contextlib.suppress(Exception):  # Redis went away: the next hello or change tells them
-            await self.redis.publish(CHANNEL, json.dumps({"w": self.worker, "g": game_id, "p": 1}))
+        with contextlib.suppress(Refused):  # Redis went away (said by the listener): the next hello or change tells them
+            async with self.failures():
+                await self.redis.publish(CHANNEL, json.dumps({"w": self.worker, "g": game_id, "p": 1}))
+
+    def _tell_soon_here(self, game_id: str) -> None:
+        """Read who is connected from Redis, then tell this worker's screens (in the background:
+        the listener passes the next message on meanwhile)."""
+        if game_id in self._reading_presence:
+            return
+        self._reading_presence.add(game_id)
+        self._background(self._tell_here(game_id))
 
     async def _tell_here(self, game_id: str) -> None:
         """Send this worker's screens of the game the list of connected devices."""
         try:
-            seats, here = await self.redis.hgetall(PREFIX + "seats:" + game_id), await self.redis.hgetall(PREFIX + "here:" + game_id)
-            workers = sorted({name.split("/", 1)[0] for name in here})
-            alive = {w for w, beat in zip(workers, await self.redis.mget([PREFIX + "worker:" + w for w in workers]) if workers else [])
-                     if beat is not None}
-        except Exception:
-            return  # Redis went away: the next hello or change tells them
-        gone = [name for name in here if name.split("/", 1)[0] not in alive]
-        if gone:
-            with contextlib.suppress(Exception):
-                await self.redis.hdel(PREFIX + "here:" + game_id, *gone)
-        connected = {client for name, client in here.items() if name not in gone}
-        game = self.cache.get(game_id)
-        holder = game.holder if game is not None else None
-        for socket in list(self.screens.get(game_id, ())):
-            me = self.clients.get(id(socket))
-            listed = []
-            for client in connected:
+            async with self.failures():
+                seats, here = await self.redis.hgetall(PREFIX + "seats:" + game_id), await self.redis.hgetall(PREFIX + "here:" + game_id)
+                workers = sorted({name.split("/", 1)[0] for name in here})
+                beats = await self.redis.mget([PREFIX + "worker:" + w for w in workers]) if workers else []
+                alive = {w for w, beat in zip(workers, beats) if beat is not None}
+                gone = [name for name in here if name.split("/", 1)[0] not in alive]
+                if gone:
+                    await self.redis.hdel(PREFIX + "here:" + game_id, *gone)
+        except Refused:
+            return  # Redis went away (said by the listener): the next hello or change tells them
+        finally:
+            self._reading_presence.discard(game_id)
+        connected = {}
+        for name, client in here.items():
+            if name not in gone:
                 kind, _, number = seats.get(client, "screen:0").partition(":")
-                listed.append({"kind": kind, "number": int(number or 0), "sound": client == holder, "me": client == me})
-            listed.sort(key=lambda s: (not s["sound"], s["kind"], s["number"]))
-            if socket.closed:
-                continue
-            try:
-                await socket.send_json({"type": "presence", "screens": listed})
-            except (ConnectionError, RuntimeError):
-                self.part(game_id, socket)
+                connected[client] = (kind, int(number) if number.isdigit() else 0)
+        game = self.cache.get(game_id)
+        self.tell_here(game_id, connected, game.holder if game is not None else None)
 
     # --- work done once across workers ---------------------------------------------------------
     async def claim(self, name: str, ttl_s: float) -> str | None:
@@ -496,8 +582,14 @@ class RedisStore(Store):
         return token if got else None
 
     async def release(self, name: str, token: str) -> None:
-        with contextlib.suppress(Exception):
-            await self._release(keys=[PREFIX + "lock:" + name], args=[token])
+        """(See Store.release.) Redis unreachable: the lock expires by itself."""
+        try:
+            async with self.failures():
+                await self._release(keys=[PREFIX + "lock:" + name], args=[token])
+        except Refused:
+            pass
+        except Exception as error:  # a bug: named in one line
+            unexpected("letting go of a lock", error)
 
     async def held(self, name: str) -> bool:
         async with self.failures():

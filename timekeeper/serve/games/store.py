@@ -20,6 +20,8 @@ from typing import TypeVar
 
 from timekeeper.serve.games.game import KEPT_GAMES, Game, GameStore
 from timekeeper.serve.games.lobby import Lobby
+from timekeeper.serve.games.screens import Screen, presence_list, send_to
+from timekeeper.serve.refusal import Refused
 
 T = TypeVar("T")
 Change = Callable[[Game], T]  # a command carried out on a game; None: nothing changed (nothing saved or sent)
@@ -27,13 +29,18 @@ MAX_LOCAL_GAMES = 4 * KEPT_GAMES  # games one process keeps when none can be for
 Tell = Callable[[Game], dict]  # the message every screen is sent about a changed game
 
 
+def gone_refusal() -> Refused:
+    """A change of a game that is no longer kept (an expired room): refused, never written again."""
+    return Refused("no such game (it may have been forgotten); start a new one", status=404, code="not_found")
+
+
 class Store:
-    """The interface. `screens` holds this worker's WebSockets by game id."""
+    """The interface. `screens` holds this worker's joined screens by game id."""
 
     max_games: int = 0
 
     def __init__(self) -> None:
-        self.screens: dict[str, set] = {}
+        self.screens: dict[str, set[Screen]] = {}
         self.tallies: dict[str, int] = {}
 
     # --- games ---------------------------------------------------------------------------------
@@ -79,32 +86,38 @@ class Store:
     def forget_games(self, game_ids: list[str]) -> None:
         """Forget games (expired rooms): their records, codes, seats and this worker's screens."""
 
+    def touch(self, game_id: str) -> None:
+        """A request named the game: it is in use (hosted mode keeps it from expiring)."""
+
     # --- messages to screens -------------------------------------------------------------------
     async def publish(self, game_id: str, message: dict, skip: object = None, game: Game | None = None) -> None:
         """Send `message` to every screen of the game on every worker (but the socket `skip`).
         `game` is given with a `state` message: its clock travels along (other workers' caches)."""
         raise NotImplementedError
 
-    async def send_here(self, game_id: str, text: str, skip: object = None) -> None:
-        """Send `text` to this worker's screens of the game."""
-        for socket in list(self.screens.get(game_id, ())):
-            if socket is skip or socket.closed:
-                continue
-            try:
-                await socket.send_str(text)
-            except (ConnectionError, RuntimeError):
-                self.screens[game_id].discard(socket)
+    def send_here(self, game_id: str, text: str, skip: object = None, kind: str | None = None) -> None:
+        """Send `text` (a message of `kind`) to this worker's screens of the game (but `skip`, a
+        screen or its id()): put in each one's outbox (serve/games/screens.py), never waiting for any."""
+        for gone in send_to(self.screens.get(game_id, ()), text, skip, kind):
+            self.part(game_id, gone)
 
-    def join(self, game_id: str, socket: object) -> int:
-        """A WebSocket of this worker follows the game; how many this worker holds for it."""
+    def tell_here(self, game_id: str, connected: dict[str, tuple[str, int]], holder: str | None) -> None:
+        """Send this worker's screens of the game who is connected (`connected`: client -> its
+        device's kind and number), each screen marked where it is "me"."""
+        for screen in list(self.screens.get(game_id, ())):
+            if not screen.send_json({"type": "presence", "screens": presence_list(connected, holder, screen.client)}):
+                self.part(game_id, screen)
+
+    def join(self, game_id: str, screen: Screen) -> int:
+        """A screen of this worker follows the game; how many this worker holds for it."""
         joined = self.screens.setdefault(game_id, set())
-        joined.add(socket)
+        joined.add(screen)
         return len(joined)
 
-    def part(self, game_id: str, socket: object) -> None:
+    def part(self, game_id: str, screen: Screen) -> None:
         joined = self.screens.get(game_id)
         if joined is not None:
-            joined.discard(socket)
+            joined.discard(screen)
             if not joined:
                 del self.screens[game_id]
 
@@ -117,11 +130,11 @@ class Store:
         """The game a typed short code names, if it is kept."""
         raise NotImplementedError
 
-    async def arrive(self, game_id: str, client: str, kind: str, socket: object) -> None:
-        """A screen said hello: its device gets a seat (kind and number) in the game's list."""
+    async def arrive(self, game_id: str, client: str, kind: str, screen: Screen) -> None:
+        """A screen said hello as `client`: its device gets a seat (kind and number) in the game's list."""
         raise NotImplementedError
 
-    async def leave(self, game_id: str, socket: object) -> None:
+    async def leave(self, game_id: str, screen: Screen) -> None:
         raise NotImplementedError
 
     async def tell_presence(self, game_id: str) -> None:
@@ -186,12 +199,19 @@ class LocalStore(Store):
         return added
 
     async def save(self, game: Game) -> None:
+        self._kept(game)
         self.games.save(game)
+
+    def _kept(self, game: Game) -> None:
+        """Refuse (404) to change a game this store no longer keeps: an expired room is not written again."""
+        if self.games.get(game.id) is not game:
+            raise gone_refusal()
 
     async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
                      skip: object = None) -> object:
         from timekeeper.errors import TimekeeperError
 
+        self._kept(game)
         before = (game.playback, game.holder, game.changes, game.before_end)
         result = change(game)
         if result is None:
@@ -218,7 +238,7 @@ class LocalStore(Store):
         self.lobby.forget(set(self.games.games))
 
     async def publish(self, game_id: str, message: dict, skip: object = None, game: Game | None = None) -> None:
-        await self.send_here(game_id, json.dumps(message), skip)
+        self.send_here(game_id, json.dumps(message), skip, message.get("type"))
 
     async def code(self, game_id: str) -> str:
         return self.lobby.code(game_id)
@@ -227,19 +247,13 @@ class LocalStore(Store):
         game_id = self.lobby.game_of(code)
         return game_id if game_id is not None and self.games.get(game_id) is not None else None
 
-    async def arrive(self, game_id: str, client: str, kind: str, socket: object) -> None:
-        self.lobby.arrive(game_id, client, kind, socket)
+    async def arrive(self, game_id: str, client: str, kind: str, screen: Screen) -> None:
+        self.lobby.arrive(game_id, client, kind, screen)
+        screen.client = client
 
-    async def leave(self, game_id: str, socket: object) -> None:
-        self.lobby.leave(game_id, socket)
+    async def leave(self, game_id: str, screen: Screen) -> None:
+        self.lobby.leave(game_id, screen)
 
     async def tell_presence(self, game_id: str) -> None:
         game = self.games.get(game_id)
-        holder = game.holder if game is not None else None
-        for socket in list(self.screens.get(game_id, ())):
-            if socket.closed:
-                continue
-            try:
-                await socket.send_json({"type": "presence", "screens": self.lobby.present(game_id, holder, socket)})
-            except (ConnectionError, RuntimeError):
-                self.part(game_id, socket)
+        self.tell_here(game_id, self.lobby.connected(game_id), game.holder if game is not None else None)

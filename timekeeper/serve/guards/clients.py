@@ -69,3 +69,19 @@ def public_base(request: web.Request, config: ProxySettings) -> str:
     if config.public_url:
         return config.public_url.rstrip("/")
     return f"{'https' if is_https(request, config) else 'http'}://{request.host}"
+
+
+def give_cookie(response: web.StreamResponse, name: str, value: str, *, max_age: int | None = None,
+                samesite: str = "Lax", secure: bool = False) -> bool:
+    """Set an HttpOnly cookie that hands a browser something of its own (a crew, the access code)
+    on `response`, only if it is not yet sent and not an answer shared caches may keep for anyone
+    (`Cache-Control: public`); the answer is then marked private, so no proxy gives the cookie to
+    the next visitor. True if it was set."""
+    control = response.headers.get("Cache-Control", "")
+    directives = {part.strip().split("=", 1)[0].lower() for part in control.split(",") if part.strip()}
+    if response.prepared or "public" in directives:
+        return False
+    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite=samesite, secure=secure, path="/")
+    if not directives & {"private", "no-store"}:
+        response.headers["Cache-Control"] = ", ".join(filter(None, ("private", control)))
+    return True

@@ -25,16 +25,22 @@ from pathlib import Path
 
 from aiohttp import web
 
+from timekeeper.serve.guards.clients import give_cookie
 from timekeeper.serve.refusal import Refused
 from timekeeper.serve.tracks.library import Library
 
 COOKIE = "timekeeper_crew"
 COOKIE_MAX_AGE_S = 400 * 24 * 3600  # browsers keep a cookie at most 400 days
-KEY = re.compile(r"^[A-Za-z0-9_-]{24}$")
+KEY = re.compile(r"[A-Za-z0-9_-]{24}")  # a crew key, matched whole (is_key)
 CREW_TRACKS = 50  # tracks one crew keeps (the oldest go first)
 MAX_CREWS = 10_000  # crew folders kept on disk; beyond, those unused longest go (after CREW_KEEP_DAYS)
 CREW_KEEP_DAYS = 90  # a crew unused this long may be forgotten to make room for a new one
 LIBRARIES_OPEN = 256  # crews' libraries kept in memory
+
+
+def is_key(text: str) -> bool:
+    """Whether `text` is a crew key: KEY whole (a `$` would let a trailing line end through)."""
+    return KEY.fullmatch(text) is not None
 
 
 def new_key() -> str:
@@ -111,17 +117,19 @@ def crew_of(request: web.Request) -> str:
 
 
 def remember_crew(request: web.Request, response: web.StreamResponse, secure: bool) -> None:
-    """Give a browser that came without a crew key the one made for it."""
+    """Give a browser that came without a crew key the one made for it, on a private answer only
+    (serve/guards/clients.py's `give_cookie`: never on one a shared cache keeps for others)."""
     key = request.get(NEW_CREW_KEY)
-    if key and not response.prepared:
-        response.set_cookie(COOKIE, key, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="Lax", secure=secure,
-                            path="/")
+    if key:
+        give_cookie(response, COOKIE, key, max_age=COOKIE_MAX_AGE_S, samesite="Lax", secure=secure)
 
 
 def read_crew(request: web.Request) -> None:
-    """The crew of the request from its cookie; a new one (its cookie set on the answer) if none."""
+    """The crew of the request from its cookie; a new one (its cookie set on the answer) if none.
+    A key is exactly KEY (24 characters of the URL-safe alphabet, nothing after it, not even a
+    line end); anything else is no key."""
     key = request.cookies.get(COOKIE, "")
-    if not KEY.match(key):
+    if not is_key(key):
         key = new_key()
         request[NEW_CREW_KEY] = key
     request[CREW_KEY] = key

@@ -20,14 +20,16 @@ MIXES_WAITING = 8  # mixes waiting behind them
 SLOW_THREADS = 2  # other slow answers at once: generating missions, card and log PDFs
 SLOW_WAITING = 8
 RETRY_AFTER_S = 20
+CLIENT_OWNER = "client:"  # an owner that is a client address (serve/server.py's `owners`)
 
 T = TypeVar("T")
 
 
 class WorkQueue:
     """`threads` threads of their own, at most `waiting` jobs queued behind them; jobs by key, in
-    the order they came. With `per_owner` (hosted mode), one owner (a crew) may have at most that
-    many unfinished jobs, so no crew can fill the queue: more is refused with 429."""
+    the order they came. With `per_owner` (hosted mode), each of a job's owners (its crew, its
+    client address: serve/server.py's `owners`) may have at most that many unfinished jobs, so
+    neither one crew nor one address with many crews can fill the queue: more is refused with 429."""
 
     def __init__(self, name: str, threads: int, waiting: int, per_owner: int | None = None) -> None:
         self.name, self.threads, self.waiting, self.per_owner = name, threads, waiting, per_owner
@@ -41,39 +43,43 @@ class WorkQueue:
             return 0
         return max(0, self.keys.index(key) - self.threads + 1)
 
-    def _admit(self, key: str, owner: str | None) -> None:
+    def _admit(self, key: str, owners: tuple[str, ...]) -> None:
         if len(self.keys) >= self.threads + self.waiting:
             raise Refused(f"the server is busy ({len(self.keys)} {self.name} jobs queued); try again in "
                           f"{RETRY_AFTER_S} s", status=503, code="queue_full", retry_after_s=RETRY_AFTER_S)
-        if owner is not None and self.per_owner is not None:
-            mine = self.owners.setdefault(owner, [])
-            if len(mine) >= self.per_owner:
-                raise Refused(f"your crew already has {len(mine)} {self.name} jobs queued; try again when one is "
-                              f"done (in about {RETRY_AFTER_S} s)", status=429, code="rate_limited",
-                              retry_after_s=RETRY_AFTER_S)
-            mine.append(key)
+        if self.per_owner is not None:
+            for owner in owners:
+                mine = self.owners.get(owner, [])
+                if len(mine) >= self.per_owner:
+                    whose = "this address" if owner.startswith(CLIENT_OWNER) else "your crew"
+                    raise Refused(f"{whose} already has {len(mine)} {self.name} jobs queued; try again when one is "
+                                  f"done (in about {RETRY_AFTER_S} s)", status=429, code="rate_limited",
+                                  retry_after_s=RETRY_AFTER_S)
+            for owner in owners:
+                self.owners.setdefault(owner, []).append(key)
         self.keys.append(key)
 
-    def start(self, key: str, work: Callable[[], object], owner: str | None = None) -> asyncio.Future:
-        """Queue `work` for `owner` (Refused when the queue, or the owner's share of it, is full); its future."""
-        self._admit(key, owner)
+    def start(self, key: str, work: Callable[[], object], owners: tuple[str, ...] = ()) -> asyncio.Future:
+        """Queue `work` for `owners` (Refused when the queue, or an owner's share of it, is full); its future."""
+        self._admit(key, owners)
         future = asyncio.get_running_loop().run_in_executor(self.executor, work)
-        future.add_done_callback(lambda _f: self._done(key, owner))
+        future.add_done_callback(lambda _f: self._done(key, owners))
         return future
 
-    async def run(self, key: str, work: Callable[[], T], owner: str | None = None) -> T:
+    async def run(self, key: str, work: Callable[[], T], owners: tuple[str, ...] = ()) -> T:
         """Queue `work` and wait for its result."""
-        return await self.start(key, work, owner)
+        return await self.start(key, work, owners)
 
-    def _done(self, key: str, owner: str | None = None) -> None:
+    def _done(self, key: str, owners: tuple[str, ...] = ()) -> None:
         if key in self.keys:
             self.keys.remove(key)
-        mine = self.owners.get(owner or "")
-        if mine is not None:
-            if key in mine:
-                mine.remove(key)
-            if not mine:
-                del self.owners[owner or ""]
+        for owner in owners:
+            mine = self.owners.get(owner)
+            if mine is not None:
+                if key in mine:
+                    mine.remove(key)
+                if not mine:
+                    del self.owners[owner]
 
     def shutdown(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)

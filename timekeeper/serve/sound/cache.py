@@ -48,6 +48,7 @@ STALL_S = 30.0  # a reader that has waited this long for one byte gives up
 TOUCH_EVERY_S = 60.0  # a served file's time of last use is noted at most this often
 MAX_TOUCHED = 10_000  # keys whose last note is remembered (then forgotten all at once)
 STALE_PART_S = 600.0  # an unlocked .part file untouched this long is deleted by the eviction
+STOP_STEP_S = 2.0  # at shutdown, a worker finishes its step (a second of sound) within this
 DEFAULT_LIMIT_MB = 500  # about 130 ten-minute missions
 
 
@@ -173,9 +174,12 @@ class SoundCache:
                 self.evict()
             return True
         except OSError as error:
-            failed = f"cannot write the sound file in {self.folder}: {error.strerror or error}"
+            from timekeeper.serve.quiet import say
+
+            say(f"cannot write the sound file in {self.folder}: {error.strerror or type(error).__name__}", kind="sound-unwritable")
+            failed = f"its file cannot be written ({error.strerror or type(error).__name__})"
         except RenderError as error:
-            failed = error.message
+            failed = error.detail
         except LockUnavailable as error:
             failed = str(error)
         except Exception as error:  # a bug: named on the terminal in one line, the job ends
@@ -231,25 +235,33 @@ class SoundCache:
                 sound.part.unlink()
                 return False
             os.ftruncate(fd, 0)
-            pending, batch = bytearray(), FIRST_WRITE
-            for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
-                pending += piece
-                if len(pending) >= batch:
-                    if maker is not None and not maker.keep():
-                        return False  # stalled beyond the lock's expiry: another maker has it now
-                    _write_all(fd, pending)
-                    pending, batch = bytearray(), min(batch * 2, MAX_WRITE)
-                yield
-            if maker is not None and not maker.keep():
-                return False
-            _write_all(fd, pending)
-            if os.fstat(fd).st_size != sound.size:
-                raise RenderError(f"the sound file has {os.fstat(fd).st_size} bytes, not {sound.size}")
-            os.fsync(fd)
-            os.replace(sound.part, sound.path)
-            return True
+            try:
+                return (yield from self._encoding(sound, mix, maker, fd))
+            except BaseException:  # failed, or stopped (the server stops): what it wrote goes
+                _remove_own(sound.part, fd)
+                raise
         finally:
             os.close(fd)
+
+    def _encoding(self, sound: SoundFile, mix: PreparedMix, maker: MakerLock | None, fd: int) -> Generator[None, None, bool]:
+        """(See _locked_writing.) Encode into the locked .part file `fd`, renamed when complete."""
+        pending, batch = bytearray(), FIRST_WRITE
+        for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
+            pending += piece
+            if len(pending) >= batch:
+                if maker is not None and not maker.keep():
+                    return False  # stalled beyond the lock's expiry: another maker has it now
+                _write_all(fd, pending)
+                pending, batch = bytearray(), min(batch * 2, MAX_WRITE)
+            yield
+        if maker is not None and not maker.keep():
+            return False
+        _write_all(fd, pending)
+        if os.fstat(fd).st_size != sound.size:
+            raise RenderError(f"the sound file has {os.fstat(fd).st_size} bytes, not {sound.size}")
+        os.fsync(fd)
+        os.replace(sound.part, sound.path)
+        return True
 
     def failure(self, key: str) -> str | None:
         """Why this server could not make the sound file of `key` (None if it did not fail)."""
@@ -286,7 +298,7 @@ class SoundCache:
                     deleted.append(path)
         for mtime, _size, path in entries:
             if (path.name.endswith(".mp3.part") and time.time() - mtime > STALE_PART_S
-                    and not self._made_elsewhere(path.name.removesuffix(".mp3.part")) and _remove_abandoned(path)):
+                    and not self._made_elsewhere(path.name.removesuffix(".mp3.part")) and remove_abandoned(path)):
                 deleted.append(path)
         return deleted
 
@@ -340,10 +352,21 @@ class SoundCache:
                 os.close(handle)
 
     def shutdown(self) -> None:
-        """Stop the workers after their current step (a file left unfinished is made again when asked)."""
+        """Stop the workers after their current step; the files they left unfinished are removed
+        (each is made again when asked)."""
         with self._wake:
             self._stopping.set()
             self._wake.notify_all()
+            workers = list(self._workers)
+        for worker in workers:
+            if worker is not threading.current_thread():
+                worker.join(STOP_STEP_S)
+        with self._wake:
+            unfinished = list(self._jobs)
+            self._jobs.clear()
+        for _sound, steps in unfinished:
+            with contextlib.suppress(Exception):
+                steps.close()  # (its .part removed: _locked_writing)
 
 
 def _write_all(fd: int, data: bytes | bytearray) -> None:
@@ -360,7 +383,14 @@ def _open_either(sound: SoundFile) -> int | None:
     return None
 
 
-def _remove_abandoned(path: Path) -> bool:
+def _remove_own(path: Path, fd: int) -> None:
+    """Remove the .part file at `path` this maker holds open (and locked) as `fd`, if it is still that file."""
+    with contextlib.suppress(OSError):
+        if os.stat(path).st_ino == os.fstat(fd).st_ino:
+            path.unlink()
+
+
+def remove_abandoned(path: Path) -> bool:
     """Delete a .part file no process is writing (its lock held meanwhile); True if deleted."""
     try:
         fd = os.open(path, os.O_RDONLY)

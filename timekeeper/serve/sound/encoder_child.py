@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
-import signal
 import threading
 from collections import OrderedDict
 from multiprocessing.connection import Connection
@@ -25,7 +23,8 @@ from pathlib import Path
 
 from timekeeper.environment import Environment, current, process_wide
 from timekeeper.model import Scenario
-from timekeeper.serve.sound.cache import MAX_ENCODES, SoundCache, SoundFile
+from timekeeper.serve.sound import children
+from timekeeper.serve.sound.cache import MAX_ENCODES, SoundCache, SoundFile, remove_abandoned
 from timekeeper.serve.sound.maker_lock import SoundLocks
 from timekeeper.soundtrack.mix import MixSettings, PreparedMix
 
@@ -85,7 +84,7 @@ class ChildSoundCache(SoundCache):
         locks = (self.locks.url, self.locks.ttl_s) if self.locks is not None else None
         child = context.Process(target=_child_main, args=(orders, reporting, str(self.folder), self.limit_bytes, locks, current()),
                                 name="timekeeper-sound-encoder", daemon=True)
-        child.start()
+        children.start(child)
         orders.close()  # the child holds these ends: EOF on the reports once it has ended
         reporting.close()
         self._child, self._orders = child, ordering
@@ -137,16 +136,20 @@ class ChildSoundCache(SoundCache):
                 self._deaths.clear()
 
     def shutdown(self) -> None:
-        """Stop the child after its current step (a file left unfinished is made again when asked)."""
+        """Stop the child after its current step: it removes the files it left unfinished (each is
+        made again when asked); one killed leaves them, removed here if no other process makes them."""
         with self._wake:
             self._stopping.set()
             child, orders, listener = self._child, self._orders, self._listener
+            making = [key for key, maker in self._maker.items() if maker is child]
         if orders is not None:
             with contextlib.suppress(OSError):
                 orders.close()  # the child's loop ends: it stops its threads and exits
         if child is not None and self._reap(child, STOP_WAIT_S):
             child.kill()
             self._reap(child, STOP_WAIT_S)
+            for key in making:
+                remove_abandoned(self.folder / f"{key}.mp3.part")
         if listener is not None:
             listener.join(STOP_WAIT_S)  # it has read the child's last report: nothing touches the child after this
 
@@ -164,12 +167,15 @@ class _ReportingCache(SoundCache):
 
 def _child_main(orders: Connection, reports: Connection, folder: str, limit_bytes: int,
                 locks: tuple[str, float] | None, environment: Environment) -> None:
-    """The encoder: make each file asked for until its orders' pipe closes. Ctrl-C on the server's
-    terminal is the server's to handle, not the child's."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(ENCODER_NICE)
+    """The encoder: make each file asked for until its orders' pipe closes (or SIGTERM, SIGHUP);
+    then the files it left unfinished are removed. Ctrl-C on the server's terminal is the server's
+    to handle, not the child's (serve/sound/children.py)."""
+    children.as_child(ENCODER_NICE)
+    children.run_quietly(lambda: _encode(orders, reports, folder, limit_bytes, locks, environment))
+
+
+def _encode(orders: Connection, reports: Connection, folder: str, limit_bytes: int,
+            locks: tuple[str, float] | None, environment: Environment) -> None:
     told = threading.Lock()
 
     def tell(key: str, failed: str | None) -> None:
@@ -206,7 +212,7 @@ def _make(cache: SoundCache, prepared: OrderedDict[str, PreparedMix], sound: Sou
         try:
             mix = prepare_mix(scenario, settings, background=True)
         except TimekeeperError as problem:
-            return problem.message
+            return problem.detail
         except Exception as problem:  # a bug: one line for the page, never a traceback on the server's terminal
             return f"internal error: the sound's mix could not be prepared ({type(problem).__name__})"
         if mix.voice_name != voice_name:

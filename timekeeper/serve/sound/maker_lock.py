@@ -94,8 +94,11 @@ class SoundLocks:
         try:
             return ask()
         except (RedisError, OSError) as error:
-            raise LockUnavailable(f"the sound's lock (Redis) cannot be reached: "
-                                  f"{str(error)[:160] or type(error).__name__}") from error
+            from timekeeper.serve.quiet import say
+
+            say(f"the sound's lock (Redis) cannot be reached: {type(error).__name__}: {str(error)[:160]}",
+                kind="sound-lock-unreachable")
+            raise LockUnavailable("who makes it cannot be decided now (the game store cannot be reached)") from error
 
     def close(self) -> None:
         self.client.close()

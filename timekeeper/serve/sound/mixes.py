@@ -129,7 +129,7 @@ def run_render(job: RenderJob, mix: PreparedMix, scenario: Scenario, source: str
         job.path.parent.mkdir(parents=True, exist_ok=True)
         encode(mix, job.path, output_format(job.path), tags(scenario, source, mix.settings, mix.timeline.phrases), progress)
     except TimekeeperError as error:
-        job.error = error.message
+        job.error = error.detail  # (without the place: the page shows it)
     except OSError as error:
         job.error = OutputError.cannot_write(job.path, error, "the soundtrack").detail
     finally:

@@ -14,6 +14,8 @@ import time
 from collections.abc import AsyncIterator
 
 from timekeeper.serve.games.store import Store
+from timekeeper.serve.quiet import unexpected
+from timekeeper.serve.refusal import Refused
 from timekeeper.serve.sound.mixes import RenderJob
 
 MIX_LOCK_S = 180.0  # the longest a mix may take to prepare before another worker tries
@@ -71,13 +73,21 @@ async def mirror_render(store: Store, job: RenderJob, future: asyncio.Future, to
     worker that stops); then let go of its lock."""
     try:
         while not future.done():
-            with contextlib.suppress(Exception):
-                await store.note("render:" + job.id, _noted(job), NOTE_TTL_S)
+            await _note_quietly(store, job)
             await asyncio.wait([future], timeout=NOTE_EVERY_S)
-        with contextlib.suppress(Exception):
-            await store.note("render:" + job.id, _noted(job), NOTE_TTL_S)
+        await _note_quietly(store, job)
     finally:
         await store.release("render:" + job.id, token)
+
+
+async def _note_quietly(store: Store, job: RenderJob) -> None:
+    """Note `job`'s progress; the store unreachable (said on the terminal) is tried again at the next note."""
+    try:
+        await store.note("render:" + job.id, _noted(job), NOTE_TTL_S)
+    except Refused:
+        pass
+    except Exception as error:  # a bug: named in one line, the render goes on
+        unexpected("noting a render's progress", error)
 
 
 async def render_seen(store: Store, job_id: str, job: RenderJob) -> RenderJob | None:

@@ -6,29 +6,29 @@ behind it. A child process (started with "spawn", the same on every system) prep
 in the server's environment (environment.py: the same clip cache, voices and engines), encodes it to the job's file (replaced only when
 complete, render.encode) and sends its progress back through a pipe, which a thread of the
 server's render queue reads into the RenderJob the page polls. A child that dies (killed, out of
-memory) fails its job with one readable message; the server goes on. Children are daemonic:
-they end with the server, and a running one is stopped when the server shuts down.
+memory) fails its job with one readable message; the server goes on. Children end with the
+server (serve/sound/children.py): a running one is stopped when the server shuts down, and its
+temporary file goes with it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
-import signal
 import threading
 import time
 from pathlib import Path
 
 from timekeeper.environment import Environment, current, process_wide
 from timekeeper.model import Scenario
+from timekeeper.serve.sound import children
 from timekeeper.serve.sound.mixes import RenderJob
 from timekeeper.soundtrack.mix import MixSettings
 
 RENDER_NICE = 10  # how much lower than the server's the children's CPU priority is (Unix niceness)
 PROGRESS_EVERY_S = 0.2  # a child reports its progress at most this often
 
-_children: dict[multiprocessing.process.BaseProcess, str] = {}  # running children -> their job's id
+_children: dict[multiprocessing.process.BaseProcess, RenderJob] = {}  # running children -> the job each renders
 _children_guard = threading.Lock()
 
 
@@ -42,8 +42,8 @@ def render_in_child(job: RenderJob, scenario: Scenario, settings: MixSettings, s
     ended = False
     try:
         with _children_guard:
-            child.start()
-            _children[child] = job.id
+            children.start(child)
+            _children[child] = job
         writer.close()  # the child holds the only writing end: EOF once it has ended
         while True:
             try:
@@ -65,23 +65,29 @@ def render_in_child(job: RenderJob, scenario: Scenario, settings: MixSettings, s
 
 
 def stop_children(job_ids: set[str] | None = None) -> None:
-    """Stop the render children of the jobs `job_ids` (None: every one still running, the server
-    is shutting down)."""
+    """Stop the render children of the jobs `job_ids` (None: every one still running, the server is
+    shutting down): each is told to stop and removes its temporary file; one that had to be killed
+    leaves its file, removed here."""
     with _children_guard:
-        running = [child for child, job_id in _children.items() if job_ids is None or job_id in job_ids]
-    for child in running:
-        with contextlib.suppress(Exception):
-            child.kill()
+        running = {child: job for child, job in _children.items() if job_ids is None or job.id in job_ids}
+    children.stop(list(running))
+    for job in running.values():
+        for left in job.path.parent.glob(f".{job.path.name}.*.part"):  # (render.encode's temporary file, files/atomicfile.py)
+            with contextlib.suppress(OSError):
+                left.unlink()
 
 
 def _child_main(pipe, path: str, scenario: Scenario, settings: MixSettings, source: str, environment: Environment) -> None:
     """The child: prepare and encode in the server's environment (its clip cache, voices ...), send
     ("progress", done, total) now and then and ("ended", error or None) last. Ctrl-C on the
-    server's terminal is the server's to handle, not the child's."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(os, "nice"):
-        with contextlib.suppress(OSError):
-            os.nice(RENDER_NICE)
+    server's terminal is the server's to handle, not the child's; SIGTERM or SIGHUP end it, its
+    temporary file removed (serve/sound/children.py)."""
+    children.as_child(RENDER_NICE)
+    children.run_quietly(lambda: _render_and_tell(pipe, path, scenario, settings, source, environment))
+
+
+def _render_and_tell(pipe, path: str, scenario: Scenario, settings: MixSettings, source: str,
+                     environment: Environment) -> None:
     error: str | None
     try:
         with process_wide(environment):  # (the mix levels clips on threads of its own)
@@ -110,6 +116,6 @@ def _render(pipe, path: Path, scenario: Scenario, settings: MixSettings, source:
     try:
         mix = prepare_mix(scenario, settings, background=True)
     except TimekeeperError as problem:
-        return problem.message
+        return problem.detail
     run_render(job, mix, scenario, source, progress)
     return job.error

@@ -30,7 +30,7 @@ from timekeeper.titles import title_json
 
 MAX_FOLDER_FILES = 500  # scenario files listed from --scenarios DIR
 MAX_ADDED_TRACKS = 500  # tracks made in the page that are kept (the oldest go first)
-_ADDED_ID = re.compile(r"^[0-9a-f]{16}$")
+_ADDED_ID = re.compile(r"[0-9a-f]{16}")  # a track made in the page, matched whole (fullmatch)
 
 
 class InvalidTrack(ScenarioError):
@@ -159,7 +159,7 @@ class Library:
         folder = self.store / "tracks"
         if not folder.is_dir():
             return {}
-        return {path.stem: path for path in folder.glob("*.yaml") if _ADDED_ID.match(path.stem)}
+        return {path.stem: path for path in folder.glob("*.yaml") if _ADDED_ID.fullmatch(path.stem)}
 
     def _added_tracks(self) -> list[Track]:
         files = sorted(self._added_files().items(), key=lambda item: _mtime(item[1]), reverse=True)

@@ -17,8 +17,10 @@ from aiohttp import web
 from aiohttp.web import RequestHandler
 
 from timekeeper.environment import current
-from timekeeper.errors import ScenarioError, TimekeeperError
+from timekeeper.errors import ScenarioError, Terminated, TimekeeperError
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
+from timekeeper.serve.games.screens import close_all
+from timekeeper.serve.guards.clients import give_cookie
 from timekeeper.serve.guards.limits import (
     BODY_TIMEOUT_S,
     HEADER_TIMEOUT_S,
@@ -30,7 +32,7 @@ from timekeeper.serve.guards.limits import (
     raise_open_files_limit,
 )
 from timekeeper.serve.quiet import install as install_quiet
-from timekeeper.serve.quiet import say
+from timekeeper.serve.quiet import say, unexpected
 from timekeeper.serve.refusal import Refused
 from timekeeper.serve.server import PUBLIC_CONNECTIONS, ServeConfig, ServerState, screens_allowed
 from timekeeper.serve.sound.render_child import stop_children
@@ -44,6 +46,7 @@ from timekeeper.serve.web.routes import (
     broadcast,
     classify,
     json_error,
+    told,
 )
 from timekeeper.serve.web.schemas import JSON_BODY_BYTES, Checked, RouteInput, check_charset, json_object, validate
 from timekeeper.voice.levelling import stop_background
@@ -56,6 +59,7 @@ LIMITS = web.AppKey("limits", ConnectionLimits)
 MAX_LINE_BYTES = 8190  # the request line, and each header
 MAX_HEADERS = 100
 INTERNAL_ERROR = "internal error; the server's terminal names it"
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
 
 
 def _host_name(host: str) -> str:
@@ -104,8 +108,8 @@ async def guard(request: web.Request, handler):
     if request.method not in SAFE_METHODS and request.headers.get(REQUEST_HEADER) != "1":
         return json_error(403, f"{request.method} requests need the header {REQUEST_HEADER}: 1 (the page sends it)")
     response = await handler(request)
-    if set_cookie and config.token is not None and not response.prepared:
-        response.set_cookie(TOKEN_COOKIE, config.token, httponly=True, samesite="Strict")
+    if set_cookie and config.token is not None:
+        give_cookie(response, TOKEN_COOKIE, config.token, samesite="Strict")
     return response
 
 
@@ -191,6 +195,8 @@ async def errors(request: web.Request, handler):
         return await handler(request)
     except TimekeeperError as error:
         status, code, field = classify(error)
+        if status >= 500 and told(error) != error.message:  # the operator's to know where: one line
+            say(f"{code}: {error.message}", kind=f"unavailable:{code}")
         extra: dict = {}
         if isinstance(error, InvalidTrack):
             extra["problems"] = [{"line": p.line, "column": p.column, "message": p.message, "where": str(p),
@@ -200,7 +206,7 @@ async def errors(request: web.Request, handler):
                                   "said": words.as_json() if words is not None else None}
                                  for line, words in zip(error.lines, error.lines_said)]
         retry = getattr(error, "retry_after_s", None)
-        return json_error(status, error.message, code=code, field=field, said=error.said,
+        return json_error(status, told(error), code=code, field=field, said=error.said,
                           headers={"Retry-After": str(retry)} if retry else None, **extra)
     except web.HTTPException as error:
         if error.status >= 400 and request.path.startswith("/api/"):
@@ -214,7 +220,8 @@ async def errors(request: web.Request, handler):
     except Exception as error:  # a bug: one line to the page, the traceback only with --debug
         if request.app[STATE].config.debug:
             traceback.print_exc()
-        say(f"internal error on {request.method} {request.path[:80]}: {type(error).__name__}")
+        say(f"internal error on {request.method} {request.path[:80]}: {type(error).__name__}",
+            kind=f"internal:{request.method}:{type(error).__name__}")
         return json_error(500, INTERNAL_ERROR, code="internal")
 
 
@@ -226,10 +233,10 @@ def _plain_refusal(protocol, request, status: int = 500, exc: BaseException | No
         raise ConnectionError("the answer had begun")
     reason = str(getattr(exc, "message", "") or message or "").split(":", 1)[0].strip()[:80] or "malformed"
     if status == 500:
-        say(f"internal error outside a handler ({type(exc).__name__})")
+        say(f"internal error outside a handler ({type(exc).__name__})", kind=f"internal-outside:{type(exc).__name__}")
         response = json_error(500, INTERNAL_ERROR, code="internal")
     else:
-        say(f"refused a malformed request from {request.remote}: {reason}")
+        say(f"refused a malformed request from {request.remote}: {reason}", kind="malformed")
         response = json_error(status, f"the request is not valid HTTP ({reason})", code="invalid_http")
     response.force_close()
     return response
@@ -258,15 +265,20 @@ def _answering_in_json(make):
 
 
 async def _watch_endings(app: web.Application):
-    """Tell the screens of every game whose sound has run out that the mission is over."""
+    """Tell the screens of every game whose sound has run out that the mission is over (each told
+    through its outbox: the loop never waits for a screen)."""
     state = app[STATE]
 
     async def loop() -> None:
         while True:
             await asyncio.sleep(REPORT_EVERY_S)
-            with contextlib.suppress(TimekeeperError):  # the store is unreachable: tried again shortly
+            try:
                 for game in await state.settle_all():
                     await broadcast(state, game)
+            except TimekeeperError:
+                pass  # the store is unreachable (said on the terminal): tried again shortly
+            except Exception as error:  # a bug: named in one line; the next round goes on
+                unexpected("ending games whose sound has run out", error)
 
     await state.store.start()
     state.sounds.warm_up()
@@ -275,15 +287,20 @@ async def _watch_endings(app: web.Application):
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    for sockets in list(state.screens.values()):
-        for socket in list(sockets):
-            await socket.close()
     await state.store.close()
     for queue in (state.rendering, state.mixing, state.slow):
         queue.shutdown()
     stop_background()  # the phrases a mix is levelling in the background: the process ends after the current one
     stop_children()
     state.sounds.shutdown()
+
+
+async def _close_screens(app: web.Application) -> None:
+    """The server stops: every screen is sent a close (1001, going away) at once, within a second
+    (the page joins again, to another worker if there is one)."""
+    state = app[STATE]
+    await close_all([screen for screens in list(state.screens.values()) for screen in screens],
+                    message=b"the server stops")
 
 
 def make_app(config: ServeConfig) -> web.Application:
@@ -299,6 +316,7 @@ def make_app(config: ServeConfig) -> web.Application:
     app[LIMITS] = ConnectionLimits(connection_cap(raise_open_files_limit(), most),
                                    exempt=frozenset(config.trusted_proxies))
     app.cleanup_ctx.append(_watch_endings)
+    app.on_shutdown.append(_close_screens)
     if config.public:
         add_public(app, config)
     add_routes(app)
@@ -329,19 +347,30 @@ async def _serve(config: ServeConfig, ready) -> None:
     limits = app[LIMITS]
     server = await loop.create_server(limits.factory(_answering_in_json(runner.server)), config.host, config.port, reuse_address=True,
                                       backlog=accept_backlog(raise_open_files_limit(), limits.total))
-    stopping = asyncio.Event()
-    with contextlib.suppress(NotImplementedError):  # (Windows: no SIGTERM to handle)
-        loop.add_signal_handler(signal.SIGTERM, stopping.set)
+    signalled: list[int] = []  # SIGTERM (a service manager: a graceful stop) or SIGHUP (the terminal closed)
+    asked_to_stop = asyncio.Event()  # (Ctrl-C cancels this task instead)
+
+    def stop_on(signum: int) -> None:
+        signalled.append(signum)
+        asked_to_stop.set()
+
+    for signum in STOPPING_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not on Windows)
+            loop.add_signal_handler(signum, stop_on, signum)
     try:
         ready(server.sockets[0].getsockname()[1])
-        await stopping.wait()
+        await asked_to_stop.wait()
         server.close()  # new connections go to the other workers
-        await drain(app, config.drain_s, limits)
+        if signalled[0] == signal.SIGTERM:
+            await drain(app, config.drain_s, limits)
     finally:
-        with contextlib.suppress(NotImplementedError):
-            loop.remove_signal_handler(signal.SIGTERM)
+        for signum in STOPPING_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
         server.close()
-        await runner.cleanup()
+        await runner.cleanup()  # every screen closed (1001), every child ended, no temporary file left
+    if signalled[0] != signal.SIGTERM:
+        raise Terminated()  # (the terminal closed: the command exits 143 once all is clean)
 
 
 def _event_loop_runner():
@@ -356,9 +385,11 @@ def _event_loop_runner():
 
 
 def run(config: ServeConfig, ready) -> None:
-    """Serve until Ctrl-C (KeyboardInterrupt reaches the caller, which exits 130) or SIGTERM (the
-    screens are moved to the other workers first, serve/web/drain.py; then it returns). `ready(port)`
-    is called once the socket listens."""
+    """Serve until Ctrl-C (KeyboardInterrupt reaches the caller, which exits 130), SIGTERM (the
+    screens are moved to the other workers first, serve/web/drain.py; then it returns: exit 0) or
+    SIGHUP (the terminal closed: Terminated, 143), each ending with the same clean stop: screens
+    closed (1001), children ended, temporary files removed. `ready(port)` is called once the socket
+    listens."""
     try:
         _event_loop_runner()(_serve(config, ready))
     except OSError as error:

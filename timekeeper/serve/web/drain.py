@@ -30,7 +30,8 @@ import time
 
 from aiohttp import WSCloseCode, web
 
-from timekeeper.serve.guards.limits import SEND_TIMEOUT_S, ConnectionLimits
+from timekeeper.serve.games.screens import Screen
+from timekeeper.serve.guards.limits import ConnectionLimits
 from timekeeper.serve.quiet import say
 from timekeeper.serve.server import ServerState
 from timekeeper.serve.web.routes import STATE
@@ -106,7 +107,7 @@ async def drain(app: web.Application, window_s: float, limits: ConnectionLimits,
     state.stopping = True
     limits.close_idle()  # the proxy's keep-alive connections: its next request opens one to another worker
     left = state.leave_renders(running=False)
-    sockets = [socket for joined in state.screens.values() for socket in joined]
+    sockets = [screen for joined in state.screens.values() for screen in joined]
     rng.shuffle(sockets)
     say(f"stopping: moving {len(sockets)} screens to the other workers over {window_s:g} s")
     moves = [asyncio.create_task(_move(socket, at_s)) for socket, at_s in
@@ -123,24 +124,23 @@ async def drain(app: web.Application, window_s: float, limits: ConnectionLimits,
         f"{cut} requests cut, {left} downloads left to the other workers")
 
 
-async def _move(socket: web.WebSocketResponse, at_s: float) -> bool:
-    """Tell one screen to move at `at_s`; close it MOVE_GRACE_S later if it is still here. False
-    when the screen moved by itself."""
+async def _move(screen: Screen, at_s: float) -> bool:
+    """Tell one screen to move at `at_s` (through its outbox: never waiting for it); close it
+    MOVE_GRACE_S later if it is still here. False when the screen moved by itself."""
     try:
         await asyncio.sleep(at_s)
-        if socket.closed:
+        if screen.closed:
             return False
         if at_s > 0:
-            with contextlib.suppress(ConnectionError, RuntimeError, asyncio.TimeoutError):
-                await asyncio.wait_for(socket.send_str(MOVE), SEND_TIMEOUT_S)
+            screen.send(MOVE)
             await asyncio.sleep(MOVE_GRACE_S)
-            if socket.closed:
+            if screen.closed:
                 return False
-        await socket.close(code=WSCloseCode.SERVICE_RESTART, message=b"moving")
+        await screen.close(code=WSCloseCode.SERVICE_RESTART, message=b"moving")
         return True
     except asyncio.CancelledError:  # the drain is over: what is left is closed now
-        if socket.closed:
+        if screen.closed:
             return False
         with contextlib.suppress(Exception):
-            await asyncio.shield(socket.close(code=WSCloseCode.SERVICE_RESTART, message=b"moving"))
+            await asyncio.shield(screen.close(code=WSCloseCode.SERVICE_RESTART, message=b"moving"))
         return True

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from timekeeper.serve.guards.clients import CLIENT, client_address, is_https, public_base, real_client
+from timekeeper.serve.guards.clients import CLIENT, client_address, give_cookie, is_https, public_base, real_client
 from timekeeper.serve.guards.crews import (
     COOKIE,
     COOKIE_MAX_AGE_S,
     CREW,
     CREW_KEY,
-    KEY,
     NEW_CREW_KEY,
     crew_id,
+    is_key,
     read_crew,
     remember_crew,
 )
@@ -32,7 +32,8 @@ from timekeeper.serve.web.rooms import ROOMS, Rooms, keep_rooms, touch
 from timekeeper.serve.web.routes import STATE, json_error, state_of
 from timekeeper.serve.web.schemas import NO_INPUT, Loose, RouteInput, declares
 
-# what each route counts against, beyond "requests" (every request counts there)
+# what each route counts against, beyond "requests" (every request counts there); a HEAD counts as
+# the GET it is answered by
 ROUTE_KINDS = {
     ("POST", "/api/lobby"): "rooms",
     ("POST", "/api/games"): "rooms",
@@ -68,14 +69,16 @@ async def hosted(request: web.Request, handler):
         return await handler(request)
     client = client_address(request)
     route = request.match_info.route.resource
-    kind = ROUTE_KINDS.get((request.method, route.canonical)) if route is not None else None
+    method = "GET" if request.method == "HEAD" else request.method  # (aiohttp answers HEAD through a GET route)
+    kind = ROUTE_KINDS.get((method, route.canonical)) if route is not None else None
     for counted in ("requests", kind) if kind else ("requests",):
         wait = await state.rates.allow(client, counted)
         if wait:
             return refused(counted, wait)
     read_crew(request)
-    touch(request)
     response = await handler(request)
+    if response.status < 400:
+        touch(request, state)
     remember_crew(request, response, is_https(request, request.app[STATE].config))
     return response
 
@@ -84,11 +87,11 @@ async def hosted(request: web.Request, handler):
 async def crew_link(request: web.Request) -> web.Response:
     """/crew/KEY: this browser becomes one of that crew's (its tracks, its ship's log): the log opens."""
     key = request.match_info["key"]
-    if not KEY.match(key):
+    if not is_key(key):
         raise web.HTTPNotFound()
     response = web.Response(status=302, headers={"Location": "/log", "Cache-Control": "no-store"})
-    response.set_cookie(COOKIE, key, max_age=COOKIE_MAX_AGE_S, httponly=True, samesite="Lax",
-                        secure=is_https(request, request.app[STATE].config), path="/")
+    give_cookie(response, COOKIE, key, max_age=COOKIE_MAX_AGE_S, samesite="Lax",
+                secure=is_https(request, request.app[STATE].config))
     request.pop(NEW_CREW_KEY, None)
     request[CREW] = crew_id(key)
     return response

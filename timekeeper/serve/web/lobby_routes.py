@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from functools import partial
+from urllib.parse import quote
 
 from aiohttp import web
 
 from timekeeper.errors import TimekeeperError
 from timekeeper.i18n import said
 from timekeeper.serve.games.game import READY, Game, GameError
-from timekeeper.serve.games.lobby import normal_code
+from timekeeper.serve.games.lobby import is_code, normal_code
+from timekeeper.serve.guards.clients import client_address
 from timekeeper.serve.guards.crews import crew_of
 from timekeeper.serve.refusal import Refused
 from timekeeper.serve.server import ServerState
@@ -24,11 +26,11 @@ from timekeeper.titles import title_json
 _PREPARING: set[asyncio.Task] = set()  # background preparations (kept so they are not collected)
 
 
-async def _prepare(state: ServerState, game: Game) -> None:
+async def _prepare(state: ServerState, game: Game, client: str) -> None:
     """Prepare the game's mix now (phrases synthesized, clips loaded) so Play need not wait."""
     key = game.mix_key
     with contextlib.suppress(TimekeeperError, OSError, ValueError):
-        mix = await state.mix(game, ahead=True)
+        mix = await state.mix(game, client, ahead=True)
         if game.mix_key == key and game.playback.status == READY and game.duration_ms != mix.duration_ms:
             await state.update(game, partial(_learn_length, key=key, duration_ms=mix.duration_ms))
 
@@ -41,8 +43,9 @@ def _learn_length(game: Game, key: str, duration_ms: int) -> bool | None:
     return True
 
 
-def prepare_soon(state: ServerState, game: Game) -> None:
-    task = asyncio.get_running_loop().create_task(_prepare(state, game))
+def prepare_soon(state: ServerState, game: Game, client: str) -> None:
+    """Prepare the game's mix in the background (in hosted mode on `client`'s and its crew's share)."""
+    task = asyncio.get_running_loop().create_task(_prepare(state, game, client))
     _PREPARING.add(task)
     task.add_done_callback(_PREPARING.discard)
 
@@ -67,7 +70,7 @@ async def open_lobby(request: web.Request) -> web.Response:
     state = state_of(request)
     loaded, data = await _chosen(request, crew_of(request))
     game = await state.new_game(loaded, data.settings.model_dump(), mode=data.mode, mixed=False, crew=crew_of(request))
-    prepare_soon(state, game)
+    prepare_soon(state, game, client_address(request))
     if data.after is not None:  # Replay or a new mission: the last game's screens come along
         await to_screens(state, data.after, {"type": "next", "id": game.id})
     return web.json_response(await lobby_json(request, game), status=201)
@@ -90,17 +93,22 @@ async def change_setup(request: web.Request) -> web.Response:
     game.__post_init__()  # the scenario and length of the new track
     game.changes += 1
     await state.save(game)
-    prepare_soon(state, game)
+    prepare_soon(state, game, client_address(request))
     await broadcast(state, game)
     await to_screens(state, game.id, {"type": "setup"})
     return web.json_response(await lobby_json(request, game))
 
 
+async def _game_id(request: web.Request) -> str | None:
+    """The game the typed code names (None: none; a code the lobby cannot have given is not looked up)."""
+    code = normal_code(request.match_info["code"])
+    return await state_of(request).store.game_of(code) if is_code(code) else None
+
+
 async def _game_of_code(request: web.Request) -> str:
-    code = request.match_info["code"]
-    game_id = await state_of(request).store.game_of(code)
+    game_id = await _game_id(request)
     if game_id is None:
-        raise Refused(said("error.unknown_code_named", code=repr(normal_code(code))),
+        raise Refused(said("error.unknown_code_named", code=repr(normal_code(request.match_info["code"]))),
                       status=404, code="unknown_code", field="code")
     return game_id
 
@@ -116,9 +124,9 @@ async def join_code(request: web.Request) -> web.Response:
 @declares(CODE)
 async def join_page(request: web.Request) -> web.Response:
     """/j/CODE, the short link to type: the game's page (an unknown code: the start page says why)."""
-    game_id = await state_of(request).store.game_of(request.match_info["code"])
+    game_id = await _game_id(request)
     if game_id is None:
-        raise web.HTTPFound(f"/?join={normal_code(request.match_info['code'])}")
+        raise web.HTTPFound(f"/?join={quote(normal_code(request.match_info['code']))}")
     raise web.HTTPFound(f"/g/{game_id}")
 
 

@@ -33,6 +33,7 @@ from timekeeper.serve.web.routes import (
     checked,
     json_error,
     log_entry_error,
+    owners_of,
     page,
     page_language,
     state_of,
@@ -242,7 +243,7 @@ async def printed(request: web.Request) -> web.Response:
         with _log(request) as log:
             return log_pdf(log.lines(), language=language).data
 
-    data = await request.app[STATE].slow.run(f"log-pdf-{id(request)}", render)
+    data = await request.app[STATE].slow.run(f"log-pdf-{id(request)}", render, owners_of(request))
     return attachment(data, "application/pdf", "ships-log.pdf")
 
 

@@ -12,6 +12,7 @@ import contextlib
 from aiohttp import web
 
 from timekeeper.serve.games.game import wall_ms
+from timekeeper.serve.quiet import unexpected
 from timekeeper.serve.server import ServerState
 
 SWEEP_EVERY_S = 30.0  # how often idle rooms are looked for (more often when the idle time is short)
@@ -51,12 +52,13 @@ class Rooms:
 ROOMS = web.AppKey("rooms", Rooms)
 
 
-def touch(request: web.Request) -> None:
-    """A request that names a room keeps it (hosted mode)."""
+def touch(request: web.Request, state: ServerState) -> None:
+    """A request that names a room keeps it (hosted mode; with --redis, in Redis)."""
     rooms = request.app.get(ROOMS)
     game_id = request.match_info.get("game")
     if rooms is not None and game_id:
         rooms.touch(game_id)
+        state.store.touch(game_id)
 
 
 def keep_rooms(state: ServerState):
@@ -69,7 +71,10 @@ def keep_rooms(state: ServerState):
         async def loop() -> None:
             while True:
                 await asyncio.sleep(every)
-                rooms.forget(app, state, rooms.idle(state))
+                try:
+                    rooms.forget(app, state, rooms.idle(state))
+                except Exception as error:  # a bug: named in one line; the next sweep goes on
+                    unexpected("forgetting idle rooms", error)
 
         task = asyncio.create_task(loop())
         yield

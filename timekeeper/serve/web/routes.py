@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 import json
-import re
+import os
+from collections.abc import AsyncGenerator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -17,16 +20,18 @@ from timekeeper import __version__
 from timekeeper.errors import LogDatabaseError, LogEntryError, OutputError, TimekeeperError, Words
 from timekeeper.i18n import said
 from timekeeper.serve.games.game import READY, GameError, wall_ms
+from timekeeper.serve.games.screens import HEARTBEAT_S, WRITER_LIMIT, Screen
 from timekeeper.serve.guards.clients import client_address, public_base
 from timekeeper.serve.guards.crews import crew_of
-from timekeeper.serve.guards.limits import MESSAGE_BURST, SCREEN_IDLE_S, SEND_TIMEOUT_S, MessageRate
-from timekeeper.serve.quiet import say
+from timekeeper.serve.guards.limits import MESSAGE_BURST, SCREEN_IDLE_S, MessageRate
+from timekeeper.serve.quiet import unexpected
 from timekeeper.serve.refusal import Refused
 from timekeeper.serve.server import ServerState, download_name
 from timekeeper.serve.sound.cache import SoundUnavailable
 from timekeeper.serve.sound.mixes import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.sound.mp3stream import CONTENT_TYPE
 from timekeeper.serve.tracks.library import FLASHCODE, InvalidTrack, LoadedTrack
+from timekeeper.serve.web.ranges import opened_file, send_ranged
 from timekeeper.serve.web.schemas import (
     NO_INPUT,
     UPLOAD,
@@ -66,7 +71,7 @@ ASSETS = {**dict.fromkeys(PAGE_SCRIPTS, "text/javascript"), "style.css": "text/c
 MAX_MESSAGE_BYTES = 4096
 REPORT_EVERY_S = 0.25  # how often ended games are looked for
 STATE = web.AppKey("state", ServerState)
-_RANGE = re.compile(r"^bytes=([0-9]{0,18})-([0-9]{0,18})$")
+SOUNDTRACK_TYPES = {"mp3": "audio/mpeg", "ogg": "audio/ogg"}
 
 
 ERROR_CODES = {400: "invalid_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 408: "timeout",
@@ -90,7 +95,7 @@ def json_error(status: int, message: str, *, code: str | None = None, field: str
 def log_entry_error(status: int, error: LogEntryError, **extra: Any) -> web.Response:
     """A log entry refused: the message, each bad field's problem (`fields`) and their words
     (`said`: which fields to check; `fields_said`: each field's problem) for the page's language."""
-    return json_error(status, error.message, said=error.said, fields=error.problems,
+    return json_error(status, told(error), said=error.said, fields=error.problems,
                       fields_said={name: words.as_json() for name, words in error.problems_said.items()}, **extra)
 
 
@@ -109,9 +114,25 @@ def classify(error: TimekeeperError) -> tuple[int, str, str | None]:
     return (404, "not_found", None) if error.missing else (400, "invalid_request", None)
 
 
+def told(error: TimekeeperError) -> str:
+    """What an answer says of `error`: its message, without its place when that is a file or
+    folder of the server (the state folder, a crew's log, the render folder): an answer names what
+    the client did, never where the server keeps things (its terminal says that, serve/quiet.py)."""
+    if error.path is None:
+        return error.message
+    if isinstance(error, (OutputError, LogDatabaseError, LogEntryError)) or server_path(error.path):
+        return error.detail  # (the place is a file of the server's, or a log in memory)
+    return error.message
+
+
+def server_path(text: str) -> bool:
+    """Whether `text` names a place on the server's disk (not a track id or a name the client gave)."""
+    return os.path.isabs(text) or text.startswith(("~", "./", "../")) or (os.sep in text and os.path.exists(text))
+
+
 def error_body(error: TimekeeperError) -> dict:
     _status, code, field = classify(error)
-    return {"error": error.message, "code": code, **({"field": field} if field else {}),
+    return {"error": told(error), "code": code, **({"field": field} if field else {}),
             **({"said": error.said.as_json()} if error.said is not None else {})}
 
 
@@ -127,6 +148,12 @@ def state_of(request: web.Request) -> ServerState:
     return request.app[STATE]
 
 
+def owners_of(request: web.Request) -> tuple[str, ...]:
+    """Whose shares of a queue of slow work the request's job takes: its crew's and its client
+    address's (hosted mode; none otherwise)."""
+    return state_of(request).owners(crew_of(request), client_address(request))
+
+
 # --- the page ----------------------------------------------------------------------------------
 @declares(RouteInput(path=PagePath, query=Loose))
 async def page(request: web.Request) -> web.Response:
@@ -139,8 +166,16 @@ async def asset(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if name not in ASSETS:
         raise web.HTTPNotFound()
-    # a file response answers byte ranges: Safari plays a video only from a server that does
-    return web.FileResponse(ASSETS_DIR / name, headers={"Content-Type": ASSETS[name], "Cache-Control": "no-cache"})
+    # by byte range: Safari plays a video only from a server that answers ranges
+    with opened_file(ASSETS_DIR / name) as (size, pieces):
+        return await send_ranged(request, size, pieces, {"Content-Type": ASSETS[name], "Cache-Control": "no-cache"},
+                                 etag=asset_etag(name))
+
+
+@functools.cache
+def asset_etag(name: str) -> str:
+    """An asset's ETag: a digest of its bytes (they change only with the server's version)."""
+    return '"' + hashlib.sha256((ASSETS_DIR / name).read_bytes()).hexdigest()[:20] + '"'
 
 
 def page_language(request: web.Request) -> str:
@@ -259,8 +294,7 @@ async def generate(request: web.Request) -> web.Response:
     library = crew_library(request)
     try:
         made = await state.slow.run(f"generate-{id(request)}",
-                                    lambda: generate_tracks(library, data.model_dump(), voice, ui),
-                                    owner=crew_of(request) or None)
+                                    lambda: generate_tracks(library, data.model_dump(), voice, ui), owners_of(request))
     except SettingProblem as problem:  # said with the form's labels, in the page's language
         raise Refused(problem.text(ui), field=problem.option) from None
     return web.json_response({"tracks": [loaded.track.as_json() for loaded in made.tracks],
@@ -283,7 +317,7 @@ def base_url(request: web.Request) -> str:
 
 async def describe(request: web.Request, game) -> web.Response:
     state = state_of(request)
-    timeline, sound = await state.described_mix(game)
+    timeline, sound = await state.described_mix(game, client_address(request))
     if game.playback.status == READY:
         game.duration_ms = timeline.duration_ms  # a lobby's game learns its length once its mix is prepared
     described = game_json(game, timeline, wall_ms(), state.join_url(game, base_url(request)))
@@ -297,7 +331,7 @@ async def new_game(request: web.Request) -> web.Response:
     data: NewGameBody = checked(request).body
     crew = crew_of(request)
     loaded = await asyncio.to_thread(state.library_for(crew).load, data.track)
-    game = await state.new_game(loaded, data.settings.model_dump(), crew=crew)
+    game = await state.new_game(loaded, data.settings.model_dump(), crew=crew, client=client_address(request))
     return await describe(request, game)
 
 
@@ -377,7 +411,8 @@ async def to_screens(state: ServerState, game_id: str, message: dict, skip=None)
 @declares(GAME)
 async def screen(request: web.Request) -> web.StreamResponse:
     """A joined screen: the game's state now and on every change; its commands; clock pings.
-    Each message is checked (serve/web/schemas.py) and counted (serve/guards/limits.py)."""
+    Each message is checked (serve/web/schemas.py) and counted (serve/guards/limits.py); every
+    message to it goes through its outbox (serve/games/screens.py), never awaited."""
     state = state_of(request)
     game = state.game(request.match_info["game"])
     device = client_address(request)
@@ -386,70 +421,72 @@ async def screen(request: web.Request) -> web.StreamResponse:
         return json_error(503, refused, code="too_busy", headers={"Retry-After": "10"})
     store = state.store
     try:
-        socket = web.WebSocketResponse(heartbeat=20.0, max_msg_size=MAX_MESSAGE_BYTES, compress=False)  # small messages
+        socket = web.WebSocketResponse(heartbeat=HEARTBEAT_S, max_msg_size=MAX_MESSAGE_BYTES, compress=False,  # small messages
+                                       writer_limit=WRITER_LIMIT)
         await socket.prepare(request)
-        joined = store.join(game.id, socket)
+        joined = Screen(socket, request.transport)
         try:
-            await socket.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": joined})
-            await _follow(state, game, socket, request)
+            count = store.join(game.id, joined)
+            joined.send_json({"type": "state", "playback": playback_json(game, wall_ms()), "screens": count})
+            await _follow(state, game, joined, request)
         except ConnectionError:
             pass  # the screen went away
         except Exception as error:  # a bug: the socket is closed (1011), never answered with an HTTP page
-            say(f"internal error on a screen of game {game.id}: {type(error).__name__}")
-            await socket.close(code=WSCloseCode.INTERNAL_ERROR)
+            unexpected("answering a screen", error)
+            await joined.close(code=WSCloseCode.INTERNAL_ERROR)
         finally:
-            store.part(game.id, socket)
+            store.part(game.id, joined)
+            await joined.end()
             with contextlib.suppress(TimekeeperError):  # the store is gone: the others learn it when it is back
-                await store.leave(game.id, socket)
+                await store.leave(game.id, joined)
                 await store.tell_presence(game.id)
     finally:
         state.sockets.leave(device)
     return socket
 
 
-async def _follow(state: ServerState, game, socket: web.WebSocketResponse, request: web.Request) -> None:
+async def _follow(state: ServerState, game, screen: Screen, request: web.Request) -> None:
     """Answer a screen's messages until it leaves, floods (closed: 1008) or stays silent too long;
     every screen is told who is connected when a screen says hello or the sound moves."""
+    socket = screen.socket
     rate = MessageRate()
-    client: str | None = None
-    while not socket.closed:
+    while not screen.closed:
         try:
             message = await socket.receive(timeout=SCREEN_IDLE_S)
         except asyncio.TimeoutError:
-            await socket.close(code=WSCloseCode.GOING_AWAY, message=b"idle")
+            await screen.close(code=WSCloseCode.GOING_AWAY, message=b"idle")
             return
         if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
             return
         if not rate.allow():
             if rate.refused > MESSAGE_BURST * 5:
-                await socket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
+                await screen.close(code=WSCloseCode.POLICY_VIOLATION, message=b"too many messages")
                 return
             if rate.refused == 1 or rate.refused % MESSAGE_BURST == 0:
-                await socket.send_json({"type": "error", "error": "too many messages; slow down", "code": "rate_limited"})
+                screen.send_json({"type": "error", "error": "too many messages; slow down", "code": "rate_limited"})
             continue
         if message.type != WSMsgType.TEXT:
             continue
         try:
             wait = await _message_allowed(request)
             if wait:  # hosted mode: this client's messages a minute (serve/guards/rates.py)
-                await socket.send_json({"type": "error", "error": f"too many messages from this address; try again in "
-                                        f"{wait} s", "code": "rate_limited", "retry_after_s": wait})
+                screen.send_json({"type": "error", "error": f"too many messages from this address; try again in "
+                                  f"{wait} s", "code": "rate_limited", "retry_after_s": wait})
                 continue
             data = screen_message(message.data)
             if isinstance(data, Ping):
-                await socket.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
+                screen.send_json({"type": "pong", "t": data.t, "server_ms": wall_ms()})
             elif isinstance(data, Hello):
-                client = data.client or None
-                if client is not None:
-                    await state.store.arrive(game.id, client, data.kind, socket)
+                if data.client:
+                    await state.store.arrive(game.id, data.client, data.kind, screen)
                     await state.store.tell_presence(game.id)
             else:
                 holder = game.holder
-                await apply(state, game, data, sender=socket, client=client)
+                await apply(state, game, data, sender=screen, client=screen.client)
                 if game.holder != holder:
                     await state.store.tell_presence(game.id)
         except TimekeeperError as error:
-            await socket.send_json({"type": "error", **error_body(error)})
+            screen.send_json({"type": "error", **error_body(error)})
 
 
 async def _message_allowed(request: web.Request) -> int:
@@ -458,74 +495,35 @@ async def _message_allowed(request: web.Request) -> int:
     return 0 if rates is None else await rates.allow(client_address(request), "messages")
 
 
-def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
-    """(first, last) byte of a `Range: bytes=a-b` header; None for the whole file. ValueError when
-    the range cannot be served."""
-    if not header:
-        return None
-    match = _RANGE.match(header.strip())
-    if match is None:
-        raise ValueError(header)
-    first_text, last_text = match.groups()
-    if not first_text:
-        if not last_text or int(last_text) == 0:  # "bytes=-0" asks for no byte at all
-            raise ValueError(header)
-        length = min(int(last_text), size)
-        return size - length, size - 1
-    first = int(first_text)
-    last = min(int(last_text), size - 1) if last_text else size - 1
-    if first >= size or last < first:
-        raise ValueError(header)
-    return first, last
-
-
 @declares(RouteInput(path=SoundPath))
 async def sound_file(request: web.Request) -> web.StreamResponse:
     """The game's sound as the page plays it: an mp3 made once per mix (serve/sound/cache.py),
-    served by byte range while it is being made; a range not made yet is sent once it is."""
+    served by byte range (serve/web/ranges.py) while it is being made; a range not made yet is sent
+    once it is."""
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    mix = await state.mix(game)
+    mix = await state.mix(game, client_address(request))
     sound = state.sounds.start(game.mix_key, mix)
     if checked(request).path.key != sound.key:
         return json_error(404, "this is no longer the game's sound (its settings changed); load the game again")
-    etag = f'"{sound.key}"'
-    asked = request.headers.get("Range")
-    if request.headers.get("If-Range", etag) != etag:  # a resumed download of another file: send all of this one
-        asked = None
-    try:
-        wanted = parse_range(asked, sound.size)
-    except ValueError:
-        return web.Response(status=416, headers={"Content-Range": f"bytes */{sound.size}"})
-    first, last = wanted or (0, sound.size - 1)
-    headers = {"Content-Type": CONTENT_TYPE, "Accept-Ranges": "bytes", "Content-Length": str(last - first + 1),
-               "ETag": etag, "Cache-Control": "private, max-age=604800, immutable"}  # its address names its content
-    if wanted is not None:
-        headers["Content-Range"] = f"bytes {first}-{last}/{sound.size}"
-    response = web.StreamResponse(status=206 if wanted is not None else 200, headers=headers)
-    if request.method == "HEAD":
-        await response.prepare(request)
-        return response
-    pieces = state.sounds.read(sound, mix, first, last)
-    try:
+
+    async def pieces(first: int, last: int) -> AsyncGenerator[bytes, None]:
+        reading = state.sounds.read(sound, mix, first, last)
+        started = False
         try:
-            data = await anext(pieces)
+            async for piece in reading:
+                started = True
+                yield piece
         except SoundUnavailable as error:
-            return json_error(503, f"the sound cannot be made now: {error}", code="sound_unavailable",
-                              headers={"Retry-After": "5"})
-        await response.prepare(request)
-        while data:
-            await asyncio.wait_for(response.write(data), SEND_TIMEOUT_S)
-            data = await anext(pieces, b"")
-        await response.write_eof()
-    except ConnectionError:  # the player stopped reading (every seek does): nothing to report
-        pass
-    except (asyncio.TimeoutError, SoundUnavailable):  # the player asks again with a range
-        if request.transport is not None:
-            request.transport.close()
-    finally:
-        await pieces.aclose()
-    return response
+            if started:
+                raise
+            raise Refused(f"the sound cannot be made now: {error}", status=503, code="sound_unavailable",
+                          retry_after_s=5) from None
+        finally:
+            await reading.aclose()
+
+    return await send_ranged(request, sound.size, pieces, {  # its address names its content
+        "Content-Type": CONTENT_TYPE, "Cache-Control": "private, max-age=604800, immutable"}, etag=f'"{sound.key}"')
 
 
 @declares(GAME)
@@ -536,37 +534,17 @@ async def sound(request: web.Request) -> web.StreamResponse:
     if state.config.public:  # 53 MB mixed per request: a hosted server sends only the mp3
         return json_error(404, "a hosted server sends the game's sound as mp3 only: its address is the game's sound.url")
     game = state.game(request.match_info["game"])
-    mix = await state.mix(game)
-    size = wav_size(mix)
-    try:
-        wanted = parse_range(request.headers.get("Range"), size)
-    except ValueError:
-        return web.Response(status=416, headers={"Content-Range": f"bytes */{size}"})
-    first, last = wanted or (0, size - 1)
-    headers = {"Content-Type": "audio/wav", "Accept-Ranges": "bytes", "Content-Length": str(last - first + 1),
-               "Cache-Control": "no-store"}
-    if wanted is not None:
-        headers["Content-Range"] = f"bytes {first}-{last}/{size}"
-    response = web.StreamResponse(status=206 if wanted is not None else 200, headers=headers)
-    await response.prepare(request)
-    if request.method == "HEAD":
-        return response
-    pieces = wav_bytes(mix, first, last)
-    try:
-        while True:
-            data = await asyncio.to_thread(next, pieces, None)
-            if data is None:
-                break
-            await asyncio.wait_for(response.write(data), SEND_TIMEOUT_S)
-        await response.write_eof()
-    except ConnectionError:  # the player stopped reading (every seek does): nothing to report
-        pass
-    except asyncio.TimeoutError:  # a player that stopped reading long ago asks again with a range
-        if request.transport is not None:
-            request.transport.close()
-    finally:
-        pieces.close()
-    return response
+    mix = await state.mix(game, client_address(request))
+
+    async def pieces(first: int, last: int) -> AsyncGenerator[bytes, None]:
+        chunks = wav_bytes(mix, first, last)
+        try:
+            while (data := await asyncio.to_thread(next, chunks, None)) is not None:
+                yield data
+        finally:
+            chunks.close()
+
+    return await send_ranged(request, wav_size(mix), pieces, {"Content-Type": "audio/wav", "Cache-Control": "no-store"})
 
 
 @declares(GAME)
@@ -575,7 +553,7 @@ async def card(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    words = (await state.timeline(game)).phrases  # the voice's printed words (a pack may bring its own)
+    words = (await state.timeline(game, client_address(request))).phrases  # the voice's printed words (a pack may bring its own)
     fragment = html_card(game.scenario, words, game.settings["players"], bool(game.settings.get("solo")))
     return web.Response(text=fragment, content_type="text/html")
 
@@ -586,8 +564,9 @@ async def card_pdf(request: web.Request) -> web.Response:
 
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    words = (await state.timeline(game)).phrases
-    printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1))
+    words = (await state.timeline(game, client_address(request))).phrases
+    printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1),
+                                   owners_of(request))
     return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
 
 
@@ -623,7 +602,7 @@ async def qr(request: web.Request) -> web.Response:
 async def start_render(request: web.Request) -> web.Response:
     state = state_of(request)
     game = state.game(request.match_info["game"])
-    job = await state.start_render(game, checked(request).body.format)
+    job = await state.start_render(game, checked(request).body.format, crew_of(request), client_address(request))
     return web.json_response(state.job_json(job), status=202)
 
 
@@ -669,10 +648,17 @@ async def soundtrack(request: web.Request) -> web.StreamResponse:
     game = state.game(request.match_info["game"])
     fmt = request.match_info["format"]
     job = await state.find_job(f"{game.mix_key}-{fmt}")
-    if fmt not in FORMATS or job is None or not job.finished or job.error or not job.path.is_file():
-        return json_error(409, "the soundtrack is not rendered yet; start the download first")
-    return web.FileResponse(job.path, headers={
-        "Content-Disposition": f'attachment; filename="{download_name(game.title, "." + fmt)}"'})
+    not_yet = json_error(409, "the soundtrack is not rendered yet; start the download first")
+    if fmt not in FORMATS or job is None or not job.finished or job.error:
+        return not_yet
+    try:
+        with opened_file(job.path) as (size, pieces):
+            return await send_ranged(request, size, pieces, {
+                "Content-Type": SOUNDTRACK_TYPES[fmt], "Cache-Control": "private, no-cache",
+                "Content-Disposition": f'attachment; filename="{download_name(game.title, "." + fmt)}"'},
+                etag=f'"{job.id}"')
+    except FileNotFoundError:  # (forgotten meanwhile: the oldest soundtracks go)
+        return not_yet
 
 
 def attachment(data: bytes, content_type: str, filename: str) -> web.Response:

@@ -3,8 +3,9 @@ for its path, query, body and WebSocket messages), checked before the handler ru
 
 A JSON body is bounded before it is parsed (its size per route, then its nesting depth by a scan
 of its bytes), parsed strictly (no NaN, no 400-digit numbers), then validated in pydantic's
-strict mode: whole numbers are numbers or plain ASCII digits ("00000150", "²" and "1e3" are not),
-strings and lists have lengths, and an unknown field is refused. A failure is an `Refused`
+strict mode: every field takes exactly its declared JSON type (a number is a JSON number, text a
+string: `"players": "5"` is refused; see "field types" below), strings and lists have lengths,
+and an unknown field is refused. A failure is an `Refused`
 naming the field, answered as `{"error": ..., "code": ..., "field": ...}` (docs/serve.md lists
 the codes).
 """
@@ -35,37 +36,39 @@ _DIGITS = re.compile(rf"[0-9]{{1,{MAX_DIGITS}}}")
 
 
 # --- field types -------------------------------------------------------------------------------
+# One rule for every field (strict, docs/serve.md "Types"): a field takes the JSON type it is
+# declared with and nothing else. A number is a JSON number (a whole number an integer: 5, not "5"
+# nor 5.0), text is a JSON string (4 is not "4"), yes or no is true or false; null only where a
+# field says it may be left empty. Only a path's parameters, which are text by nature, are whole
+# numbers written in plain ASCII digits.
 def _whole(value: object) -> object:
-    """A whole number from JSON: an int, or text of 1 to 10 plain ASCII digits (forms send text)."""
-    if isinstance(value, bool):
-        raise ValueError("expected a whole number")
-    if isinstance(value, str):
-        text = value.strip()
-        if not _DIGITS.fullmatch(text) or (len(text) > 1 and text.startswith("0")):
-            raise ValueError("expected a whole number in plain digits")
-        return int(text)
-    if isinstance(value, int) and abs(value) >= 10**MAX_DIGITS:
+    """A whole number from JSON: an integer (not text, a fraction or true/false), of at most 10 digits."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("expected a whole number such as 5 (a JSON number, not text)")
+    if abs(value) >= 10**MAX_DIGITS:
         raise ValueError("the number is too large")
     return value
 
 
+def _digits(value: object) -> object:
+    """A whole number in a path: 1 to 10 plain ASCII digits, no sign, space or leading zero."""
+    if not isinstance(value, str) or not _DIGITS.fullmatch(value) or (len(value) > 1 and value.startswith("0")):
+        raise ValueError("expected a whole number in plain digits")
+    return int(value)
+
+
 def _text(value: object) -> object:
-    """Form text: a string, or a number the page sent as one (bounded before it is written out)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if abs(value) >= 10**MAX_DIGITS:
-            raise ValueError("the number is too large")
-        return str(value)
+    """Text from JSON: a string (a number is not text)."""
+    if not isinstance(value, str):
+        raise ValueError("expected text (a JSON string)")
     return value
 
 
-def _blank_none(value: object) -> object:
-    return None if value in ("", None) else value
-
-
 Whole = Annotated[int, BeforeValidator(_whole)]
+PathWhole = Annotated[int, BeforeValidator(_digits)]
 Text40 = Annotated[str, StringConstraints(max_length=40), BeforeValidator(_text)]
 Text200 = Annotated[str, StringConstraints(max_length=200), BeforeValidator(_text)]
-Id = Annotated[str, StringConstraints(max_length=300)]
+Id = Annotated[str, StringConstraints(max_length=300), BeforeValidator(_text)]
 AtMs = Annotated[float, Field(ge=0, le=MAX_AT_MS, allow_inf_nan=False)]
 WallMs = Annotated[float, Field(ge=0, le=1e14, allow_inf_nan=False)]  # milliseconds since the epoch
 
@@ -123,7 +126,7 @@ class JobPath(Model):
 
 
 class LogEntryPath(Model):
-    id: Annotated[Whole, Field(ge=1, le=999_999_999)]  # a mission's number in the ship's log
+    id: Annotated[PathWhole, Field(ge=1, le=999_999_999)]  # a mission's number in the ship's log
 
 
 class SoundtrackPath(Model):
@@ -144,8 +147,8 @@ class FlashcodeBody(Model):
 class GenerateForm(Model):
     """The generate form's own fields; each option of `timekeeper generate` is added below."""
 
-    seed: Annotated[Whole | None, Field(ge=0, le=MAX_SEED), BeforeValidator(_blank_none)] = None
-    count: Annotated[Whole, Field(ge=1, le=MAX_PAGE_COUNT), BeforeValidator(lambda v: 1 if v in ("", None) else v)] = 1
+    seed: Annotated[Whole, Field(ge=0, le=MAX_SEED)] | None = None  # null: a random one
+    count: Annotated[Whole, Field(ge=1, le=MAX_PAGE_COUNT)] = 1
     campaign: bool = False
     language: Text40 = ""
     voice: Id = ""
