@@ -172,10 +172,19 @@ def test_a_redis_outage_is_a_clear_503_a_few_lines_and_over_when_redis_is_back(t
             "track": "builtin:test-run-1"}, base=bases[1])).status == 201 and reply, 60, "the workers back on Redis")
         game = made.json()
 
+        async def joined(session) -> aiohttp.ClientWebSocketResponse:
+            url = f"ws://127.0.0.1:{own.worker_ports[0]}/api/games/{game['id']}/ws"
+            deadline = time.monotonic() + 60
+            while True:  # (as the page does: a 503 while the worker finds Redis again, then joined)
+                try:
+                    return await session.ws_connect(url)
+                except aiohttp.WSServerHandshakeError as refused:
+                    assert refused.status == 503 and time.monotonic() < deadline, refused
+                    await asyncio.sleep(0.5)
+
         async def heard_across_workers() -> dict:
             async with aiohttp.ClientSession() as session:
-                url = f"ws://127.0.0.1:{own.worker_ports[0]}/api/games/{game['id']}/ws"
-                async with session.ws_connect(url) as screen:
+                async with await joined(session) as screen:
                     assert (await screen.receive_json(timeout=30))["type"] == "state"
                     deadline = time.monotonic() + 60
                     while time.monotonic() < deadline:  # (worker 0 listens again within a second or so)

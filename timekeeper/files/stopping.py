@@ -100,16 +100,23 @@ def signals_to_main_thread() -> None:
 
 
 def _on_signal(signum: int, _frame: FrameType | None) -> None:
-    global _signal
     if os.getpid() != _owner:  # a child forked with these handlers: the children noted are not its own
         raise stop_error(signum)
+    note(signum)
+    if not _settled:
+        raise stop_error(signum)
+
+
+def note(signum: int) -> None:
+    """A stop by `signum` that its receiver handles itself (serve's event loop stops cleanly, then
+    raises it): noted as a stop signal is (`requested()`, which background work asks, and the
+    children noted are ended), without raising anything here."""
+    global _signal
     with _lock:
         if not _stop.is_set():
             _signal = signum
             _stop.set()
         _kill(list(_children))
-    if not _settled:
-        raise stop_error(signum)
 
 
 @contextlib.contextmanager

@@ -17,7 +17,8 @@ from aiohttp import web
 from aiohttp.web import RequestHandler
 
 from timekeeper.environment import current
-from timekeeper.errors import ScenarioError, Terminated, TimekeeperError
+from timekeeper.errors import ScenarioError, TimekeeperError
+from timekeeper.files import stopping
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
 from timekeeper.serve.games.screens import close_all
 from timekeeper.serve.guards.clients import give_cookie
@@ -59,7 +60,8 @@ LIMITS = web.AppKey("limits", ConnectionLimits)
 MAX_LINE_BYTES = 8190  # the request line, and each header
 MAX_HEADERS = 100
 INTERNAL_ERROR = "internal error; the server's terminal names it"
-STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
+# Ctrl-C and a closed terminal (SIGHUP) stop the server at once, SIGTERM after a drain (serve/web/drain.py)
+STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 def _host_name(host: str) -> str:
@@ -347,13 +349,16 @@ async def _serve(config: ServeConfig, ready) -> None:
     limits = app[LIMITS]
     server = await loop.create_server(limits.factory(_answering_in_json(runner.server)), config.host, config.port, reuse_address=True,
                                       backlog=accept_backlog(raise_open_files_limit(), limits.total))
-    signalled: list[int] = []  # SIGTERM (a service manager: a graceful stop) or SIGHUP (the terminal closed)
-    asked_to_stop = asyncio.Event()  # (Ctrl-C cancels this task instead)
+    signalled: list[int] = []  # the signal that stops the server, handled in the event loop (not where it lands)
+    asked_to_stop = asyncio.Event()
 
     def stop_on(signum: int) -> None:
+        if not signalled and signum != signal.SIGTERM:  # (a drain serves on: it is no stop of the command)
+            stopping.note(signum)  # background work and engines stop at once (files/stopping.py)
         signalled.append(signum)
         asked_to_stop.set()
 
+    before = {signum: signal.getsignal(signum) for signum in STOPPING_SIGNALS}  # (the command line's)
     for signum in STOPPING_SIGNALS:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # (not on Windows)
             loop.add_signal_handler(signum, stop_on, signum)
@@ -364,13 +369,14 @@ async def _serve(config: ServeConfig, ready) -> None:
         if signalled[0] == signal.SIGTERM:
             await drain(app, config.drain_s, limits)
     finally:
-        for signum in STOPPING_SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signum)
         server.close()
         await runner.cleanup()  # every screen closed (1001), every child ended, no temporary file left
-    if signalled[0] != signal.SIGTERM:
-        raise Terminated()  # (the terminal closed: the command exits 143 once all is clean)
+        for signum, handler in before.items():  # (after the clean-up: a second Ctrl-C cannot cut it short)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, TypeError):
+                loop.remove_signal_handler(signum)
+                signal.signal(signum, handler)
+    if signalled and signalled[0] != signal.SIGTERM:
+        raise stopping.stop_error(signalled[0])  # Ctrl-C: 130; the terminal closed (SIGHUP): 143
 
 
 def _event_loop_runner():
