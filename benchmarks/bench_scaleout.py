@@ -7,8 +7,8 @@
 
 Measures (targets of issue 25):
 - every joined screen's clock vs its room's sound device, p99 <= 100 ms: each room has one sound
-  device (it claims the sound, plays, reports its position every second as the page does, each
-  report off by up to 15 ms as a browser's audio clock reads) and four
+  device (it claims the sound, plays, reports its position every half second as the page does, each
+  report off by up to 15 ms as a browser's audio clock reads; its worker watches that it advances) and four
   screens that follow the page's protocol (best-of-5 ping offset, extrapolated shared position);
   every screen samples |its clock - the device's| about once a second;
 - API answers (game, join code, command) p99 < 200 ms while 10 soundtrack renders are asked for,
@@ -251,7 +251,7 @@ class Bench:
             await asyncio.sleep(0.002)  # the crews press Play over a couple of seconds
 
     async def reporting(self) -> None:
-        """Every sound device reports its audio position each second, at its own phase."""
+        """Every sound device reports its audio position every half second, at its own phase."""
         await asyncio.gather(*(room.device.reporting(REPORT_JITTER_MS) for room in self.rooms))
 
     @property

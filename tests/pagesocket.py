@@ -10,7 +10,7 @@ mission.js's follow()), for the tests and benchmarks that stand in for many phon
 - when its socket is lost it joins again after the page's wait (0.5 s, doubling to 5 s, each wait
   spread over 0.5-1.5 times itself);
 - a room's sound device plays a `Sound` that follows the state as the page's audio element does
-  and reports its position every second.
+  and reports its position every half second (its worker watches that it advances).
 
 Times on this machine are epoch ms (`time.time()`); the server's are the same clock plus the
 offset the pings measured.
@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 PINGS, PING_EVERY_S = 5, 0.15
 RETRY_FIRST_S, RETRY_MOST_S = 0.5, 5.0
-REPORT_EVERY_S = 1.0
+REPORT_EVERY_S = 0.5  # as a speaker's page (serve/assets/speaker.js): its worker takes it for lost after 1.5 s without
 SEEK_OVER_MS = 300.0  # the sound device seeks to the clock only when a command left it this far off (follow())
 SET_PAUSED_OVER_MS = 50.0
 
@@ -243,7 +243,7 @@ class PageSocket:
         await self.send({"type": "claim"})
 
     async def reporting(self, jitter_ms: float = 0.0) -> None:
-        """The sound device's position report every second, as the page sends it."""
+        """The sound device's position report every half second, as the page sends it."""
         assert self.sound is not None
         await asyncio.sleep(random.random() * REPORT_EVERY_S)
         while not self.stop.is_set():

@@ -158,21 +158,22 @@ def test_a_screen_hears_the_clock_over_its_websocket(config: ServeConfig) -> Non
                     break
             else:
                 raise AssertionError("the screen never heard that the game plays")
-            assert message["playback"]["holder"] == "phone-a"
+            assert message["playback"]["speakers"] == ["phone-a"]
 
     served(config, check)
 
 
 @contextlib.asynccontextmanager
-async def sound_and_screen(client: TestClient):
-    """A new game playing: its sound device's socket, another screen's, and the playing state the
+async def sound_and_screen(client: TestClient, **settings: object):
+    """A new game playing: its speaker's socket, another screen's, and the playing state the
     screen was sent (position_ms was true at at_ms, on the server's clock)."""
-    game = await new_game(client)
+    game = await new_game(client, **settings)
     async with client.ws_connect(f"/api/games/{game['id']}/ws") as sound, \
             client.ws_connect(f"/api/games/{game['id']}/ws") as screen:
         await sound.receive_json(timeout=10)
         await screen.receive_json(timeout=10)
         await sound.send_json({"type": "hello", "client": "phone-a"})
+        await screen.send_json({"type": "hello", "client": "screen-b"})
         await sound.send_json({"type": "claim"})
         await sound.send_json({"type": "play"})
         while (message := await screen.receive_json(timeout=10))["type"] != "state" or \
@@ -181,39 +182,123 @@ async def sound_and_screen(client: TestClient):
         yield sound, screen, message["playback"]
 
 
-async def next_state(screen) -> dict:
-    while (message := await screen.receive_json(timeout=10))["type"] != "state":
+async def next_state(screen, test=lambda playback: True) -> dict:
+    """The next state message's playback that passes `test` (others, and other messages, skipped)."""
+    while (message := await screen.receive_json(timeout=10))["type"] != "state" or not test(message["playback"]):
         pass
     return message["playback"]
 
 
-def test_a_report_that_agrees_with_the_clock_is_not_passed_on(config: ServeConfig) -> None:
-    """The sound device reports its position every second; only a report that moves the clock
-    (beyond REPORT_SAME_MS) reaches the other screens."""
-    from timekeeper.serve.games.game import REPORT_SAME_MS
+async def next_presence(screen, test) -> list:
+    while (message := await screen.receive_json(timeout=10))["type"] != "presence" or not test(message["screens"]):
+        pass
+    return message["screens"]
 
+
+def test_a_report_never_moves_the_rooms_clock(config: ServeConfig) -> None:
+    """Every speaker follows the room's clock: a report far from it (a speaker whose sound
+    started late) moves no screen's clock and is not passed on."""
     async def check(client: TestClient) -> None:
         async with sound_and_screen(client) as (sound, screen, played):
-            agreeing = played["position_ms"] + REPORT_SAME_MS / 2
-            await sound.send_json({"type": "report", "at_ms": agreeing, "playing": True, "read_ms": played["at_ms"]})
-            await sound.send_json({"type": "report", "at_ms": 5000, "playing": True, "read_ms": played["at_ms"]})
-            assert (await next_state(screen))["position_ms"] == 5000  # the agreeing report was not passed on
+            await sound.send_json({"type": "report", "at_ms": 50_000, "playing": True, "read_ms": played["server_ms"]})
+            await screen.send_json({"type": "pause"})
+            paused = await next_state(screen)  # the pause's state is the next the screen hears
+            assert paused["status"] == "paused" and paused["position_ms"] < 5000
 
     served(config, check)
 
 
-def test_a_playing_report_read_long_ago_moves_nothing(config: ServeConfig) -> None:
-    """A report read more than REPORT_LATE_MS before it is handled (a stalled network let its
-    backlog through, or the server fell behind) would set every screen back by its delay: it is
-    ignored, and the device's next report moves the clock."""
-    from timekeeper.serve.games.game import REPORT_LATE_MS
-
+def test_many_speakers_one_closed_the_mission_plays_on(config: ServeConfig) -> None:
     async def check(client: TestClient) -> None:
         async with sound_and_screen(client) as (sound, screen, played):
-            stale = played["server_ms"] - REPORT_LATE_MS - 1000
-            await sound.send_json({"type": "report", "at_ms": 5000, "playing": True, "read_ms": stale})
-            await sound.send_json({"type": "report", "at_ms": 6000, "playing": True, "read_ms": played["server_ms"]})
-            assert (await next_state(screen))["position_ms"] == 6000  # not 5000 first
+            await screen.send_json({"type": "claim", "late_ms": 120})  # the other screen plays the sound too
+            both = await next_state(screen, lambda p: len(p["speakers"]) == 2)
+            assert both["speakers"] == ["phone-a", "screen-b"] and both["silent_since_ms"] is None
+            listed = await next_presence(screen, lambda screens: all(s["sound"] for s in screens))
+            assert len(listed) == 2
+            await sound.close()
+            left = await next_state(screen, lambda p: p["speakers"] == ["screen-b"])
+            assert left["status"] == "playing" and left["silent_since_ms"] is None
+
+    served(config, check)
+
+
+def test_a_mission_whose_last_speaker_closed_says_so_then_pauses_itself_where_it_was_heard(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        async with sound_and_screen(client, silence_pause_s=0.5) as (sound, screen, played):
+            await sound.send_json({"type": "report", "at_ms": 100, "playing": True})
+            await asyncio.sleep(0.3)
+            await sound.send_json({"type": "report", "at_ms": 300, "playing": True})  # its sound plays on (ahead: no matter)
+            await sound.close()
+            silent = await next_state(screen, lambda p: p["silent_since_ms"] is not None)
+            assert silent["status"] == "playing" and silent["speakers"] == [] and silent["silence_pause_ms"] == 500
+            assert not any(s["sound"] for s in await next_presence(screen, lambda screens: len(screens) == 1))
+            paused = await next_state(screen, lambda p: p["status"] == "paused")
+            assert paused["reason"] == "silent" and paused["position_ms"] == 300  # where the sound was last heard
+            assert paused["notes"] == [{"kind": "silent", "position_ms": 300, "at_ms": paused["at_ms"]}]
+
+    served(config, check)
+
+
+def test_a_speaker_whose_sound_stands_still_is_lost(config: ServeConfig) -> None:
+    """Its clock has not advanced for 1.5 s (a stall): the room is silent, though its screen is there."""
+    from timekeeper.serve.games.speakers import SILENT_AFTER_MS
+
+    async def check(client: TestClient) -> None:
+        async with sound_and_screen(client, silence_pause_s=0) as (sound, screen, played):
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            while loop.time() - started < SILENT_AFTER_MS / 1000 + 1:
+                await sound.send_json({"type": "report", "at_ms": 1000, "playing": True})  # stuck at 1 s
+                await asyncio.sleep(0.3)
+            silent = await next_state(screen, lambda p: p["silent_since_ms"] is not None)
+            assert silent["status"] == "playing" and silent["speakers"] == []  # 0: it never pauses itself
+            await sound.send_json({"type": "report", "at_ms": 9000, "playing": True})  # it plays again
+            heard = await next_state(screen, lambda p: p["silent_since_ms"] is None)
+            assert heard["speakers"] == ["phone-a"]
+
+    served(config, check)
+
+
+def test_a_speaker_no_live_worker_watches_is_lost_unless_its_page_comes_back(config: ServeConfig, monkeypatch) -> None:
+    """A speaker heard when the server stopped (or its worker died) is watched by no one: its page
+    claims the sound again as it reconnects; one that does not is lost after UNWATCHED_MS."""
+    from timekeeper.serve.games import speakers
+    from timekeeper.serve.games.speakers import Speaker
+    from timekeeper.serve.web.routes import STATE
+
+    monkeypatch.setattr(speakers, "UNWATCHED_MS", 800.0)
+
+    async def check(client: TestClient) -> None:
+        async with sound_and_screen(client, silence_pause_s=0) as (sound, screen, played):
+            store = client.server.app[STATE].store
+            (game,) = store.games.games.values()  # this test's one game
+            assert game.speakers["phone-a"].by == store.worker  # this worker watches the speaker it holds
+            game.speakers = {**game.speakers, "gone": Speaker(True, 0, None, "local-restarted")}
+            started = asyncio.get_running_loop().time()
+            lost = await next_state(screen, lambda p: "gone" not in p["speakers"])
+            assert lost["speakers"] == ["phone-a"] and asyncio.get_running_loop().time() - started >= 0.7
+
+    served(config, check)
+
+
+def test_the_new_settings_and_a_speakers_offset_are_checked_like_every_setting(config: ServeConfig) -> None:
+    async def check(client: TestClient) -> None:
+        for settings, field in (({"remote": "yes"}, "settings.remote"), ({"silence_pause_s": 61}, "settings.silence_pause_s"),
+                                ({"silence_pause_s": -1}, "settings.silence_pause_s")):
+            reply = await client.post("/api/games", json={"track": "builtin:test-run-1", "settings": settings}, headers=POST)
+            assert reply.status == 400 and (await reply.json())["field"] == field
+        remote = await new_game(client, remote=True, silence_pause_s=10)
+        assert remote["settings"]["remote"] is True and remote["playback"]["silence_pause_ms"] == 10_000
+        alone = await new_game(client)
+        assert remote["sound"]["url"].rsplit("/", 1)[1] == alone["sound"]["url"].rsplit("/", 1)[1]  # one sound file
+        async with client.ws_connect(f"/api/games/{remote['id']}/ws") as socket:
+            await socket.receive_json(timeout=10)
+            await socket.send_json({"type": "hello", "client": "phone-a"})
+            await socket.send_json({"type": "claim", "late_ms": 501})
+            while (message := await socket.receive_json(timeout=10))["type"] != "error":
+                pass
+            assert message["field"] == "late_ms" and "500" in message["error"]
 
     served(config, check)
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from timekeeper.errors import OutputError, ScenarioError, TimekeeperError
 from timekeeper.grammar.phrases import LANGUAGES
 from timekeeper.grammar.script import Timeline
-from timekeeper.serve.games.game import ENDED, PLAYING, Game, new_game_id
+from timekeeper.serve.games.game import ENDED, GAME_SETTINGS, PLAYING, Game, new_game_id
+from timekeeper.serve.games.speakers import SpeakerWatch
 from timekeeper.serve.guards.crews import Crews
 from timekeeper.serve.guards.limits import MAX_SCREENS, ScreenCount
 from timekeeper.serve.guards.rates import ClientRates
@@ -112,6 +113,8 @@ class ServerState:
         self.library = Library(config.scenarios, config.state)
         self.store = make_store(config)
         self.screens = self.store.screens  # game id -> this process's open WebSockets
+        self.watch = SpeakerWatch()  # the speakers whose screens this process holds (serve/games/speakers.py)
+        self.closing = False  # the server stops: its screens' sockets close, their speakers are not lost
         self.crews = Crews(config.state, self.library) if config.public else None  # hosted mode: each crew's own
         self.rates = make_rates(config, self.store)  # hosted mode: per-client limits
         self.mixes = MixCache()
@@ -185,7 +188,8 @@ class ServerState:
         """Check the page's game settings as the command line's are (timekeeper/soundtrack/settings.py):
         the JSON-safe fields of MixSettings, and the training pace (a number from 1 to 2 that
         stretches the whole mission, timekeeper/grammar/pace.py); the voice, music and language must be
-        ones this server offers."""
+        ones this server offers. The game's own settings (GAME_SETTINGS: a crew apart, the pause
+        when nobody hears the sound) come checked by the route's schema and are kept as they are."""
         from timekeeper.soundtrack.settings import SettingProblem, sound_settings
 
         if raw.get("language"):
@@ -201,7 +205,7 @@ class ServerState:
             checked = sound_settings({**raw, "voice": voice, "music": music}, scenario_language)
         except SettingProblem as problem:
             raise SettingsError(str(problem), field=problem.field) from None
-        settings = checked.as_json()
+        settings = {**checked.as_json(), **{key: raw[key] for key in GAME_SETTINGS if key in raw}}
         self._offered_language(settings["language"])
         if voice is None:  # the built-in voice: an installed recommended Piper voice, else espeak-ng
             from timekeeper.voice.select import default_voice
@@ -331,11 +335,11 @@ class ServerState:
         with self.unsaved_refused():
             await self.store.save(game)
 
-    async def update(self, game: Game, change, *, report: bool = False, tell=None, skip=None) -> object:
+    async def update(self, game: Game, change, *, tell=None, skip=None) -> object:
         """Carry out `change` on the game as stored now, save it and tell every screen (see
         Store.update); Refused (503) when it cannot be saved, and then nothing is changed."""
         with self.unsaved_refused():
-            return await self.store.update(game, change, report=report, tell=tell, skip=skip)
+            return await self.store.update(game, change, tell=tell, skip=skip)
 
     @staticmethod
     @contextlib.contextmanager

@@ -1,9 +1,10 @@
 """A game: one track with its sound settings, and the mission clock every joined screen follows.
 
-The clock's truth is the device that plays the sound: it reports its audio element's position,
-and the server passes it on. Without such a device (a human timekeeper with the prompter), the
-clock runs on the server's wall clock. Every change is saved to the state folder, so a restarted
-server picks the mission up at the moment it has reached.
+The clock is the room's: the server's playback, on its wall clock. Every device that plays the
+sound (a speaker, serve/games/speakers.py) follows it on its own, and none of them moves it: a
+command does (play, pause, seek, end, undo), or the mission pausing itself when no speaker has
+been heard for the game's `silence_pause_s`. Every change is saved to the state folder, so a
+restarted server picks the mission up at the moment it has reached.
 """
 
 from __future__ import annotations
@@ -25,22 +26,23 @@ from timekeeper.grammar.pace import NORMAL_PACE, stretched
 from timekeeper.i18n import said
 from timekeeper.model import Scenario
 from timekeeper.scenario.load import load_text
+from timekeeper.serve.games.speakers import Speaker, kept_speakers
 from timekeeper.soundtrack.mix import MixSettings
 
 READY, PLAYING, PAUSED, ENDED = "ready", "playing", "paused", "ended"
 KEPT_GAMES = 50  # older saved games are forgotten
 KEPT_TRACKS = 64  # parsed tracks kept for the games made from them (track_scenario)
 UNDO_MS = 5000  # an ended action round can be taken back this long
-# A playing position read longer ago than this (its Wi-Fi stalled and let a backlog through, or the
-# server fell behind) says nothing reliable about where the sound is now: it is ignored, and the
-# device's next report comes a second later. Taken at arrival, it would set every screen back by
-# its delay (9.5 s seen while a dead worker's 2,500 screens moved to the other, bench_scaleout.py).
-REPORT_LATE_MS = 2000
-# A report within this of where the clock already says the sound is changes nothing, so it is not
-# passed on: screens stay within it of the sound device, and the reports of a device that keeps
-# time (every second, from every room) cost the server and the phones nothing. An audio clock
-# drifts a few ms a minute; a stall or a seek moves it by far more.
-REPORT_SAME_MS = 20.0
+SILENT = "silent"  # why a mission paused itself: no speaker was heard (Playback.reason)
+# The game's own settings beside the sound's (serve/web/schemas.py checks them): `remote`, the crew
+# apart (every joined screen plays the sound), and `silence_pause_s`, how long a playing mission
+# nobody hears goes on before it pauses itself (0: it never does). Neither changes the sound.
+GAME_SETTINGS = ("remote", "silence_pause_s")
+SILENCE_PAUSE_S = 3.0
+SILENCE_PAUSE_MAX_S = 60.0
+KEPT_NOTES = 20  # the game's history: why it paused itself, the most recent kept
+# The fields of a game that commands change (the rest is its setup): each is replaced, never changed in place.
+CLOCK_FIELDS = ("playback", "speakers", "changes", "before_end", "duration_ms", "silent_since_ms", "notes")
 MODES = ("sound", "quiet")  # quiet: no sound anywhere; the server's clock runs and every screen alerts
 _GAME_ID = re.compile(r"[0-9a-f]{12}")  # a game id, matched whole (fullmatch: a `$` lets a line end through)
 
@@ -66,6 +68,7 @@ class Playback:
     status: str = READY
     position_ms: float = 0.0
     at_ms: float = field(default_factory=wall_ms)
+    reason: str | None = None  # why a paused mission paused, when it paused itself (SILENT)
 
     def now_ms(self, wall: float | None = None) -> float:
         if self.status != PLAYING:
@@ -83,11 +86,13 @@ class Game:
     playback: Playback = field(default_factory=Playback)
     created_ms: float = field(default_factory=wall_ms)
     duration_ms: int = 0  # the track's length with its tail, once the mix is known
-    holder: str | None = None  # the client whose device plays the sound
-    changes: int = 0  # counts commands (not position reports): a sound device seeks when it grows
+    speakers: dict[str, Speaker] = field(default_factory=dict)  # client id -> a device that plays the sound
+    changes: int = 0  # counts commands (not position reports): a speaker seeks when it grows
     mode: str = "sound"
     before_end: Playback | None = None  # the playback an `end` replaced, while it can be undone
     crew: str = ""  # hosted mode: the crew that made the game (serve/guards/crews.py); "" for the machine's
+    silent_since_ms: float | None = None  # wall ms since when no speaker of the playing mission is heard
+    notes: list[dict] = field(default_factory=list)  # the game's history: each time it paused itself, and why
 
     def __post_init__(self) -> None:
         scenario = track_scenario(self.yaml_text, self.title, self.pace)
@@ -102,12 +107,24 @@ class Game:
 
     @property
     def mix_settings(self) -> MixSettings:
-        return MixSettings(**{key: value for key, value in self.settings.items() if key != "pace"})
+        return MixSettings(**{key: value for key, value in self.settings.items() if key != "pace" and key not in GAME_SETTINGS})
 
     @property
     def mix_key(self) -> str:
-        payload = json.dumps([self.yaml_text, self.settings], sort_keys=True).encode("utf-8")
+        """Names the mix: the track and the settings that change the sound (not the game's own)."""
+        sound = {key: value for key, value in self.settings.items() if key not in GAME_SETTINGS}
+        payload = json.dumps([self.yaml_text, sound], sort_keys=True).encode("utf-8")
         return hashlib.sha256(payload).hexdigest()[:20]
+
+    @property
+    def remote(self) -> bool:
+        """A crew apart: every joined screen plays the sound."""
+        return bool(self.settings.get("remote", False))
+
+    @property
+    def silence_pause_ms(self) -> float:
+        """How long a playing mission no speaker is heard of goes on before it pauses itself (0: never)."""
+        return 1000.0 * float(self.settings.get("silence_pause_s", SILENCE_PAUSE_S))
 
     def can_end(self, at_ms: float) -> bool:
         """The crew may end the action round once the second phase has ended."""
@@ -121,12 +138,14 @@ class Game:
             raise GameError(said("error.game_over"))
         if self.playback.status != PLAYING:
             self.playback = Playback(PLAYING, self.playback.position_ms, wall_ms())
+        self.watch_silence()
 
     def pause(self, at_ms: float | None = None) -> None:
         self._settle()
         if self.playback.status in (PLAYING, READY, PAUSED):
             position = self.playback.now_ms() if at_ms is None else at_ms
             self.playback = Playback(PAUSED, self._clamp(position), wall_ms())
+        self.watch_silence()
 
     def end(self) -> None:
         self._settle()
@@ -137,6 +156,7 @@ class Game:
             raise GameError(said("error.too_early"), code="too_early")
         self.before_end = self.playback
         self.playback = Playback(ENDED, self._clamp(now), wall_ms())
+        self.watch_silence()
 
     def undo_until_ms(self) -> float | None:
         """Until when (wall ms) the crew may take the ended action round back; None: it may not."""
@@ -152,6 +172,7 @@ class Game:
         status = PLAYING if self.before_end.status == PLAYING else PAUSED
         self.playback = Playback(status, self.playback.position_ms, wall_ms())
         self.before_end = None
+        self.watch_silence()
 
     def seek(self, at_ms: float) -> None:
         """Jump to `at_ms` (resume after an interruption), keeping playing or paused."""
@@ -160,32 +181,69 @@ class Game:
             raise GameError(said("error.mission_over"))
         status = self.playback.status if self.playback.status != READY else PAUSED
         self.playback = Playback(status, self._clamp(at_ms), wall_ms())
+        self.watch_silence()
 
-    def report(self, at_ms: float, playing: bool, read_ms: float | None = None) -> bool:
-        """The sound device's audio position `at_ms`, read at `read_ms` on the server's clock as the
-        device knows it, so the time the report took to arrive does not move the clock (a moment
-        ahead of now, from an offset a little off, is taken as now; without one: now). True when the
-        playback changed for everyone: not when the report agrees with the clock within
-        REPORT_SAME_MS, nor when a playing position was read more than REPORT_LATE_MS ago (a paused
-        one stays true however late it comes)."""
+    # --- speakers (serve/games/speakers.py) ----------------------------------------------------
+    def claim(self, client: str, late_ms: int = 0, by: str = "") -> bool:
+        """`client`'s device plays the sound too (heard from now on), `late_ms` its output delay,
+        watched by the worker `by`. False when it already did so."""
+        if self.speakers.get(client) == Speaker(True, late_ms, None, by):
+            return False
+        speakers = {c: s for c, s in self.speakers.items() if c != client}
+        speakers[client] = Speaker(True, late_ms, None, by)
+        self.speakers = kept_speakers(speakers)
+        self.watch_silence()
+        return True
+
+    def release(self, client: str) -> bool:
+        """`client`'s device no longer plays the sound, on purpose (the prompter, quiet mode, "Sound on
+        this device" unticked): it is forgotten, and the last one leaves a mission nobody needs to
+        hear. False when it was no speaker."""
+        if client not in self.speakers:
+            return False
+        self.speakers = {c: s for c, s in self.speakers.items() if c != client}
+        self.watch_silence()
+        return True
+
+    def hear(self, client: str, heard: bool, heard_to_ms: float | None = None) -> bool:
+        """A speaker's worker saw it follow the clock again (`heard`), or lose it, its sound last heard
+        at mission position `heard_to_ms`. False when that changes nothing."""
+        speaker = self.speakers.get(client)
+        if speaker is None or speaker.heard == heard:
+            return False
+        kept = None if heard else (self.playback.now_ms() if heard_to_ms is None else self._clamp(heard_to_ms))
+        self.speakers = {**self.speakers, client: Speaker(heard, speaker.late_ms, kept, speaker.by)}
+        self.watch_silence()
+        return True
+
+    def heard_speakers(self) -> list[str]:
+        return [client for client, speaker in self.speakers.items() if speaker.heard]
+
+    def watch_silence(self, now: float | None = None) -> None:
+        """Note since when a playing mission with speakers has none heard (a mission whose last
+        speaker was released on purpose, or that never had one, is not silent)."""
         self._settle()
-        status = self.playback.status
-        now = wall_ms()
-        position = self._clamp(at_ms)
-        if status == PLAYING and playing:
-            if read_ms is not None and read_ms < now - REPORT_LATE_MS:
-                return False
-            when = min(read_ms, now) if read_ms is not None else now
-            if abs(position - self.playback.now_ms(when)) <= REPORT_SAME_MS:
-                return False
-            self.playback = Playback(PLAYING, position, when)
-            return True
-        if status == PAUSED and not playing:
-            if abs(position - self.playback.position_ms) <= REPORT_SAME_MS:
-                return False
-            self.playback = Playback(PAUSED, position, now)
-            return True
-        return False  # ended, or the device is not (yet) doing what the clock says
+        silent = (self.mode == "sound" and self.playback.status == PLAYING and bool(self.speakers)
+                  and not any(speaker.heard for speaker in self.speakers.values()))
+        if not silent:
+            self.silent_since_ms = None
+        elif self.silent_since_ms is None:
+            self.silent_since_ms = wall_ms() if now is None else now
+
+    def pause_if_silent(self, now: float | None = None) -> bool:
+        """Pause a mission no speaker has been heard of for `silence_pause_ms`, where the sound was
+        last heard, and note why in the game's history. False when it is not time."""
+        now = wall_ms() if now is None else now
+        self.watch_silence(now)
+        wait = self.silence_pause_ms
+        if self.silent_since_ms is None or wait <= 0 or now < self.silent_since_ms + wait:
+            return False
+        heard_to = [s.heard_to_ms for s in self.speakers.values() if s.heard_to_ms is not None]
+        at_ms = self._clamp(min(max(heard_to, default=self.playback.now_ms(now)), self.playback.now_ms(now)))
+        self.playback = Playback(PAUSED, at_ms, now, reason=SILENT)
+        self.silent_since_ms = None
+        self.notes = [*self.notes, {"kind": SILENT, "position_ms": at_ms, "at_ms": now}][-KEPT_NOTES:]
+        return True
 
     def _settle(self) -> None:
         """A playing mission that has run past its end has ended."""
@@ -203,16 +261,43 @@ class Game:
     def as_record(self) -> dict:
         return {"id": self.id, "track_id": self.track_id, "title": self.title, "yaml_text": self.yaml_text,
                 "settings": self.settings, "playback": asdict(self.playback), "created_ms": self.created_ms,
-                "duration_ms": self.duration_ms, "holder": self.holder, "changes": self.changes, "mode": self.mode,
-                "before_end": None if self.before_end is None else asdict(self.before_end), "crew": self.crew}
+                "duration_ms": self.duration_ms, "speakers": {c: s.as_json() for c, s in self.speakers.items()},
+                "changes": self.changes, "mode": self.mode,
+                "before_end": None if self.before_end is None else asdict(self.before_end), "crew": self.crew,
+                "silent_since_ms": self.silent_since_ms, "notes": self.notes}
 
     @classmethod
     def from_record(cls, record: dict) -> Game:
         before_end = record.get("before_end")
-        return cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
-                   Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]), record.get("holder"),
-                   int(record.get("changes", 0)), record.get("mode", "sound") if record.get("mode") in MODES else "sound",
-                   Playback(**before_end) if isinstance(before_end, dict) else None, crew=str(record.get("crew") or ""))
+        game = cls(record["id"], record["track_id"], record["title"], record["yaml_text"], dict(record["settings"]),
+                   Playback(**record["playback"]), record["created_ms"], int(record["duration_ms"]),
+                   changes=int(record.get("changes", 0)),
+                   mode=record.get("mode", "sound") if record.get("mode") in MODES else "sound",
+                   before_end=Playback(**before_end) if isinstance(before_end, dict) else None,
+                   crew=str(record.get("crew") or ""))
+        game.take_clock(record)
+        return game
+
+    def clock(self) -> tuple:
+        """The values of the clock's fields (CLOCK_FIELDS), to put back with `restore_clock`."""
+        return tuple(getattr(self, name) for name in CLOCK_FIELDS)
+
+    def restore_clock(self, values: tuple) -> None:
+        for name, value in zip(CLOCK_FIELDS, values, strict=True):
+            setattr(self, name, value)
+
+    def take_clock(self, record: dict) -> None:
+        """The speakers, silence and history of a saved record (one saved before speakers: its one
+        sound device, `holder`)."""
+        speakers = record.get("speakers")
+        if isinstance(speakers, dict):
+            self.speakers = {str(c): Speaker.from_json(s) for c, s in speakers.items()}
+        else:
+            self.speakers = {record["holder"]: Speaker()} if isinstance(record.get("holder"), str) else {}
+        silent = record.get("silent_since_ms")
+        self.silent_since_ms = float(silent) if isinstance(silent, (int, float)) else None
+        notes = record.get("notes")
+        self.notes = [note for note in notes if isinstance(note, dict)][-KEPT_NOTES:] if isinstance(notes, list) else []
 
 
 @functools.lru_cache(maxsize=KEPT_TRACKS)

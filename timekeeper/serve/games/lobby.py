@@ -2,7 +2,7 @@
 
 A game exists (status ready) as soon as the crew has picked a track on the set-up screen; phones
 join it by link, QR code or a short code, and every screen is told who else is there and which
-device plays the sound. Kept in memory: after a restart screens say hello again.
+devices play the sound. Kept in memory: after a restart screens say hello again.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ game lives only in it, so its screens reconnect (through the proxy) to another w
 Keys (all under `timekeeper:`, expiring GAME_TTL_S (hosted mode: the rooms' idle time) after a game's last
 change, or while screens follow it):
 - `game:ID`, a hash: `setup` (the record of serve/games/game.py without the clock fields, JSON),
-  `clock` (playback, holder, changes, the playback an `end` replaced, length; JSON), `v` (counts
+  `clock` (playback, speakers, changes, the playback an `end` replaced, length, silence and the
+  history of pauses: game.py's CLOCK_FIELDS; JSON), `v` (counts
   every write; a command is written only if `v` is still what it read, else it is carried out
   again on the new state) and `sv` (counts setup writes: a worker parses a track only when it changes).
 - `games`, a sorted set of game ids by last change; `code:CODE` -> game id.
@@ -28,10 +29,10 @@ import os
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
-from timekeeper.serve.games.game import _GAME_ID, Game, Playback, wall_ms
+from timekeeper.serve.games.game import _GAME_ID, CLOCK_FIELDS, Game, Playback, wall_ms
 from timekeeper.serve.games.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, MAX_SEATS, normal_code, too_many_seats
 from timekeeper.serve.games.screens import Screen
 from timekeeper.serve.games.store import Change, Store, Tell, gone_refusal
@@ -52,7 +53,6 @@ REDIS_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 2.0  # the longest close() waits for the background loops
 REDIS_CONNECTIONS = 32  # connections a worker opens to Redis at most (and one for pub/sub)
 PRESENCE_DELAY_S = 0.1  # arrivals within this are told in one presence list
-CLOCK_FIELDS = ("playback", "holder", "changes", "before_end", "duration_ms")
 
 # Write a command's clock if nobody wrote the game since it was read (v unchanged), and publish
 # what the screens are told in the same step (so they hear the states in the order they were written).
@@ -140,7 +140,7 @@ def _split(record: dict) -> tuple[str, str]:
 
 def _apply_clock(game: Game, clock: dict) -> None:
     game.playback = Playback(**clock["playback"])
-    game.holder = clock.get("holder")
+    game.take_clock(clock)
     game.changes = int(clock.get("changes") or 0)
     before = clock.get("before_end")
     game.before_end = Playback(**before) if isinstance(before, dict) else None
@@ -366,14 +366,11 @@ class RedisStore(Store):
             game = current
         self._keep(game, int(v), int(sv))
 
-    async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
-                     skip: object = None) -> object:
+    async def update(self, game: Game, change: Change, *, tell: Tell | None = None, skip: object = None) -> object:
         """(See Store.update.) Carried out first on a copy of this worker's game, which pub/sub
         keeps current; written only if nobody wrote the game since (else: read it, carry out again).
         The worker's game takes the result once it is written, so commands running at once in one
-        worker never see each other's unwritten changes. A position report that agrees with this
-        worker's copy of the clock changes nothing (Game.report) and costs no Redis call; one that
-        moves it is written like a command, so a worker that reads the game later sees it."""
+        worker never see each other's unwritten changes."""
         fresh = game.id not in self.v or self.cache.get(game.id) is None
         for _ in range(UPDATE_TRIES):
             current = await self.refresh(game.id) if fresh else self.cache.get(game.id)
@@ -383,7 +380,7 @@ class RedisStore(Store):
             trial = copy.copy(current)  # the commands replace the clock's fields, never change them in place
             result = change(trial)
             if result is None:
-                if not fresh and not report:  # perhaps only this worker's copy says nothing changes: ask the store
+                if not fresh:  # perhaps only this worker's copy says nothing changes: ask the store
                     fresh = True
                     continue
                 self._same(game, current)
@@ -571,7 +568,16 @@ class RedisStore(Store):
                 kind, _, number = seats.get(client, "screen:0").partition(":")
                 connected[client] = (kind, int(number) if number.isdigit() else 0)
         game = self.cache.get(game_id)
-        self.tell_here(game_id, connected, game.holder if game is not None else None)
+        self.tell_here(game_id, connected, set(game.heard_speakers()) if game is not None else set())
+
+    async def alive(self, workers: Collection[str]) -> set[str]:
+        """Those of `workers` whose beat is in Redis (a worker silent for WORKER_TTL_MS is dead)."""
+        names = sorted(set(workers))
+        if not names:
+            return set()
+        async with self.failures():
+            beats = await self.redis.mget([PREFIX + "worker:" + name for name in names])
+        return {name for name, beat in zip(names, beats, strict=True) if beat is not None}
 
     # --- work done once across workers ---------------------------------------------------------
     async def claim(self, name: str, ttl_s: float) -> str | None:

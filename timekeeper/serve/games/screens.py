@@ -19,7 +19,7 @@ import contextlib
 import json
 import weakref
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from timekeeper.serve.quiet import say, unexpected
 
@@ -207,9 +207,10 @@ async def close_all(screens: Iterable[Screen], code: int = GOING_AWAY, message: 
         await asyncio.gather(*closing, return_exceptions=True)
 
 
-def presence_list(connected: dict[str, tuple[str, int]], holder: str | None, me: str | None) -> list[dict]:
+def presence_list(connected: dict[str, tuple[str, int]], heard: Collection[str], me: str | None) -> list[dict]:
     """Who is connected to a game as one screen lists them: each connected client's device (its
-    kind and number), which one plays the sound, which is this screen's own; the sound first."""
-    listed = [{"kind": kind, "number": number, "sound": client == holder, "me": client == me}
+    kind and number), which ones play the sound (the speakers `heard`), which is this screen's own;
+    the speakers first."""
+    listed = [{"kind": kind, "number": number, "sound": client in heard, "me": client == me}
               for client, (kind, number) in connected.items()]
     return sorted(listed, key=lambda seat: (not seat["sound"], seat["kind"], seat["number"]))

@@ -15,6 +15,7 @@ objects it has met are cached in `games` and refreshed from the store before eac
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable, Collection
 from typing import TypeVar
 
@@ -64,14 +65,11 @@ class Store:
         """Save the whole game (its track and settings changed); OutputError when it cannot be."""
         raise NotImplementedError
 
-    async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
-                     skip: object = None) -> object:
+    async def update(self, game: Game, change: Change, *, tell: Tell | None = None, skip: object = None) -> object:
         """Carry out `change` on the game as the store has it now, save the result and send every
         screen (but `skip`) the message `tell` makes of it, as one step that no other worker's
         command interleaves with (so screens get the states in the order they were saved).
-        `change`'s result (None: nothing saved or sent). `report` marks a position report: one that
-        agrees with the clock changes nothing (Game.report), and the store is not asked again
-        about it; one that moves the clock is saved and sent like a command."""
+        `change`'s result (None: nothing saved or sent)."""
         raise NotImplementedError
 
     def local_games(self) -> list[Game]:
@@ -101,11 +99,12 @@ class Store:
         for gone in send_to(self.screens.get(game_id, ()), text, skip, kind):
             self.part(game_id, gone)
 
-    def tell_here(self, game_id: str, connected: dict[str, tuple[str, int]], holder: str | None) -> None:
+    def tell_here(self, game_id: str, connected: dict[str, tuple[str, int]], heard: Collection[str]) -> None:
         """Send this worker's screens of the game who is connected (`connected`: client -> its
-        device's kind and number), each screen marked where it is "me"."""
+        device's kind and number) and which of them play the sound (`heard`), each screen marked
+        where it is "me"."""
         for screen in list(self.screens.get(game_id, ())):
-            if not screen.send_json({"type": "presence", "screens": presence_list(connected, holder, screen.client)}):
+            if not screen.send_json({"type": "presence", "screens": presence_list(connected, heard, screen.client)}):
                 self.part(game_id, screen)
 
     def join(self, game_id: str, screen: Screen) -> int:
@@ -143,6 +142,11 @@ class Store:
 
     # --- work done once across workers (serve/sound/once.py); one process needs no lock -------------
     shared = False  # True: other workers share this store (and the --renders folder)
+    worker = ""  # this worker's name (a speaker's record names the worker that watches it)
+
+    async def alive(self, workers: Collection[str]) -> set[str]:
+        """Those of `workers` that live (this one, in one process: a name from before a restart is gone)."""
+        return {name for name in workers if name == self.worker}
 
     async def claim(self, name: str, ttl_s: float) -> str | None:
         """A lock on `name` for at most `ttl_s` (its token), or None when another worker holds it."""
@@ -179,6 +183,7 @@ class LocalStore(Store):
     def __init__(self, folder, keep: int | None = None) -> None:
         """`keep`: games kept at once (hosted mode keeps more: its rooms expire instead)."""
         super().__init__()
+        self.worker = f"local-{secrets.token_hex(4)}"
         self.games = GameStore(folder, keep=keep or KEPT_GAMES)
         self.lobby = Lobby()
         self.max_games = keep or MAX_LOCAL_GAMES
@@ -207,19 +212,18 @@ class LocalStore(Store):
         if self.games.get(game.id) is not game:
             raise gone_refusal()
 
-    async def update(self, game: Game, change: Change, *, report: bool = False, tell: Tell | None = None,
-                     skip: object = None) -> object:
+    async def update(self, game: Game, change: Change, *, tell: Tell | None = None, skip: object = None) -> object:
         from timekeeper.errors import TimekeeperError
 
         self._kept(game)
-        before = (game.playback, game.holder, game.changes, game.before_end)
+        before = game.clock()
         result = change(game)
         if result is None:
             return None
         try:
             self.games.save(game)
         except TimekeeperError:  # not saved, so not made: every screen keeps what it has
-            game.playback, game.holder, game.changes, game.before_end = before
+            game.restore_clock(before)
             raise
         if tell is not None:
             await self.publish(game.id, tell(game), skip, game)
@@ -256,4 +260,5 @@ class LocalStore(Store):
 
     async def tell_presence(self, game_id: str) -> None:
         game = self.games.get(game_id)
-        self.tell_here(game_id, self.lobby.connected(game_id), game.holder if game is not None else None)
+        heard = set(game.heard_speakers()) if game is not None else set()
+        self.tell_here(game_id, self.lobby.connected(game_id), heard)

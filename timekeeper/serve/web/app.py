@@ -50,6 +50,7 @@ from timekeeper.serve.web.routes import (
     told,
 )
 from timekeeper.serve.web.schemas import JSON_BODY_BYTES, Checked, RouteInput, check_charset, json_object, validate
+from timekeeper.serve.web.speaking import watch_speakers
 from timekeeper.voice.levelling import stop_background
 
 TOKEN_COOKIE = "timekeeper_token"
@@ -268,7 +269,8 @@ def _answering_in_json(make):
 
 async def _watch_endings(app: web.Application):
     """Tell the screens of every game whose sound has run out that the mission is over (each told
-    through its outbox: the loop never waits for a screen)."""
+    through its outbox: the loop never waits for a screen); watch the speakers of this worker's
+    games (serve/web/speaking.py)."""
     state = app[STATE]
 
     async def loop() -> None:
@@ -277,6 +279,7 @@ async def _watch_endings(app: web.Application):
             try:
                 for game in await state.settle_all():
                     await broadcast(state, game)
+                await watch_speakers(state)
             except TimekeeperError:
                 pass  # the store is unreachable (said on the terminal): tried again shortly
             except Exception as error:  # a bug: named in one line; the next round goes on
@@ -301,6 +304,7 @@ async def _close_screens(app: web.Application) -> None:
     """The server stops: every screen is sent a close (1001, going away) at once, within a second
     (the page joins again, to another worker if there is one)."""
     state = app[STATE]
+    state.closing = True  # the screens' sockets close now: their speakers are not lost
     await close_all([screen for screens in list(state.screens.values()) for screen in screens],
                     message=b"the server stops")
 
@@ -365,10 +369,12 @@ async def _serve(config: ServeConfig, ready) -> None:
     try:
         ready(server.sockets[0].getsockname()[1])
         await asked_to_stop.wait()
+        app[STATE].closing = True  # its screens move to the other workers, which watch their speakers from now on
         server.close()  # new connections go to the other workers
         if signalled[0] == signal.SIGTERM:
             await drain(app, config.drain_s, limits)
     finally:
+        app[STATE].closing = True  # the screens' sockets close now: their speakers are not lost
         server.close()
         await runner.cleanup()  # every screen closed (1001), every child ended, no temporary file left
         for signum, handler in before.items():  # (after the clean-up: a second Ctrl-C cannot cut it short)

@@ -21,6 +21,7 @@ from timekeeper.errors import LogDatabaseError, LogEntryError, OutputError, Time
 from timekeeper.i18n import said
 from timekeeper.serve.games.game import READY, GameError, wall_ms
 from timekeeper.serve.games.screens import HEARTBEAT_S, WRITER_LIMIT, Screen
+from timekeeper.serve.games.speakers import Report
 from timekeeper.serve.guards.clients import client_address, public_base
 from timekeeper.serve.guards.crews import crew_of
 from timekeeper.serve.guards.limits import MESSAGE_BURST, SCREEN_IDLE_S, MessageRate
@@ -31,6 +32,7 @@ from timekeeper.serve.sound.cache import SoundUnavailable
 from timekeeper.serve.sound.mixes import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.sound.mp3stream import CONTENT_TYPE
 from timekeeper.serve.tracks.library import FLASHCODE, InvalidTrack, LoadedTrack
+from timekeeper.serve.web import speaking
 from timekeeper.serve.web.ranges import opened_file, send_ranged
 from timekeeper.serve.web.schemas import (
     NO_INPUT,
@@ -58,13 +60,13 @@ from timekeeper.serve.web.schemas import (
     declares,
     screen_message,
 )
-from timekeeper.serve.web.views import game_json, playback_json
+from timekeeper.serve.web.views import game_json, playback_json, state_message
 
 ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets"
 # The page's scripts: native ES modules, app.js first (index.html loads it; it imports the others).
 PAGE_SCRIPTS = ("app.js", "after.js", "api.js", "awake.js", "captions.js", "clock.js", "connection.js", "dom.js",
                 "frame.js", "i18n.js", "joining.js", "language.js", "lobby.js", "log.js", "mission.js", "offline.js",
-                "setup.js", "state.js")
+                "setup.js", "silence.js", "speaker.js", "state.js", "sync.js")
 ASSETS = {**dict.fromkeys(PAGE_SCRIPTS, "text/javascript"), "style.css": "text/css", "icon.svg": "image/svg+xml",
           "icon-192.png": "image/png", "icon-512.png": "image/png", "manifest.webmanifest": "application/manifest+json",
           "awake.webm": "video/webm", "awake.mp4": "video/mp4"}  # the videos keep a phone awake without Wake Lock
@@ -351,17 +353,16 @@ async def command(request: web.Request) -> web.Response:
     return web.json_response(playback_json(game, wall_ms()))
 
 
-async def apply(state: ServerState, game, message: CommandBody, sender=None, client: str | None = None) -> None:
-    """Carry out one command (play, pause, end, seek, claim, report) on the game as the store has
-    it now, save it and tell every screen (on every worker). `client` is the screen's id: `claim`
-    makes its device the one that plays the sound, and only that device's position reports move
-    the clock (a report is passed on to every screen but its sender)."""
-    report = message.type == "report"
-    await state.update(game, partial(_carry_out, message=message, client=client), report=report, tell=state_message,
-                       skip=sender if report else None)
+async def apply(state: ServerState, game, message: CommandBody, client: str | None = None) -> None:
+    """Carry out one command (play, pause, end, undo, seek, claim, release) on the game as the store
+    has it now, save it and tell every screen (on every worker). `client` is the screen's id:
+    `claim` makes its device one more that plays the sound (a speaker, watched by this worker),
+    `release` takes it back."""
+    await state.update(game, partial(_carry_out, message=message, client=client, worker=state.store.worker),
+                       tell=state_message)
 
 
-def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
+def _carry_out(game, message: CommandBody, client: str | None, worker: str = "") -> bool | None:
     """The command's change to `game`; None when it changes nothing (nothing saved, nobody told)."""
     kind, at_ms = message.type, message.at_ms
     if kind == "play":
@@ -379,24 +380,17 @@ def _carry_out(game, message: CommandBody, client: str | None) -> bool | None:
     elif kind == "claim":
         if client is None:
             raise Refused("say hello with a client id before claiming the sound", field="client")
-        if client == game.holder:
-            return None  # the device that plays the sound joined again (every new socket claims): nothing changes
-        game.holder = client
+        # a speaker more is no command: the others' sound does not seek (nothing changes for one that
+        # claims again as it reconnects to the same worker; one that moved is watched by its new worker)
+        return game.claim(client, message.late_ms, worker) or None
     elif kind == "release":  # this device no longer plays the sound (prompter, quiet, unticked)
-        if client is None or client != game.holder:
+        if client is None or not game.release(client):
             return None
-        game.holder = None
-    elif kind == "report":
-        if client is None or client != game.holder or at_ms is None:
-            return None
-        return game.report(at_ms, message.playing, message.read_ms) or None  # a position report is not a command
+        return True
+    elif kind == "report":  # (a speaker's report goes to serve/web/speaking.py; over HTTP it changes nothing)
+        return None
     game.changes += 1
     return True
-
-
-def state_message(game) -> dict:
-    """What every screen is sent when a game's clock or sound device changes."""
-    return {"type": "state", "playback": playback_json(game, wall_ms())}
 
 
 async def broadcast(state: ServerState, game, skip=None) -> None:
@@ -437,6 +431,7 @@ async def screen(request: web.Request) -> web.StreamResponse:
         finally:
             store.part(game.id, joined)
             await joined.end()
+            await speaking.closed(state, game, joined)
             with contextlib.suppress(TimekeeperError):  # the store is gone: the others learn it when it is back
                 await store.leave(game.id, joined)
                 await store.tell_presence(game.id)
@@ -480,10 +475,19 @@ async def _follow(state: ServerState, game, screen: Screen, request: web.Request
                 if data.client:
                     await state.store.arrive(game.id, data.client, data.kind, screen)
                     await state.store.tell_presence(game.id)
+            elif data.type == "report":
+                if screen.client is not None and data.at_ms is not None:
+                    await speaking.reported(state, game, screen.client, Report(data.at_ms, data.playing, data.read_ms,
+                                                                        data.loading))
             else:
-                holder = game.holder
-                await apply(state, game, data, sender=screen, client=screen.client)
-                if game.holder != holder:
+                heard = game.heard_speakers()
+                client = screen.client
+                await apply(state, game, data, client=client)
+                if client is not None and data.type == "claim":
+                    speaking.claimed(state, game, client, screen)
+                elif client is not None and data.type == "release":
+                    speaking.released(state, game, client)
+                if game.heard_speakers() != heard:
                     await state.store.tell_presence(game.id)
         except TimekeeperError as error:
             screen.send_json({"type": "error", **error_body(error)})

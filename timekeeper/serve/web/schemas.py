@@ -24,6 +24,8 @@ from timekeeper.grammar.pace import MAX_PACE, MIN_PACE, NORMAL_PACE
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.model import MAX_PLAYERS
 from timekeeper.scenario.yamlnodes import MAX_FILE_BYTES
+from timekeeper.serve.games.game import SILENCE_PAUSE_MAX_S, SILENCE_PAUSE_S
+from timekeeper.serve.games.speakers import LATE_LIMIT_MS
 from timekeeper.serve.refusal import Refused
 from timekeeper.serve.tracks.generate_form import MAX_PAGE_COUNT, SPEC_KEYS
 
@@ -167,6 +169,8 @@ class Settings(Model):
     music: Id = ""
     computer_voice: bool = False
     pace: Annotated[float, Field(ge=MIN_PACE, le=MAX_PACE, allow_inf_nan=False)] = NORMAL_PACE  # the training pace
+    remote: bool = False  # a crew apart: every joined screen plays the sound (serve/games/game.py GAME_SETTINGS)
+    silence_pause_s: Annotated[float, Field(ge=0, le=SILENCE_PAUSE_MAX_S, allow_inf_nan=False)] = SILENCE_PAUSE_S
 
 
 class NewGameBody(Model):
@@ -190,6 +194,8 @@ class CommandBody(Model):
     at_ms: AtMs | None = None
     playing: bool = False
     read_ms: WallMs | None = None  # a report: when at_ms was read, on the server's clock as the device knows it
+    loading: bool = False  # a report: the speaker's sound waits for data (it starts, or seeks)
+    late_ms: Annotated[int, Field(ge=-LATE_LIMIT_MS, le=LATE_LIMIT_MS)] = 0  # a claim: the speaker's own output delay
 
 
 class RenderBody(Model):

@@ -8,7 +8,7 @@ from pathlib import PurePath
 from timekeeper.grammar.phrases import PhraseBook
 from timekeeper.grammar.script import CueKind, Speech, Timeline
 from timekeeper.model import CommsDown
-from timekeeper.serve.games.game import Game
+from timekeeper.serve.games.game import PLAYING, Game, wall_ms
 from timekeeper.titles import title_json
 
 ALERT_KINDS = (CueKind.THREAT,)
@@ -54,6 +54,10 @@ def page_words(book: PhraseBook) -> dict[str, str]:
 
 
 def playback_json(game: Game, now_ms: float) -> dict:
+    """The room's clock (`position_ms` was true at `at_ms` on the server's clock) and its sound: the
+    speakers heard (client ids), since when none is (`silent_since_ms`, while it plays) and how
+    long the mission then goes on before it pauses itself, why it paused itself (`reason`), and
+    the game's history of such pauses (`notes`)."""
     playback = game.settled()
     return {
         "status": playback.status,
@@ -61,10 +65,19 @@ def playback_json(game: Game, now_ms: float) -> dict:
         "at_ms": playback.at_ms,
         "server_ms": now_ms,
         "can_end": game.can_end(playback.now_ms(now_ms)),
-        "holder": game.holder,
+        "speakers": game.heard_speakers(),
+        "silent_since_ms": game.silent_since_ms if playback.status == PLAYING else None,
+        "silence_pause_ms": game.silence_pause_ms,
+        "reason": playback.reason,
+        "notes": game.notes,
         "changes": game.changes,
         "undo_until_ms": game.undo_until_ms(),
     }
+
+
+def state_message(game: Game) -> dict:
+    """What every screen is sent when a game's clock or its speakers change."""
+    return {"type": "state", "playback": playback_json(game, wall_ms())}
 
 
 def shown_settings(settings: dict) -> dict:
