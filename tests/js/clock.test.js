@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clockSync, clockText, leftText, mayEnd, phaseAt, positionAt, secondsTo, spanText }
+import { bestOffset, clockSample, clockText, leftText, mayEnd, phaseAt, positionAt, secondsTo, spanText }
   from "../../timekeeper/serve/assets/clock.js";
 
 test("a time is written in minutes and whole seconds, never below zero", () => {
@@ -53,9 +53,20 @@ test("the mission may be ended from the start of its last phase", () => {
   assert.equal(mayEnd([600_000], 599_000), false); // one phase: never before its end
 });
 
-test("the clock offset comes from the quickest pings only", () => {
-  const first = clockSync({ bestRttMs: Infinity }, 1_000, 1_040, 5_020);
-  assert.deepEqual(first, { bestRttMs: 40, offsetMs: 4_000 }); // the server read its clock halfway
-  assert.equal(clockSync(first, 2_000, 2_100, 6_050), null); // a slow answer is not trusted
-  assert.deepEqual(clockSync(first, 3_000, 3_044, 7_030), { bestRttMs: 40, offsetMs: 4_008 }); // within 5 ms of the best
+test("the clock offset is the quickest recent ping's", () => {
+  let samples = clockSample([], 1_000, 1_040, 5_020);
+  assert.deepEqual(bestOffset(samples), { bestRttMs: 40, offsetMs: 4_000 }); // the server read its clock halfway
+  samples = clockSample(samples, 2_000, 2_100, 6_080); // a slow, uneven answer
+  assert.deepEqual(bestOffset(samples), { bestRttMs: 40, offsetMs: 4_000 });
+  samples = clockSample(samples, 3_000, 3_030, 7_017);
+  assert.deepEqual(bestOffset(samples), { bestRttMs: 30, offsetMs: 4_002 });
+  assert.equal(bestOffset([]), null);
+  assert.equal(clockSample(samples, 5_000, 4_990, 9_000), samples); // a clock that went back: no answer
+});
+
+test("old answers leave, so a device clock that jumped is followed", () => {
+  let samples = clockSample([], 0, 20, 1_010); // offset 1 000 ms
+  for (let n = 1; n <= 4; n++) samples = clockSample(samples, n * 1_000, n * 1_000 + 50, n * 1_000 + 25 + 61_000, 4);
+  assert.equal(samples.length, 4);
+  assert.equal(bestOffset(samples).offsetMs, 61_000); // the quick answer from before the jump is gone
 });

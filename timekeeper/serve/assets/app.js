@@ -9,9 +9,10 @@ import { wireJoining } from "./joining.js";
 import { useLanguage } from "./language.js";
 import { wireLobby } from "./lobby.js";
 import { closeLog, showLog, wireLog } from "./log.js";
-import { inMission, offerResume, openGame, wireMission } from "./mission.js";
+import { inMission, offerResume, openGame, soundWasHere, wireMission } from "./mission.js";
 import { keepOffline } from "./offline.js";
 import { showSetup, wireSetup } from "./setup.js";
+import { speakingElsewhere } from "./speaker.js";
 import { view } from "./state.js";
 
 function wireNavigation() {
@@ -62,12 +63,13 @@ async function route() {
     const here = location.pathname + location.search; // one more entry: Back stays on the mission screen
     history.replaceState({ screen: "game", game: game.id }, "", here);
     history.pushState({ screen: "game", game: game.id, guard: true }, "", here);
-    const soundWasHere = sessionStorage.getItem("tk-sound") === game.id;
+    // this device played the sound (before a reload, or in a tab since closed) and no other tab of it does now
+    const wasHere = soundWasHere(game.id) && !speakingElsewhere(game.id);
     openGame(game, { sound: false, prompter: new URLSearchParams(location.search).has("prompter") });
-    if (soundWasHere && game.mode !== "quiet" && ["playing", "paused"].includes(game.playback.status)) {
-      offerResume(); // this device played the sound before the reload: one tap puts it back
+    if (wasHere && game.mode !== "quiet" && ["playing", "paused"].includes(game.playback.status)) {
+      offerResume(); // one tap puts the sound back
     } else if (game.playback.status !== "ended") {
-      page.joinTap.hidden = false; // phones let a page vibrate, and start a video, only after a tap
+      page.joinTap.hidden = false; // phones let a page vibrate, and start a video (and its sound), only after a tap
     }
   } catch (error) {
     await useLanguage(localStorage.getItem("tk-language") || "").catch(() => {});

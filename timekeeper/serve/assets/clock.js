@@ -42,11 +42,19 @@ export function mayEnd(phaseEndsMs, ms) {
   return ms >= (phaseEndsMs.at(-2) ?? Infinity);
 }
 
-// A ping's answer: the server's clock read `serverMs` between sending (`sentMs`) and receiving
-// (`receivedMs`) on this device. Only an answer about as quick as the quickest yet is trusted;
-// it gives the offset (server - device) and the new quickest round trip, else null.
-export function clockSync(best, sentMs, receivedMs, serverMs) {
+// A ping's answer: the server read its clock (`serverMs`) between this device sending the ping
+// (`sentMs`) and receiving the answer (`receivedMs`). The last `keep` answers are kept, newest last.
+export function clockSample(samples, sentMs, receivedMs, serverMs, keep = 16) {
   const rttMs = receivedMs - sentMs;
-  if (rttMs > best.bestRttMs + 5) return null;
-  return { bestRttMs: Math.min(rttMs, best.bestRttMs), offsetMs: serverMs - (sentMs + rttMs / 2) };
+  if (!(rttMs >= 0)) return samples;
+  return [...samples, { rttMs, offsetMs: serverMs - (sentMs + rttMs / 2) }].slice(-keep);
+}
+
+// The clock offset (server - device) the kept answers give: the quickest one's, whose ways there and
+// back were the most alike (a jittery link's slow answers are uneven); null without any. As old
+// answers leave, a device clock that drifts or jumped is followed.
+export function bestOffset(samples) {
+  if (!samples.length) return null;
+  const quickest = samples.reduce((best, sample) => (sample.rttMs < best.rttMs ? sample : best));
+  return { offsetMs: quickest.offsetMs, bestRttMs: quickest.rttMs };
 }

@@ -4,16 +4,19 @@
 // here, and the server is told once the socket is back. The screens above hand it what to do with
 // a message (`handleWith`): it imports none of them.
 import { api, socketUrl } from "./api.js";
-import { clockSync } from "./clock.js";
+import { bestOffset, clockSample } from "./clock.js";
 import { page, sayFailure, toast } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 import { showPresence } from "./joining.js";
 import { useLanguage } from "./language.js";
 import { showLogged } from "./log.js";
-import { clientId, serverNow, view } from "./state.js";
+import { lateMs, soundMs } from "./speaker.js";
+import { clientId, deviceNow, serverNow, view } from "./state.js";
+
+const SPEAKER_PING_MS = 2000; // a speaker keeps measuring its clock offset this often (a screen: at each connection)
 
 // What the screens do with the game's messages: the lobby's lobbyStarted; the mission's ended,
-// follow, openGame, setSound and undone (each screen hands its own when it is wired).
+// follow, openGame and undone (each screen hands its own when it is wired).
 const on = {};
 const PINGS = 5; // clock pings when a screen first joins
 
@@ -27,7 +30,7 @@ export function send(message) {
 }
 
 function playOffline(message) {
-  const at = page.audio.currentTime * 1000;
+  const at = soundMs();
   view.playback = { ...view.playback, status: message.type === "pause" ? "paused" : "playing", position_ms: at,
     at_ms: serverNow() };
   view.offline = { type: message.type, game: view.game.id };
@@ -39,7 +42,7 @@ function sendOffline(socket) {
   const missed = view.offline;
   view.offline = null;
   if (!missed || !view.game || missed.game !== view.game.id) return false;
-  const at = page.audio.currentTime * 1000;
+  const at = Math.max(0, soundMs());
   if (missed.type === "pause") socket.send(JSON.stringify({ type: "pause", at_ms: at }));
   else for (const command of [{ type: "seek", at_ms: at }, { type: "play" }]) socket.send(JSON.stringify(command));
   return true;
@@ -67,7 +70,7 @@ export function connect(gameId, start, moving = null) {
     page.conn.className = "conn on";
     const kind = matchMedia("(pointer: coarse)").matches ? "phone" : "screen";
     send({ type: "hello", client: clientId, kind });
-    if (view.sound || (!view.game && !page.quiet.checked)) send({ type: "claim" }); // the set-up device plays the sound
+    if (view.sound || (!view.game && !page.quiet.checked)) send({ type: "claim", late_ms: lateMs() }); // the set-up device plays the sound
     view.skipSnapshot = sendOffline(socket); // what was pressed offline wins over the state the server had
     ping(Number.isFinite(view.bestRttMs) ? 1 : PINGS); // joined before: its offset is kept, one ping refines it
     if (start) {
@@ -99,20 +102,20 @@ export function joined(gameId) {
 
 // Back from sleep: the socket again, or a fresh clock offset.
 export function reconnect() {
+  view.clockSamples = []; // this device's clock may have stood still while it slept: measured afresh
+  view.bestRttMs = Infinity;
   if (!view.socket || view.socket.readyState > WebSocket.OPEN) connect(view.game.id, false);
   else ping();
 }
 
-// Measure the clock offset: `count` pings 150 ms apart (the quickest answers count, clock.js clockSync).
+// Measure the clock offset: `count` pings 150 ms apart (the quickest of the last answers counts,
+// clock.js bestOffset).
 export function ping(count = PINGS) {
-  for (let i = 0; i < count; i++) setTimeout(() => send({ type: "ping", t: Date.now() }), i * 150);
+  for (let i = 0; i < count; i++) setTimeout(() => send({ type: "ping", t: deviceNow() }), i * 150);
 }
 
-// The sound device's position, read now (read_ms on the server's clock: its travel time does not move the clock).
-export function report() {
-  view.lastReport = performance.now();
-  send({ type: "report", at_ms: page.audio.currentTime * 1000, playing: !page.audio.paused, read_ms: serverNow() });
-}
+// A speaker keeps measuring: its sound follows the room's clock only as well as it knows the server's.
+setInterval(() => view.sound && send({ type: "ping", t: deviceNow() }), SPEAKER_PING_MS);
 
 // The next mission's lobby, joined on this page: no reload, so no new tap (this screen was tapped
 // already) and nothing put over its controls. A phone's Back returns to the mission before.
@@ -125,8 +128,9 @@ async function followNext(gameId) {
 
 async function receive(message) {
   if (message.type === "pong") {
-    const synced = clockSync(view, message.t, Date.now(), message.server_ms);
-    if (synced) Object.assign(view, synced);
+    view.clockSamples = clockSample(view.clockSamples, message.t, deviceNow(), message.server_ms);
+    const best = bestOffset(view.clockSamples);
+    if (best) Object.assign(view, best);
   } else if (message.type === "move") {
     move(); // the worker is stopping (a rolling restart): another one takes this screen
   } else if (message.type === "next" && view.game && view.playback.status === "ended") {
@@ -142,11 +146,7 @@ async function receive(message) {
     if (view.skipSnapshot && "screens" in message) return (view.skipSnapshot = false); // older than the offline press
     const was = view.playback.status;
     view.playback = message.playback;
-    if ("holder" in message.playback) view.holder = message.playback.holder;
-    if (view.sound && view.holder && view.holder !== clientId) {
-      on.setSound(false);
-      toast(t("page.game.sound_moved"));
-    }
+    view.speakers = message.playback.speakers || [];
     if (was !== "ended" && view.playback.status === "ended") on.ended();
     if (was === "ended" && view.playback.status !== "ended") on.undone();
     on.follow();

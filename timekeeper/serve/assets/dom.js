@@ -8,11 +8,12 @@ const IDS = [
   "brand", "loglink", "conn",
   // the set-up screen
   "setup", "track", "track-info", "gen", "gen-fields", "code", "file", "problems", "language", "voice", "voice-offer",
-  "install-voice", "install-progress", "music-field", "music", "pace-field", "pace", "background", "computer", "quiet",
+  "install-voice", "install-progress", "music-field", "music", "pace-field", "pace", "background", "computer", "quiet", "remote",
   "play-here", "prompter-start", "join-code", "lobby", "lobby-code", "lobby-local", "lobby-qr", "lobby-link",
   // the mission screen
-  "game", "game-title", "status", "stage-log", "banner", "phase", "left", "elapsed", "sfx", "caption", "scroller", "said",
-  "waiting", "prompt", "history", "after", "card", "print", "replay", "new-random", "prompter", "sound-here",
+  "game", "game-title", "status", "stage-log", "banner", "silent", "phase", "left", "elapsed", "sfx", "caption", "scroller",
+  "said", "waiting", "prompt", "notes", "history", "after", "card", "print", "replay", "new-random", "prompter", "sound-here",
+  "late-field", "late-ms",
   "game-code", "join-local", "qr", "join", "dl-pdf", "dl-yaml", "show-code", "render-progress", "render-queue",
   "code-text", "controls", "toggle", "end", "audio",
   // the ship's log
@@ -34,6 +35,9 @@ function found(id) {
 export const page = Object.fromEntries(IDS.map((id) => [camel(id), found(id)]));
 Object.assign(page, {
   resumeButton: page.resume.querySelector("button"),
+  joinTapButton: page.joinTap.querySelector("button"),
+  silentText: page.silent.querySelector("span"),
+  silentButton: page.silent.querySelector("button"),
   undoText: page.undo.querySelector("span"),
   undoButton: page.undo.querySelector("button"),
   flashText: page.flash.querySelector("p"),

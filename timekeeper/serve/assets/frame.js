@@ -4,7 +4,6 @@
 // mission screen hands it its clock and its resume button's drawing (`drawWith`).
 import { cuesBegun, historyText, outageAt, prompterPlan, soundAt, soundIcon, wordsOf } from "./captions.js";
 import { clockText, leftText, mayEnd, phaseAt, secondsTo } from "./clock.js";
-import { report } from "./connection.js";
 import { change, element, page } from "./dom.js";
 import { t } from "./i18n.js";
 import { measured, view } from "./state.js";
@@ -19,7 +18,6 @@ const PROMPT_AHEAD_MS = 15000; // the prompter shows the next announcement this 
 const READ_GRACE_MS = 2000; // and the one being read this long after the voice would have ended it
 const PROMPT_MIN_PX = 12; // the prompter's announcements are drawn this large at the least ...
 const PROMPT_MAX_PX = 44; // ... and at the most (CSS pixels)
-const REPORT_EVERY_MS = 1000; // the sound device reports its position this often
 const CAPTION_HOLD_MS = 6000; // a caption stays large this long after its cue ends
 const FLASH_MS = 2500; // quiet mode: an announcement fills the screen this long
 
@@ -56,7 +54,6 @@ function frame() {
   mission.drawResume(ms);
   change(page.flash, "hidden", performance.now() > view.flashUntil);
   const audible = view.sound && !page.audio.paused;
-  if (audible && performance.now() - view.lastReport > REPORT_EVERY_MS) report();
   if (view.playback.status === "playing" || audible || !page.flash.hidden) view.frameId = requestAnimationFrame(frame);
 }
 

@@ -106,7 +106,7 @@ async function lobbyStarted(playback) {
   if (playback.status !== "playing" || !view.lobbyId) return;
   const game = await api(`/api/games/${view.lobbyId}`);
   leaveLobby();
-  enterGame(game, { sound: game.mode !== "quiet" && playback.holder === clientId });
+  enterGame(game, { sound: game.mode !== "quiet" && (playback.speakers || []).includes(clientId) });
 }
 
 export function wireLobby() {

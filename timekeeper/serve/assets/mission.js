@@ -1,16 +1,19 @@
-// The mission screen: the game this screen shows, its sound (on the device that plays it), play
-// and pause, the tap that lets the sound resume, and the end (undone within a few seconds from
-// any screen). The mission clock is the audio element's own position on the device that plays
-// the sound; other screens follow the server's copy of it, corrected for their clock offset.
+// The mission screen: the game this screen shows, its sound (on every device that plays it: a
+// speaker, speaker.js), play and pause, the tap that lets the sound resume, and the end (undone
+// within a few seconds from any screen). The mission clock is the room's: the server's playback on
+// this device's estimate of the server's clock. A speaker shows what its sound is at (which
+// follows the room's clock within milliseconds), so its captions come with its words.
 import { showCard } from "./after.js";
 import { keepAwake } from "./awake.js";
 import { clockText, positionAt } from "./clock.js";
-import { connect, handleWith, joined, ping, reconnect, report, send } from "./connection.js";
+import { connect, handleWith, joined, ping, reconnect, send } from "./connection.js";
 import { change, page, toast } from "./dom.js";
 import { drawWith, wake } from "./frame.js";
 import { say, t } from "./i18n.js";
 import { showGameLink } from "./joining.js";
 import { whenWordsChange } from "./language.js";
+import { drawSilence } from "./silence.js";
+import { follow as followRoom, lateMs, report, setLateMs, soundMs, speak, wireSpeaker } from "./speaker.js";
 import { clientId, measured, serverNow, view } from "./state.js";
 
 export const inMission = () => Boolean(view.game) && !page.game.hidden && ["playing", "paused"].includes(view.playback.status);
@@ -24,7 +27,7 @@ export function missionMs() {
   const audio = page.audio;
   const duration = view.game ? view.game.timeline.duration_ms : 0;
   if (view.sound && playsMission() && audio.readyState > 0 && page.resume.hidden) {
-    return Math.min(audio.currentTime * 1000, duration);
+    return Math.min(Math.max(0, soundMs()), duration);
   }
   return positionAt(view.playback, serverNow(), duration);
 }
@@ -43,7 +46,7 @@ export function openGame(game, { sound = false, prompter = false, start = false 
   view.game = game;
   view.cues = game.timeline.cues;
   view.playback = game.playback;
-  view.holder = game.playback.holder;
+  view.speakers = game.playback.speakers || [];
   view.shown = 0;
   view.prompter = prompter;
   page.setup.hidden = true;
@@ -57,11 +60,14 @@ export function openGame(game, { sound = false, prompter = false, start = false 
   page.caption.replaceChildren();
   page.prompter.checked = prompter;
   showGameLink(game);
+  const tap = page.joinTapButton; // a crew apart: the tap to join plays the sound here too
+  tap.dataset.i18n = game.settings.remote && game.mode !== "quiet" ? "page.join.tap_remote" : "page.join.tap";
+  tap.textContent = t(tap.dataset.i18n);
   page.dlPdf.href = `/api/games/${game.id}/card.pdf`;
   page.dlYaml.href = `/api/games/${game.id}/track.yaml`;
-  setSound(sound && game.mode !== "quiet");
+  setSound((sound || (view.tapped && game.settings.remote)) && game.mode !== "quiet");
   if (joined(game.id)) {
-    if (view.sound) send({ type: "claim" });
+    if (view.sound) send({ type: "claim", late_ms: lateMs() });
     if (start) send({ type: "play" });
     ping();
   } else {
@@ -74,18 +80,21 @@ export function openGame(game, { sound = false, prompter = false, start = false 
 export function setSound(on) {
   view.sound = on;
   page.soundHere.checked = on;
+  page.lateField.hidden = !on;
   const audio = page.audio;
   if (on) {
-    sessionStorage.setItem("tk-sound", view.game.id); // a reload offers to resume the sound here
+    rememberSound(view.game.id); // a reload, or the link opened again in a new tab, offers to resume the sound here
     if (!playsMission()) {
       audio.src = soundUrl();
       audio.currentTime = missionMs() / 1000;
     }
-    send({ type: "claim" });
+    send({ type: "claim", late_ms: lateMs() });
+    speak(true);
     follow();
   } else {
-    if (sessionStorage.getItem("tk-sound") === (view.game && view.game.id)) sessionStorage.removeItem("tk-sound");
-    if (view.holder === clientId) send({ type: "release" }); // the list shows that no device plays it here
+    forgetSound(view.game && view.game.id);
+    if (view.speakers.includes(clientId)) send({ type: "release" }); // the list shows that this device no longer plays it
+    speak(false);
     audio.pause();
   }
 }
@@ -93,7 +102,6 @@ export function setSound(on) {
 // What the play button says in each state: a paused mission is resumed, never started again.
 const TOGGLE_WORDS = { playing: "page.game.pause", paused: "page.game.resume", ended: "page.game.over" };
 
-// The mission's state on this screen; the sound device makes its audio follow it.
 // The game's title in the page's words (an official track's name, a generated mission's).
 function showTitle() {
   if (!view.game) return;
@@ -101,9 +109,9 @@ function showTitle() {
   document.title = `${page.gameTitle.textContent} · timekeeper`;
 }
 
+// The mission's state on this screen; a speaker's sound follows it.
 export function follow() {
   if (!view.game) return;
-  const audio = page.audio;
   const pb = view.playback;
   page.status.textContent = t(`page.status.${pb.status}`);
   page.status.className = `pill ${pb.status}`;
@@ -114,33 +122,9 @@ export function follow() {
   page.game.classList.toggle("ready", pb.status === "ready");
   page.waiting.hidden = pb.status !== "ready";
   keepAwake(pb.status === "playing");
+  drawSilence();
   wake();
-  if (!view.sound) return;
-  const commanded = pb.changes !== view.changes; // a command (not a position report) moved the clock
-  view.changes = pb.changes;
-  if (pb.status === "playing") {
-    const target = (pb.position_ms + (serverNow() - pb.at_ms)) / 1000;
-    if ((audio.paused || commanded) && Math.abs(audio.currentTime - target) > 0.3) audio.currentTime = Math.max(0, target);
-    if (audio.paused && page.resume.hidden) {
-      playSound();
-    }
-  } else {
-    if (!audio.paused) audio.pause();
-    if (Math.abs(audio.currentTime * 1000 - pb.position_ms) > 50) audio.currentTime = pb.position_ms / 1000;
-  }
-}
-
-// Start this device's sound. Only a refusal (the browser plays sound only after a tap on the page)
-// offers the one-tap resume; a start cut short by a pause or a new source (the mission paused or
-// ended meanwhile) is no refusal: the screen follows the mission again instead.
-function playSound() {
-  page.audio.play().catch((error) => {
-    if (error && error.name === "AbortError") {
-      setTimeout(follow, 250);
-    } else if (view.playback.status === "playing") {
-      offerResume();
-    }
-  });
+  followRoom();
 }
 
 // One tap that says what it does: the browser plays sound only after a tap on this page.
@@ -158,24 +142,68 @@ export function drawResume(ms) {
 function resumeHere() {
   page.resume.hidden = true;
   keepAwake(view.playback.status === "playing");
-  if (!view.sound) setSound(true);
-  page.audio.currentTime = missionMs() / 1000;
-  if (view.playback.status === "playing") playSound();
-  follow();
+  playHere();
 }
 
+// This device plays the sound from now on (a tap: the browser lets it), where the mission is. A
+// mission that paused itself because nobody played the sound plays on.
+function playHere() {
+  if (!view.game || view.game.mode === "quiet") return;
+  if (!view.sound) setSound(true);
+  else send({ type: "claim", late_ms: lateMs() });
+  if (view.playback.status === "paused" && view.playback.reason === "silent") resume();
+  else if (view.playback.status !== "playing") unlock();
+  else follow();
+}
+
+// A sound started inside a tap may start later without one (phones allow play() only in a tap):
+// started muted and stopped at once, for a mission that does not play yet.
+function unlock() {
+  const audio = page.audio;
+  audio.muted = true;
+  const done = () => {
+    if (view.playback.status !== "playing") audio.pause();
+    audio.muted = false;
+  };
+  audio.play().then(done, done);
+}
+
+// Play or pause pressed here. A speaker acts at once (inside the tap, as browsers want for sound),
+// from where its sound is; the server's answer then places every speaker.
 function togglePlay() {
   const pb = view.playback;
   if (pb.status === "ended") return;
   if (pb.status === "playing") {
-    const at = view.sound ? page.audio.currentTime * 1000 : undefined;
+    const at = view.sound ? soundMs() : undefined;
     if (view.sound) page.audio.pause();
-    send({ type: "pause", at_ms: at });
+    send({ type: "pause", at_ms: at === undefined ? undefined : Math.max(0, at) });
   } else {
-    if (view.sound) playSound();
-    send({ type: "play" });
+    resume();
   }
 }
+
+function resume() {
+  if (view.sound) {
+    view.playback = { ...view.playback, status: "playing", at_ms: serverNow() }; // until the server's answer
+    follow();
+  }
+  send({ type: "play" });
+}
+
+// The devices that played the sound of a game, kept by the browser: a reload, or the game's link
+// opened again in a new tab, offers the one tap that resumes the sound here.
+const SOUND_KEY = "tk-sound";
+
+function rememberSound(gameId) {
+  sessionStorage.setItem(SOUND_KEY, gameId);
+  localStorage.setItem(SOUND_KEY, gameId);
+}
+
+function forgetSound(gameId) {
+  for (const store of [sessionStorage, localStorage]) if (gameId && store.getItem(SOUND_KEY) === gameId) store.removeItem(SOUND_KEY);
+}
+
+export const soundWasHere = (gameId) => sessionStorage.getItem(SOUND_KEY) === gameId || localStorage.getItem(SOUND_KEY) === gameId;
 
 // ---- ending: deliberate, undone within a few seconds from any screen -------------------------
 let undoTimer = null;
@@ -212,10 +240,11 @@ function spaceToggles(target) {
 }
 
 export function wireMission() {
-  handleWith({ ended, follow, openGame, setSound, undone });
+  handleWith({ ended, follow, openGame, undone });
   drawWith({ missionMs, drawResume });
   const audio = page.audio;
-  audio.addEventListener("playing", report);
+  wireSpeaker({ send, refused: offerResume, ready: () => playsMission() && page.resume.hidden });
+  audio.addEventListener("playing", () => view.sound && report());
   audio.addEventListener("playing", wake);
   audio.addEventListener("playing", () => {
     if (measured.soundAt === null && playsMission()) measured.soundAt = performance.now();
@@ -226,11 +255,20 @@ export function wireMission() {
   page.end.addEventListener("click", () => send({ type: "end" }));
   page.undoButton.addEventListener("click", () => send({ type: "undo" }));
   page.resume.addEventListener("click", resumeHere);
-  // the tap a joined screen asks for: on its button, or anywhere (Pause stays in reach above it)
+  page.silentButton.addEventListener("click", playHere);
+  page.lateMs.value = lateMs();
+  page.lateMs.addEventListener("change", () => {
+    page.lateMs.value = setLateMs(page.lateMs.value);
+    if (view.sound) send({ type: "claim", late_ms: lateMs() });
+  });
+  // the tap a joined screen asks for: on its button, or anywhere (Pause stays in reach above it); in
+  // a crew apart it plays the sound here too
   document.addEventListener("click", () => {
     if (page.joinTap.hidden) return;
     page.joinTap.hidden = true;
+    view.tapped = true;
     keepAwake(view.playback.status === "playing");
+    if (view.game && view.game.settings.remote) playHere();
   }, { capture: true });
   page.prompter.addEventListener("change", (event) => {
     view.prompter = event.target.checked;

@@ -89,6 +89,7 @@ function fillSettings() {
   language.value = localStorage.getItem("tk-language") || uiLanguage("", navigator.languages || []);
   if (!language.value) language.value = "en";
   page.pace.value = localStorage.getItem("tk-pace") || "1";
+  page.remote.checked = localStorage.getItem("tk-remote") === "1";
   page.paceField.hidden = !info.pace; // offered once the server's mix settings have a training pace
   fillVoices();
   for (const name of info.music) page.music.append(option(name, name));
@@ -208,6 +209,7 @@ export function settings() {
     background: page.background.checked,
     music: page.music.value,
     computer_voice: page.computer.checked,
+    remote: page.remote.checked, // a crew apart: every joined screen plays the sound
   };
   if (page.pace.value !== "1" && server.info.pace) chosen.pace = Number(page.pace.value);
   return chosen;
@@ -292,6 +294,10 @@ export function wireSetup() {
   }
   page.pace.addEventListener("change", () => {
     localStorage.setItem("tk-pace", page.pace.value);
+    setupChanged();
+  });
+  page.remote.addEventListener("change", () => {
+    localStorage.setItem("tk-remote", page.remote.checked ? "1" : "0");
     setupChanged();
   });
   wireTabs();

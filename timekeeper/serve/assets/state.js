@@ -16,10 +16,12 @@ export const view = {
   game: null,
   cues: [],
   playback: { status: "ready", position_ms: 0, at_ms: 0 },
-  offsetMs: 0, // server clock - this device's clock
+  offsetMs: 0, // server clock - this device's clock (deviceNow)
   bestRttMs: Infinity,
+  clockSamples: [], // the last pings' answers (clock.js clockSample)
   sound: false, // this device plays the sound
-  holder: null,
+  tapped: false, // this screen's user tapped to join (a crew apart: it plays the sound)
+  speakers: [], // the client ids whose devices play the sound (heard), as the server last said
   prompter: false,
   shown: 0, // cues shown so far
   socket: null,
@@ -27,7 +29,6 @@ export const view = {
   lobbyId: null,
   retryMs: 500,
   wakeLock: null,
-  lastReport: 0,
   changes: -1, // the last command the sound followed
   frameId: null, // the next animation frame, only while the clock runs
   flashUntil: 0,
@@ -36,8 +37,10 @@ export const view = {
   skipSnapshot: false,
 };
 
-// Now on the server's clock.
-export const serverNow = () => Date.now() + view.offsetMs;
+// Now on this device's steady clock (ms since the epoch when the page loaded, then never set back
+// or forward as Date.now() may be), and on the server's.
+export const deviceNow = () => performance.timeOrigin + performance.now();
+export const serverNow = () => deviceNow() + view.offsetMs;
 
 // What the tests and benchmarks read: the clock, caption lags and the moments of Play and sound.
 export const measured = { captionLags: [], view, clockMs: null, pressedAt: null, alertAt: undefined, soundAt: undefined,
