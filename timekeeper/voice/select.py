@@ -57,9 +57,10 @@ def open_voice(language: str, spec: str | None = None) -> Voice:
     """The voice `spec` (a voice reference, voice/reference.py) names for `language`: None =
     default_voice(language); a Piper voice, a prerecorded pack, or a TTS voice. A default voice
     named by $TIMEKEEPER_DEFAULT_VOICE that cannot be used is an EnvironmentVariableError naming
-    the variable (a TTS voice is looked up in its engine at once, for that)."""
+    the variable (a TTS voice is looked up in its engine at once, for that); the synthesized voice
+    named there fails as it would without it (a language with no phrase table: VoiceError)."""
     chosen = current().default_voice
-    if spec or not chosen:
+    if spec or not chosen or chosen == SYNTHESIZED:  # (the synthesized voice's errors are the language's, not the variable's)
         return _opened(language, spec or default_voice(language))
     from timekeeper.errors import EnvironmentVariableError, VoiceError
     from timekeeper.voice.tts import TtsVoice
