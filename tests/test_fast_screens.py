@@ -116,10 +116,14 @@ def test_closing_every_screen_takes_at_most_close_s(monkeypatch: pytest.MonkeyPa
 
 def test_the_presence_list_is_one_function_for_both_stores() -> None:
     connected = {"b": ("phone", 2), "a": ("phone", 1), "s": ("screen", 1)}
-    assert presence_list(connected, holder="s", me="a") == [
+    assert presence_list(connected, heard={"s"}, me="a") == [
         {"kind": "screen", "number": 1, "sound": True, "me": False},
         {"kind": "phone", "number": 1, "sound": False, "me": True},
         {"kind": "phone", "number": 2, "sound": False, "me": False}]
+    assert presence_list(connected, heard={"s", "b"}, me="b") == [  # many speakers: every one first
+        {"kind": "phone", "number": 2, "sound": True, "me": True},
+        {"kind": "screen", "number": 1, "sound": True, "me": False},
+        {"kind": "phone", "number": 1, "sound": False, "me": False}]
 
 
 def test_a_flood_of_lines_cannot_fill_the_terminal(monkeypatch: pytest.MonkeyPatch,

@@ -362,7 +362,8 @@ def test_speakers_on_both_workers_and_the_silence_the_last_one_leaves(deployment
     the sound, then that the mission paused itself where it was last heard."""
     import aiohttp
 
-    game = new_lobby(deployment, silence_pause_s=1)
+    game = new_lobby(deployment, silence_pause_s=1, remote=True)  # a crew apart: every screen plays the sound
+    assert deployment.request(f"/api/games/{game['id']}", base=worker_url(deployment, 1)).json()["settings"]["remote"]
 
     async def speakers() -> tuple[dict, dict, dict]:
         async with aiohttp.ClientSession() as session:

@@ -47,7 +47,8 @@ def test_a_rendered_mission_meets_every_sound_target(tmp_path: Path, name: str, 
 
     tags = mutagen.File(out, easy=True)
     number = int(name.rsplit("-", 1)[1])
-    assert tags["title"] == [f"Mission {number}" if language == "en" else f"Mission {number} ({language})"]
+    said = {"en": f"Mission {number}", "de": f"Mission {number} (de)", "es": f"Misión {number} (es)"}  # in the crew's words
+    assert tags["title"] == [said[language]]
     assert tags["tracknumber"] == [str(OFFICIAL_ORDER.index(name) + 1)]
 
 
