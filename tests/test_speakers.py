@@ -19,7 +19,14 @@ from timekeeper.serve.games.speakers import (
 )
 from timekeeper.serve.tracks.library import Library
 
-NOW = wall_ms()  # (a game ends itself when its clock has run past its end on the real clock)
+NOW = wall_ms()  # each test's "now": set again as it starts (a game ends itself when its clock has run
+# past its end on the real clock, and the full tier may run a test many minutes after this file is imported)
+
+
+@pytest.fixture(autouse=True)
+def _now_is_when_the_test_starts() -> None:
+    global NOW
+    NOW = wall_ms()
 
 
 @pytest.fixture
