@@ -129,7 +129,9 @@ def test_a_joined_screen_says_what_it_could_not_follow(server, open_browsers):
     assert phone.execute_script("return window.timekeeper.view.game.track_id") == "builtin:mission-1"
     fail(phone)
     host.find_element("id", "play-here").click()
-    wait_for(phone, "window.timekeeper.view.playback.status === 'playing'")
+    # the next state message fetches the set-up it missed: the mission played is the one shown
+    wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && "
+                    "window.timekeeper.view.game.track_id === 'builtin:mission-3'")
     game = phone.execute_script("return window.timekeeper.view.game")
     command(server, game, type="seek", at_ms=game["timeline"]["phase_ends_ms"][1] + 1000)
     fail(phone, r"/card\.html$|/log$")  # the card and the log form

@@ -126,6 +126,16 @@ async function followNext(gameId) {
   on.openGame(game, { sound: false, prompter: view.prompter });
 }
 
+// The game as the crew set it up, fetched again. One that could not be fetched (the failure is
+// said) is fetched with the next state message, so a screen never plays on with the old track.
+async function followSetup() {
+  view.setupMissed = true;
+  const game = await api(`/api/games/${view.game.id}`);
+  view.setupMissed = false;
+  if (game.settings.language !== view.game.settings.language) await useLanguage(game.settings.language);
+  on.openGame(game, { sound: view.sound, prompter: view.prompter });
+}
+
 async function receive(message) {
   if (message.type === "pong") {
     view.clockSamples = clockSample(view.clockSamples, message.t, deviceNow(), message.server_ms);
@@ -138,11 +148,10 @@ async function receive(message) {
   } else if (message.type === "presence") {
     showPresence(message.screens);
   } else if (message.type === "setup" && view.game && view.playback.status === "ready") {
-    const game = await api(`/api/games/${view.game.id}`); // the crew changed the track or a setting
-    if (game.settings.language !== view.game.settings.language) await useLanguage(game.settings.language);
-    on.openGame(game, { sound: view.sound, prompter: view.prompter });
+    await followSetup(); // the crew changed the track or a setting
   } else if (message.type === "state") {
     if (!view.game) return on.lobbyStarted(message.playback);
+    if (view.setupMissed) return followSetup(); // (its state comes with the game)
     if (view.skipSnapshot && "screens" in message) return (view.skipSnapshot = false); // older than the offline press
     const was = view.playback.status;
     view.playback = message.playback;

@@ -35,6 +35,7 @@ export const view = {
   screens: [],
   offline: null, // Play or Pause pressed while the server could not be reached
   skipSnapshot: false,
+  setupMissed: false, // the crew changed the set-up and this screen could not fetch it yet
 };
 
 // Now on this device's steady clock (ms since the epoch when the page loaded, then never set back
