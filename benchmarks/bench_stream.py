@@ -3,6 +3,7 @@ server on loopback and Debian's headless chromium.
 
     python benchmarks/bench_stream.py                  # every measure below
     python benchmarks/bench_stream.py --missions 1 2   # bytes per mission of these only
+    python benchmarks/bench_stream.py --peaks          # only the true peak and loudness of the stream
 
 Measures (targets from issue 25):
 - bytes a sound device downloads per mission (the whole mp3 as served), and per 10 minutes:
@@ -13,6 +14,10 @@ Measures (targets from issue 25):
 - speech kept: the error of the decoded mp3 against the mix in the speech band (below 8 kHz,
   where intelligibility lies) over every spoken window of mission 1, at the served 48 kbit/s
   and, for comparison, at 32 and 64 kbit/s (the same encoder and settings);
+- peaks (`--peaks`: nothing else): the true peak and the loudness of the decoded stream of each
+  mission in English, German and Spanish (each language's default voice), with the mix's peaks
+  held under mp3stream.CEILING_DBFS and, for comparison, not held: the renders promise -1 dBTP
+  and -16 LUFS (-15 to -17);
 - timing in Chromium: each cue heard after a seek, the mp3 against the WAV of the same mix
   (median of 8 seeks each; the difference is the mp3's own error); and the first cue heard
   from the very start, without a seek (median of 4); the mp3 also through the page's service
@@ -91,10 +96,36 @@ def decoded_mp3(data: bytes) -> np.ndarray:
     return np.concatenate(parts)
 
 
+def peaks(missions: list[int], languages: tuple[str, ...] = ("en", "de", "es")) -> dict[str, object]:
+    """The decoded stream's true peak (dBTP) and integrated loudness (LUFS) per mission and language,
+    with the mix's peaks held under CEILING_DBFS and not."""
+    from timekeeper.audio.loudness import integrated_lufs, true_peak_dbtp
+    from timekeeper.scenario.catalog import load_scenario
+    from timekeeper.serve.sound.mp3stream import CEILING_DBFS, encoded
+    from timekeeper.soundtrack.mix import MixSettings, prepare_mix
+
+    rows: dict[str, object] = {}
+    for language in languages:
+        for number in missions:
+            mix = prepare_mix(load_scenario(f"mission-{number}"), MixSettings(language=language))
+            row = []
+            for ceiling in (None, CEILING_DBFS):
+                decoded = decoded_mp3(b"".join(encoded(mix.pcm(ceiling_dbfs=ceiling), mix.n_samples)))
+                row.append(f"{'held' if ceiling else 'not held'}: {true_peak_dbtp(decoded):+.2f} dBTP, "
+                           f"{integrated_lufs(decoded):.2f} LUFS")
+            rows[f"mission {number} ({language})"] = " | ".join(row)
+            print(f"mission {number} ({language}): {rows[f'mission {number} ({language})']}", file=sys.stderr)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--missions", nargs="+", type=int, default=list(range(1, 9)), help="missions to measure (default 1-8)")
+    parser.add_argument("--peaks", action="store_true", help="measure only the stream's true peak and loudness")
     args = parser.parse_args()
+    if args.peaks:
+        print(json.dumps(peaks(args.missions), indent=2))
+        return
     figures: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as folder:
         sound = Path(folder) / "sound"

@@ -246,7 +246,7 @@ class SoundCache:
     def _encoding(self, sound: SoundFile, mix: PreparedMix, maker: MakerLock | None, fd: int) -> Generator[None, None, bool]:
         """(See _locked_writing.) Encode into the locked .part file `fd`, renamed when complete."""
         pending, batch = bytearray(), FIRST_WRITE
-        for piece in mp3stream.encoded(mix.pcm(), mix.n_samples):
+        for piece in mp3stream.encoded(mix.pcm(ceiling_dbfs=mp3stream.CEILING_DBFS), mix.n_samples):
             pending += piece
             if len(pending) >= batch:
                 if maker is not None and not maker.keep():

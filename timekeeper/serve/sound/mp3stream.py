@@ -18,6 +18,12 @@ has no LAME delay fields: Chromium's FFmpeg trims those from the very start only
 the sound would be on time until the first seek and 23 ms late after every one. The length is
 whole frames: up to 48 ms of silence after the mix.
 
+Peaks: at 48 kbit/s LAME raises a mission's true peak by up to 2.6 dB (the mix, under -1.95 dBTP,
+peaked at +0.68 dBTP: a phone's speaker clips). The mix's sample peaks are held under CEILING_DBFS
+first, as every rendered lossy format is (audio/ceiling.py, codec.Format.ceiling_dbfs), so the
+stream keeps the renders' promise of -1 dBTP; only the loudest milliseconds of a word are turned
+down (`benchmarks/bench_stream.py --peaks` measures both figures).
+
 The file: the Info frame, then exactly `audio_frames(n)` audio frames (the encoder's last frames
 trimmed, or silent frames added), then a 128-byte ID3v1 tag, the same in every file: a player
 that reads the end first (FFmpeg may, for that tag) is answered at once.
@@ -38,7 +44,8 @@ KBPS = 48
 FRAME_BYTES = 144_000 * KBPS // RATE  # 144
 DECODER_DELAY = 529  # samples an mp3 decoder's output lags the encoder's frames (the MDCT overlap)
 LEAD = LAME_DELAY + DECODER_DELAY  # samples (at RATE) the mix is fed ahead: 1105
-FORMAT = f"mp3-{RATE}-{KBPS}k-mono-lead{LEAD}-2"  # changes whenever the bytes made for the same mix would
+CEILING_DBFS = -5.0  # the mix's sample peaks held under this before LAME (audio/ceiling.py): see below
+FORMAT = f"mp3-{RATE}-{KBPS}k-mono-lead{LEAD}-ceiling{-CEILING_DBFS:g}-3"  # changes whenever the bytes made for the same mix would
 CONTENT_TYPE = "audio/mpeg"
 # MPEG-1 layer III, no CRC; 48 kbit/s (index 3), 48 kHz (index 1), no padding; mono, original.
 HEADER = bytes([0xFF, 0xFB, 0x3 << 4 | 0x1 << 2, 0b11 << 6 | 0b100])
@@ -72,7 +79,8 @@ def head(n_samples: int) -> bytes:
 
 def encoded(pcm: Iterable[bytes], n_samples: int) -> Iterator[bytes]:
     """The whole file, piece by piece as LAME makes it, from the mix's 16-bit mono PCM `pcm`
-    (`n_samples` samples in all). RenderError if LAME makes frames of another kind."""
+    (`n_samples` samples in all; its peaks held under CEILING_DBFS first, by
+    PreparedMix.pcm(ceiling_dbfs=...)). RenderError if LAME makes frames of another kind."""
     import lameenc
 
     encoder = lameenc.Encoder()
