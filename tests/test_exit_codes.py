@@ -162,11 +162,13 @@ def test_10_printing_to_a_full_disk() -> None:
     assert done.stderr.strip() == "Error: <stdout>: cannot write: No space left on device"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
-def test_143_terminated_leaves_no_part_file(valid: Path, tmp_path: Path, signum: int) -> None:
+@pytest.mark.parametrize(("signum", "status", "said"), [(signal.SIGTERM, ExitStatus.TERMINATED, "Terminated."),
+                                                        (signal.SIGHUP, ExitStatus.HUNG_UP, "Hung up.")])
+def test_143_terminated_and_129_hung_up_leave_no_part_file(valid: Path, tmp_path: Path, signum: int, status: int,
+                                                           said: str) -> None:
     done = _stop_a_render(valid, tmp_path, signum)
-    assert done.returncode == ExitStatus.TERMINATED
-    assert done.stderr.strip().endswith("Terminated.")
+    assert done.returncode == status == 128 + signum  # as a shell reports a process the signal ended
+    assert done.stderr.strip().endswith(said)
 
 
 def test_10_a_full_disk_while_encoding(valid: Path, tmp_path: Path) -> None:

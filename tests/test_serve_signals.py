@@ -2,7 +2,7 @@
 beside it, tests/cpuload.py): Ctrl-C (SIGINT to the whole process group, as a terminal sends it),
 SIGTERM (a service manager: a drain, serve/web/drain.py) and SIGHUP (the terminal closed), with one
 or seven soundtrack renders asked for, and with 50 screens joined and a sound stream open. Whatever
-the signal: the right exit code (130 for Ctrl-C, 143 for SIGHUP, 0 for SIGTERM's graceful stop),
+the signal: the right exit code (130 for Ctrl-C, 129 for SIGHUP, 0 for SIGTERM's graceful stop),
 every screen sent a close (1001, going away) within 2 s, no temporary or .part file left in the
 render and sound folders, no child process running on, and no traceback (of the server or of a
 child) on the terminal."""
@@ -110,7 +110,7 @@ def test_a_signal_during_renders_leaves_nothing_behind(tmp_path, signum, to_grou
             server.process.kill()
         server.stop()
     output = "".join(server.output)
-    assert status == {signal.SIGINT: 130, signal.SIGTERM: 0, signal.SIGHUP: 143}[signum], output
+    assert status == {signal.SIGINT: 130, signal.SIGTERM: 0, signal.SIGHUP: 129}[signum], output
     assert "Traceback" not in output and "Error" not in output, output
     wait_for(lambda: not still_running(processes), 5, "end of every child")  # (they end with the server)
     assert left_behind(tmp_path) == []

@@ -42,7 +42,7 @@ def repository() -> Iterator[str]:
 
 SIGNALS = {"Ctrl-C": (signal.SIGINT, ExitStatus.INTERRUPTED, "Interrupted."),
            "SIGTERM": (signal.SIGTERM, ExitStatus.TERMINATED, "Terminated."),
-           "SIGHUP": (signal.SIGHUP, ExitStatus.TERMINATED, "Terminated.")}
+           "SIGHUP": (signal.SIGHUP, ExitStatus.HUNG_UP, "Hung up.")}
 ALL_SIGNALS = ("render, cold Piper", "render, encoding")
 RUNS = [(name, how) for name in cases(Path("."), "").keys() for how in SIGNALS if how == "Ctrl-C" or name in ALL_SIGNALS]
 

@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     """Run the group on `argv` (default: the command line) in the environment `env` (its folders,
     engines and streams; default: built from this process) and return the exit status (the
     `timekeeper` program and `python -m timekeeper` exit with it: see __main__.run). Ctrl-C gives
-    130 and SIGTERM (or SIGHUP) 143, each after cleaning up (no temporary file is left, no child
+    130, SIGHUP 129 and SIGTERM 143, each after cleaning up (no temporary file is left, no child
     process runs on: files/stopping.py); a closed stdout (`| head -1`) ends the command quietly
     with 141, a full one (`> /dev/full`) with 10."""
     if env is not None:
@@ -153,13 +153,16 @@ def _run_group(args: list[str]) -> int:
     return status if isinstance(status, int) else ExitStatus.SUCCESS
 
 
+STOP_WORDS = {ExitStatus.INTERRUPTED: "Interrupted.", ExitStatus.HUNG_UP: "Hung up.", ExitStatus.TERMINATED: "Terminated."}
+
+
 def _stopped(signum: int, said: bool = False) -> int:
     """The exit status of a command stopped by `signum`, after saying so (unless the command `said`
     it already: live's "Stopped at ..."); a later signal no longer interrupts."""
     stopping.settle()
     status = stopping.status_of(signum)
     if not said:
-        _echo_err("Interrupted." if status == ExitStatus.INTERRUPTED else "Terminated.")
+        _echo_err(STOP_WORDS.get(status, "Terminated."))
     return status
 
 

@@ -31,6 +31,7 @@ class ExitStatus(IntEnum):
     LOG_DATABASE = 9
     OUTPUT = 10
     ENVIRONMENT = 11
+    HUNG_UP = 129  # SIGHUP: the terminal closed (128 + its number, as a shell reports it)
     INTERRUPTED = 130
     PIPE_CLOSED = 141
     TERMINATED = 143
@@ -38,7 +39,7 @@ class ExitStatus(IntEnum):
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM (or SIGHUP: the terminal closed) arrived: raised in the main thread so every `finally` (temporary files, the encoder, the
-    sound device, the terminal) is cleaned up as for Ctrl-C; the process exits 143."""
+    sound device, the terminal) is cleaned up as for Ctrl-C; the process exits 143 (SIGHUP: 129)."""
 
 
 class TimekeeperError(click.ClickException):

@@ -71,8 +71,11 @@ INTERRUPT = signal.SIGINT  # Ctrl-C
 
 
 def status_of(signum: int) -> ExitStatus:
-    """The exit status of a command stopped by `signum`: 130 for Ctrl-C, 143 for SIGTERM and SIGHUP."""
-    return ExitStatus.INTERRUPTED if signum == signal.SIGINT else ExitStatus.TERMINATED
+    """The exit status of a command stopped by `signum`: 130 for Ctrl-C, 129 for SIGHUP, 143 for
+    SIGTERM (128 + the signal's number, as a shell reports a process the signal ended)."""
+    if signum == signal.SIGINT:
+        return ExitStatus.INTERRUPTED
+    return ExitStatus.HUNG_UP if signum == getattr(signal, "SIGHUP", None) else ExitStatus.TERMINATED
 
 
 def check() -> None:

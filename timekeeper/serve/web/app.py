@@ -382,7 +382,7 @@ async def _serve(config: ServeConfig, ready) -> None:
                 loop.remove_signal_handler(signum)
                 signal.signal(signum, handler)
     if signalled and signalled[0] != signal.SIGTERM:
-        raise stopping.stop_error(signalled[0])  # Ctrl-C: 130; the terminal closed (SIGHUP): 143
+        raise stopping.stop_error(signalled[0])  # Ctrl-C: 130; the terminal closed (SIGHUP): 129
 
 
 def _event_loop_runner():
@@ -399,7 +399,7 @@ def _event_loop_runner():
 def run(config: ServeConfig, ready) -> None:
     """Serve until Ctrl-C (KeyboardInterrupt reaches the caller, which exits 130), SIGTERM (the
     screens are moved to the other workers first, serve/web/drain.py; then it returns: exit 0) or
-    SIGHUP (the terminal closed: Terminated, 143), each ending with the same clean stop: screens
+    SIGHUP (the terminal closed: Terminated, 129), each ending with the same clean stop: screens
     closed (1001), children ended, temporary files removed. `ready(port)` is called once the socket
     listens."""
     try:
