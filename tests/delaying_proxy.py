@@ -43,8 +43,11 @@ class DelayingProxy:
         async def close() -> None:
             if self.server is not None:
                 self.server.close()
-            for task in [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
                 task.cancel()
+            await asyncio.wait(tasks, timeout=5) if tasks else None  # each connection's writers closed ...
+            await asyncio.sleep(0.05)  # ... and their sockets with them (closing runs on the next turns)
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(close(), self.loop).result(10)

@@ -12,14 +12,24 @@ import time
 from delaying_proxy import DelayingProxy
 
 
+class EchoServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True  # (a connection the proxy left open cannot hold up the test's end)
+    block_on_close = False
+
+
 class Echo(socketserver.BaseRequestHandler):
+    ended = threading.Event()  # a connection ended: the proxy closed its side
+
     def handle(self) -> None:
-        while data := self.request.recv(4096):
-            self.request.sendall(data)
+        try:
+            while data := self.request.recv(4096):
+                self.request.sendall(data)
+        finally:
+            Echo.ended.set()
 
 
 def test_round_trips_take_150_ms_give_or_take_50_and_keep_their_order() -> None:
-    with socketserver.ThreadingTCPServer(("127.0.0.1", 0), Echo) as echo:
+    with EchoServer(("127.0.0.1", 0), Echo) as echo:
         threading.Thread(target=echo.serve_forever, daemon=True).start()
         proxy = DelayingProxy(echo.server_address[1]).start()
         try:
@@ -41,5 +51,6 @@ def test_round_trips_take_150_ms_give_or_take_50_and_keep_their_order() -> None:
         finally:
             proxy.stop()
             echo.shutdown()
+        assert Echo.ended.wait(5), "the stopped proxy left its connection to the server open"
     assert min(trips) >= 100 and max(trips) <= 260, trips
     assert 110 <= statistics.mean(trips) <= 200, trips
