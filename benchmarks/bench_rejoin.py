@@ -103,6 +103,7 @@ class Screen(PageSocket):
         self.on_lost = Screen._lost
         self.device_screen: Screen | None = None
         self.bench = bench
+        self.presence_lists = 0  # presence lists it was sent since the kill
 
     def _lost(self) -> None:
         if self.lost_at is None:
@@ -125,6 +126,7 @@ class Screen(PageSocket):
         kind = data.get("type")
         if kind == "presence":
             self.bench.last_presence = time.monotonic()
+            self.presence_lists += 1
         if kind == "state" and self.state_s is None:
             self.state_s = self._since()
         if kind == "pong" and self.pinged_s is None:
@@ -197,6 +199,19 @@ class Bench:
             await screen.close()
         for session in self.sessions:
             await session.close()
+
+
+def redis_commands(port: int | None) -> dict[str, int]:
+    """How often Redis has carried out each command so far (INFO commandstats; {} without Redis).
+    After the kill only the survivor sends any (the benchmark's own INFO aside)."""
+    if port is None:
+        return {}
+    import redis
+
+    with redis.Redis(port=port) as client:
+        stats = client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(fields["calls"]) for name, fields in stats.items()
+            if name not in ("cmdstat_info",)}
 
 
 # --- the workers ---------------------------------------------------------------------------------
@@ -319,6 +334,7 @@ async def measure(args, doomed: subprocess.Popen, doomed_url: str, survivor: sub
     if args.profile:
         survivor.send_signal(signal.SIGUSR1)
     figures["the machine before the kill"] = machine_load()
+    commands_before = redis_commands(args.redis_port)
     cpu_before = cpu_s(survivor.pid)
     doomed.kill()
     killed = time.monotonic()
@@ -333,6 +349,7 @@ async def measure(args, doomed: subprocess.Popen, doomed_url: str, survivor: sub
     told_s = max(bench.last_presence - killed, 0.0)
     window_s = time.monotonic() - killed
     cpu_rejoin = cpu_s(survivor.pid) - cpu_before
+    commands = {name: count - commands_before.get(name, 0) for name, count in redis_commands(args.redis_port).items()}
     if args.profile:
         survivor.send_signal(signal.SIGUSR2)
     if spy is not None:
@@ -358,6 +375,12 @@ async def measure(args, doomed: subprocess.Popen, doomed_url: str, survivor: sub
     figures["survivor's CPU once every screen is back (the missions' steady share), cores"] = round(steady_rate, 3)
     figures["CPU per rejoining screen, ms (the target: 1.0)"] = round(net * 1000 / max(1, len(back)), 2)
     figures["screens back (of all)"] = (len(back), len(bench.screens))
+    if commands:
+        per_screen = {name: round(count / max(1, len(back)), 2) for name, count in sorted(commands.items()) if count}
+        figures["Redis commands the survivor sent a rejoining screen (all; by command)"] = (
+            round(sum(commands.values()) / max(1, len(back)), 2), per_screen)
+    figures["presence lists a screen was sent after the kill (mean)"] = round(
+        sum(s.presence_lists for s in bench.screens) / max(1, len(bench.screens)), 1)
     followers = [s for s in bench.screens if not s.device]
     times = [s.back_s for s in followers if s.back_s is not None]
     figures["back within 100 ms of the sound device after the kill, s (p50, p99, max; not within 100 ms)"] = (
@@ -406,7 +429,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-rejoin-") as name:
         folder = Path(name)
         if args.floor:
-            args.start_ms = time.time() * 1000
+            args.start_ms, args.redis_port = time.time() * 1000, None
             (doomed, doomed_port), (survivor, survivor_port) = start_bare(args.start_ms), start_bare(args.start_ms)
             try:
                 game_ids = [f"{n:012x}" for n in range(args.rooms)]
@@ -417,6 +440,7 @@ def main() -> None:
                     stop_process(process)
             return
         redis, redis_port = start_redis(folder / "redis")
+        args.redis_port = redis_port
         workers: list[Server] = []
         try:
             workers = start_workers(folder, f"redis://127.0.0.1:{redis_port}/0", screens, args.profile)
