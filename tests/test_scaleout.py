@@ -440,3 +440,235 @@ def test_hosted_rooms_on_redis_expire_after_their_idle_time(tmp_path):
         assert 100_000 < left_ms <= 120_000
     finally:
         own.stop()
+
+
+# --- what a screen joining costs a worker (issue 37): a copy kept current, one presence list for all ---
+AFTER = {"play": "playing", "pause": "paused"}  # a game's status after a command
+
+
+def redis_calls(deployment: Deployment, command: str) -> int:
+    """How often Redis has carried out `command` (INFO commandstats; commands inside scripts too)."""
+    return int(deployment.redis_client().info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
+
+
+def read_on(deployment: Deployment, game_id: str, index: int) -> dict:
+    """The game as worker `index` answers it (so that worker has read it)."""
+    reply = deployment.request(f"/api/games/{game_id}", base=worker_url(deployment, index))
+    assert reply.status == 200, reply.body
+    return reply.json()
+
+
+def command_on(deployment: Deployment, game_id: str, index: int, kind: str) -> None:
+    reply = deployment.request(f"/api/games/{game_id}/command", method="POST", json_body={"type": kind},
+                               base=worker_url(deployment, index))
+    assert reply.status == 200, reply.body
+
+
+def test_a_screen_joining_a_game_its_worker_follows_is_sent_what_another_worker_wrote(deployment):
+    """A worker whose screens follow a game keeps its copy current from pub/sub (every state carries
+    the clock), so a screen that joins it there is sent the state another worker wrote without a
+    read from Redis."""
+    import aiohttp
+
+    game = new_lobby(deployment)
+    read_on(deployment, game["id"], 1)
+
+    async def join() -> tuple[dict, int]:
+        async with aiohttp.ClientSession() as session:
+            following = Screen(session, worker_url(deployment, 1), game["id"], "following")
+            await following.open()
+            await following.next("state")
+            command_on(deployment, game["id"], 0, "play")
+            command_on(deployment, game["id"], 0, "pause")
+            await following.next("state", lambda m: m["playback"]["status"] == "paused")
+            reads = redis_calls(deployment, "hmget")
+            joining = Screen(session, worker_url(deployment, 1), game["id"], "joining")
+            await joining.open()
+            first = await joining.next("state")
+            read = redis_calls(deployment, "hmget") - reads
+            for screen in (following, joining):
+                await screen.close()
+            return first, read
+
+    first, read = asyncio.run(join())
+    assert first["playback"]["status"] == "paused" and first["playback"]["changes"] == 2
+    assert read == 0  # the game was not read from Redis for it
+
+
+def test_a_worker_whose_listener_lost_redis_reads_the_game_again(deployment):
+    """Messages published while a worker's subscription is broken are lost to it (redis-py connects
+    again by itself): a screen that joins afterwards is sent the game as Redis has it, read again;
+    and the worker listens again on one connection (the broken one is closed, not left to fill up)."""
+    import aiohttp
+
+    game = new_lobby(deployment)
+    read_on(deployment, game["id"], 1)
+    redis = deployment.redis_client()
+
+    def listening() -> list[int]:
+        return sorted(int(c["id"]) for c in redis.client_list() if c.get("sub") == "1")
+
+    async def join_after_a_break() -> tuple[int, int, list[int]]:
+        async with aiohttp.ClientSession() as session:
+            following = Screen(session, worker_url(deployment, 1), game["id"], "following")
+            await following.open()
+            await following.next("state")
+            before = max(int(c["id"]) for c in redis.client_list())
+            redis.client_kill_filter(_type="pubsub")
+            deadline = time.monotonic() + WAIT_S
+            while sum(1 for n in listening() if n > before) < 2 and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)  # (connected again)
+            reads = redis_calls(deployment, "hmget")
+            joining = Screen(session, worker_url(deployment, 1), game["id"], "joining")
+            await joining.open()
+            await joining.next("state")
+            read = redis_calls(deployment, "hmget") - reads
+            heard = 0  # a change on the other worker reaches both screens again (once it listens again)
+            for kind in ("play", "pause", "play", "pause", "play", "pause") * 5:
+                command_on(deployment, game["id"], 0, kind)
+                try:
+                    for screen in (following, joining):
+                        await screen.next("state", lambda m, kind=kind: m["playback"]["status"] == AFTER[kind], timeout_s=0.5)
+                    heard += 1
+                except AssertionError:
+                    heard = 0
+                if heard == 2:
+                    break
+            await asyncio.sleep(1.0)
+            subscribed = listening()
+            for screen in (following, joining):
+                await screen.close()
+            return read, heard, subscribed
+
+    read, heard, subscribed = asyncio.run(join_after_a_break())
+    assert read >= 1 and heard == 2
+    assert len(subscribed) == 2  # one subscription a worker
+
+
+def test_a_setup_changed_on_another_worker_reaches_a_screen_joining_a_followed_game(deployment):
+    """A copy kept current by the states' clocks does not hold the track and settings: their change
+    on another worker makes this one read the game whole before a screen joins it."""
+    import aiohttp
+
+    game = new_lobby(deployment, silence_pause_s=1)
+    read_on(deployment, game["id"], 1)
+
+    async def change_then_join() -> dict:
+        async with aiohttp.ClientSession() as session:
+            following = Screen(session, worker_url(deployment, 1), game["id"], "following")
+            await following.open()
+            await following.next("state")
+            changed = deployment.request(f"/api/games/{game['id']}/setup", method="POST", base=worker_url(deployment, 0),
+                                         json_body={"track": "builtin:mission-1", "settings": {"silence_pause_s": 7}})
+            assert changed.status == 200, changed.body
+            await following.next("setup")
+            joining = Screen(session, worker_url(deployment, 1), game["id"], "joining")
+            await joining.open()
+            first = await joining.next("state")
+            for screen in (following, joining):
+                await screen.close()
+            return first
+
+    assert asyncio.run(change_then_join())["playback"]["silence_pause_ms"] == 7000
+
+
+def test_who_is_connected_is_read_once_for_every_worker(deployment):
+    """A screen that says hello has every screen of its game, on every worker, sent who is connected,
+    marked where it is "me" and where it plays the sound: read and published by one script, not
+    read again by each worker."""
+    import aiohttp
+
+    game = new_lobby(deployment)
+
+    async def arrive() -> tuple[list[dict], int]:
+        async with aiohttp.ClientSession() as session:
+            device = Screen(session, worker_url(deployment, 0), game["id"], "device")
+            phone = Screen(session, worker_url(deployment, 1), game["id"], "phone")
+            for screen in (device, phone):
+                await screen.open()
+                await screen.next("state")
+            await device.send({"type": "claim"})
+            for screen in (device, phone):
+                await screen.next("presence", lambda m: len(m["screens"]) == 2 and any(s["sound"] for s in m["screens"]))
+            await asyncio.sleep(1.0)  # (no list is due any more)
+            reads = redis_calls(deployment, "hgetall")
+            late = Screen(session, worker_url(deployment, 0), game["id"], "late")
+            await late.open()
+            told = [await screen.next("presence", lambda m: len(m["screens"]) == 3) for screen in (device, phone, late)]
+            read = redis_calls(deployment, "hgetall") - reads
+            for screen in (device, phone, late):
+                await screen.close()
+            return told, read
+
+    told, read = asyncio.run(arrive())
+    for listed in told:  # the device that plays the sound first
+        assert [s["sound"] for s in listed["screens"]] == [True, False, False]
+        assert sorted(s["number"] for s in listed["screens"]) == [1, 2, 3] and sum(s["me"] for s in listed["screens"]) == 1
+    assert [listed["screens"][0]["me"] for listed in told] == [True, False, False]
+    assert read == 1  # who is connected (here:ID) read once for both workers
+
+
+async def _presence_asked_by_an_older_worker(deployment: Deployment, game_id: str) -> list[dict]:
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        screens = [Screen(session, worker_url(deployment, n), game_id, f"phone-{n}") for n in (0, 1)]
+        for screen in screens:
+            await screen.open()
+        for screen in screens:
+            await screen.next("presence", lambda m: len(m["screens"]) == 2)
+        await asyncio.sleep(1.0)  # (no list is due any more)
+        for screen in screens:  # (those sent meanwhile: read)
+            with pytest.raises(AssertionError):
+                await screen.next("none", timeout_s=0.2)
+        # a worker from before issue 37 asks every worker to read the list itself (the envelope it publishes)
+        deployment.redis_client().publish("timekeeper:screens", json.dumps({"w": "older-worker", "g": game_id, "p": 1}))
+        told = [await screen.next("presence") for screen in screens]
+        print("TOLD", time.monotonic(), told, [s.messages[-4:] for s in screens])
+        for screen in screens:
+            await screen.close()
+        return told
+
+
+def test_a_worker_of_an_older_version_asking_for_the_presence_list_gets_it_told(deployment):
+    """In a rolling upgrade old and new workers run side by side: an old one's request that every
+    worker read who is connected is answered with the list, sent to every screen."""
+    game = new_lobby(deployment)
+    for listed in asyncio.run(_presence_asked_by_an_older_worker(deployment, game["id"])):
+        assert sorted((s["kind"], s["number"]) for s in listed["screens"]) == [("phone", 1), ("phone", 2)]
+        assert sum(1 for s in listed["screens"] if s["me"]) == 1
+
+
+def test_hellos_at_once_are_seated_together_up_to_the_limit(deployment):
+    """Screens that say hello at the same moment (a dead worker's, reconnecting) are seated in one
+    round trip, each seat still checked on its own: a game lists MAX_SEATS devices, the rest are
+    refused in words."""
+    import aiohttp
+
+    from timekeeper.serve.games.lobby import MAX_SEATS
+
+    game = new_lobby(deployment)
+
+    async def crowd() -> list[dict]:
+        async with aiohttp.ClientSession() as session:
+            screens = [Screen(session, worker_url(deployment, 0), game["id"], f"first-{n}") for n in range(3)]
+            for screen in screens:
+                await screen.open()
+                await screen.next("state")
+            hellos = [screen.send({"type": "hello", "client": f"device-{n}-{k}", "kind": "phone"})
+                      for n, screen in enumerate(screens) for k in range(MAX_SEATS // 3 + 1)]
+            await asyncio.gather(*hellos)
+            refused = []
+            for screen in screens:
+                await screen.send({"type": "ping", "t": 1})
+                await screen.next("pong")  # (every hello before it answered)
+                refused += [m for m in screen.messages if m.get("type") == "error"]
+            for screen in screens:
+                await screen.close()
+            return refused
+
+    refused = asyncio.run(crowd())
+    seated = deployment.redis_client().hlen(f"timekeeper:seats:{game['id']}")
+    assert seated == MAX_SEATS
+    assert len(refused) == 3 + 3 * (MAX_SEATS // 3 + 1) - MAX_SEATS
+    assert all(m["code"] == "too_busy" and f"lists {MAX_SEATS} devices" in m["error"] for m in refused)

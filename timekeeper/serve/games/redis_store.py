@@ -17,6 +17,14 @@ change, or while screens follow it):
 - `lock:NAME` and `made:NAME`: work done once across workers (serve/sound/once.py).
 - `lock:sound:KEY`: the maker of a page sound file (serve/sound/maker_lock.py); `rate:KIND:CLIENT`:
   a client's per-minute limits in hosted mode (serve/guards/redis_rates.py).
+
+Every write is one Lua script (serve/games/redis_scripts.py). What a screen that joins costs a
+worker (benchmarks/bench_rejoin.py: a dead worker's screens all joining another at once): its seat
+(one script) and a share of its game's presence list, which one script reads and publishes for
+every worker (`PRESENCE`, arrivals within PRESENCE_DELAY_S told together). Every state message
+carries the clock, which each worker copies into the games it has read, so a worker whose screens
+follow a game sends a joining screen its state without reading Redis (`follows`); a change of the
+game's track or settings, or a gap in the worker's subscription, makes it read the game again.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Collection
 from typing import Any
 
+from timekeeper.serve.games import redis_scripts
 from timekeeper.serve.games.game import _GAME_ID, CLOCK_FIELDS, Game, Playback, wall_ms
 from timekeeper.serve.games.lobby import CODE_LENGTH, CODE_LETTERS, KINDS, MAX_SEATS, normal_code, too_many_seats
 from timekeeper.serve.games.screens import Screen
@@ -52,70 +61,9 @@ CACHED_GAMES = 5000  # games a worker keeps parsed beyond those its screens foll
 REDIS_TIMEOUT_S = 5.0
 CLOSE_WAIT_S = 2.0  # the longest close() waits for the background loops
 REDIS_CONNECTIONS = 32  # connections a worker opens to Redis at most (and one for pub/sub)
-PRESENCE_DELAY_S = 0.1  # arrivals within this are told in one presence list
-
-# Write a command's clock if nobody wrote the game since it was read (v unchanged), and publish
-# what the screens are told in the same step (so they hear the states in the order they were written).
-_CAS = """
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'clock', ARGV[2], 'v', tonumber(ARGV[1]) + 1)
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-local code = redis.call('HGET', KEYS[1], 'code')
-if code then redis.call('PEXPIRE', ARGV[8] .. code, ARGV[4]) end
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
-if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[6]) end
-return 1
-"""
-# Write the whole game (a new one, or its track and settings changed): both versions move on. A
-# change (ARGV[6], the version it read) is written only if nobody wrote the game since.
-_SAVE = """
-if ARGV[6] ~= '' and redis.call('HGET', KEYS[1], 'v') ~= ARGV[6] then return false end
-local v = redis.call('HINCRBY', KEYS[1], 'v', 1)
-local sv = redis.call('HINCRBY', KEYS[1], 'sv', 1)
-redis.call('HSET', KEYS[1], 'setup', ARGV[1], 'clock', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-local code = redis.call('HGET', KEYS[1], 'code')
-if code then redis.call('PEXPIRE', ARGV[7] .. code, ARGV[4]) end
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
-return {v, sv}
-"""
-# Keep games from expiring (followed by screens, or named by a request): each game that still
-# exists (KEYS), its seats, who is connected and its short code live `ARGV[1]` ms more. ARGV[2]:
-# now (wall ms, the games' order), ARGV[3]: the key prefix; ARGV[4..]: the games' ids.
-_KEEP = """
-for i, key in ipairs(KEYS) do
-  local id = ARGV[i + 3]
-  if redis.call('PEXPIRE', key, ARGV[1]) == 1 then
-    redis.call('PEXPIRE', ARGV[3] .. 'seats:' .. id, ARGV[1])
-    redis.call('PEXPIRE', ARGV[3] .. 'here:' .. id, ARGV[1])
-    local code = redis.call('HGET', key, 'code')
-    if code then redis.call('PEXPIRE', ARGV[3] .. 'code:' .. code, ARGV[1]) end
-    redis.call('ZADD', ARGV[3] .. 'games', ARGV[2], id)
-  end
-end
-return 0
-"""
-# A device arrives: its seat in the game's list (its kind and the next number of that kind, kept
-# while the game is), and its socket among those connected (KEYS[2]: worker/socket -> client, so a
-# socket is one device). -1: the game has ARGV[5] seats already (none is given).
-_SEAT = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[5]) then return -1 end
-redis.call('HSET', KEYS[2], ARGV[4], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
-local n = 1
-for _, seat in ipairs(redis.call('HVALS', KEYS[1])) do
-  if string.sub(seat, 1, string.len(ARGV[2]) + 1) == ARGV[2] .. ':' then n = n + 1 end
-end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. n)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return n
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
+PRESENCE_DELAY_S = 0.4  # a game's presence list is told once no screen arrived for this long ...
+ARRIVALS_BATCH_S = 0.005  # the seats of screens that say hello within this are written in one round trip
+PRESENCE_WAIT_S = 1.0  # ... or this long after the first arrival it tells (a burst: told in one list)
 
 def checked_url(url: str) -> str:
     """A Redis URL as `--redis` takes it (redis://, rediss:// or unix://), else a usage error."""
@@ -170,8 +118,14 @@ class RedisStore(Store):
         self._redis: Any = None
         self._tasks: list[asyncio.Task] = []
         self._closing = False  # set by close(): the background loops stop even if a cancellation was swallowed
-        self._telling: set[str] = set()  # games whose presence list is about to be told
-        self._reading_presence: set[str] = set()  # games whose presence list is being read for this worker's screens
+        self._telling: dict[str, tuple[float, float]] = {}  # games whose presence list is about to be
+        # told: when it was first and last asked for (loop time, s)
+        # Games whose copy here pub/sub keeps current: read again since the listener last subscribed,
+        # their setup unchanged since (a screen of one this worker's screens follow joins without a read)
+        self.current: set[str] = set()
+        self._epoch: int | None = None  # the listener's subscription (counted); None while it is not subscribed
+        self._subscriptions = 0
+        self._arrivals: list[tuple[list, list, asyncio.Future]] = []  # seats to write in the next batch
         self._touched: dict[str, float] = {}  # game id -> when a request last kept it (monotonic s)
         self._pending: set[asyncio.Task] = set()
 
@@ -195,11 +149,12 @@ class RedisStore(Store):
         async with self.failures():
             await client.ping()
             await self._beat()
-        self._cas = client.register_script(_CAS)
-        self._save = client.register_script(_SAVE)
-        self._seat = client.register_script(_SEAT)
-        self._release = client.register_script(_RELEASE)
-        self._keep_script = client.register_script(_KEEP)
+        self._cas = client.register_script(redis_scripts.CAS)
+        self._save = client.register_script(redis_scripts.SAVE)
+        self._seat = client.register_script(redis_scripts.SEAT)
+        self._presence = client.register_script(redis_scripts.PRESENCE)
+        self._release = client.register_script(redis_scripts.RELEASE)
+        self._keep_script = client.register_script(redis_scripts.KEEP)
         self._tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._beating())]
 
     async def close(self) -> None:
@@ -291,10 +246,16 @@ class RedisStore(Store):
     def get(self, game_id: str) -> Game | None:
         return self.cache.get(game_id)
 
+    def follows(self, game_id: str) -> bool:
+        """(See Store.follows.) This worker's screens follow the game, and pub/sub has kept its copy
+        current since it was last read."""
+        return game_id in self.current and game_id in self.screens and game_id in self.cache
+
     async def refresh(self, game_id: str) -> Game | None:
         if not _GAME_ID.fullmatch(game_id):
             return None
         key = PREFIX + "game:" + game_id
+        epoch, known = self._epoch, game_id in self.cache  # (what pub/sub brings meanwhile reaches a known copy)
         async with self.failures():
             v, sv, clock = await self.redis.hmget(key, "v", "sv", "clock")
             if v is None or clock is None:
@@ -311,9 +272,12 @@ class RedisStore(Store):
                 else:  # the same object, so every handler holding it sees the new track
                     game.__dict__.update(made.__dict__)
                 self._keep(game, int(v), int(sv))
-            elif int(v) > self.v.get(game_id, -1):
-                _apply_clock(game, json.loads(clock))
-                self.v[game_id] = int(v)
+            else:
+                if int(v) > self.v.get(game_id, -1):
+                    _apply_clock(game, json.loads(clock))
+                    self.v[game_id] = int(v)
+                if known and epoch is not None and epoch == self._epoch:  # subscribed all along: from
+                    self.current.add(game_id)  # now on pub/sub keeps this copy current
             self.cache.move_to_end(game_id)
             return game
 
@@ -326,6 +290,7 @@ class RedisStore(Store):
                     self._forget(old)
 
     def _forget(self, game_id: str) -> None:
+        self.current.discard(game_id)
         self.cache.pop(game_id, None)
         self.v.pop(game_id, None)
         self.sv.pop(game_id, None)
@@ -381,7 +346,7 @@ class RedisStore(Store):
             result = change(trial)
             if result is None:
                 if not fresh:  # perhaps only this worker's copy says nothing changes: ask the store
-                    fresh = True
+                    fresh = True  # (even when pub/sub keeps it current: another worker's change may be under way)
                     continue
                 self._same(game, current)
                 return None
@@ -434,9 +399,13 @@ class RedisStore(Store):
 
         lost = False
         while not self._closing:
+            pubsub = None
             try:
                 pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
                 await pubsub.subscribe(CHANNEL)
+                self._subscribed()
+                # (redis-py connects again by itself after a short break: what was published meanwhile is lost)
+                pubsub.connection.register_connect_callback(self._subscribed_again)
                 if lost:
                     say("Redis is back: passing messages to screens again", kind="redis-back")
                     lost = False
@@ -446,14 +415,40 @@ class RedisStore(Store):
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError, asyncio.TimeoutError) as error:  # Redis went away: screens resync on reconnect
+                self._unsubscribed()
                 if not lost and not self._closing:
                     say(f"Redis cannot be reached ({type(error).__name__}): screens hear no other worker until it is back",
                         kind="redis-lost")
                 lost = True
+                await self._let_go(pubsub)
                 await asyncio.sleep(0.5)
             except Exception as error:  # a bug: named, then listening again
+                self._unsubscribed()
                 unexpected("passing messages to screens", error)
+                await self._let_go(pubsub)
                 await asyncio.sleep(0.5)
+
+    @staticmethod
+    async def _let_go(pubsub) -> None:
+        """Close a broken subscription (redis-py may have connected it again by itself: left open,
+        it would hold a connection that nobody reads, its messages piling up in Redis)."""
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pubsub.aclose(), CLOSE_WAIT_S)
+
+    def _subscribed(self) -> None:
+        """The listener (again) hears every message from now on: copies read from now on are kept
+        current; those read before may have missed some and are read again when next asked for."""
+        self._subscriptions += 1
+        self._epoch = self._subscriptions
+        self.current.clear()
+
+    async def _subscribed_again(self, _connection) -> None:
+        self._subscribed()
+
+    def _unsubscribed(self) -> None:
+        self._epoch = None
+        self.current.clear()
 
     def _deliver_safely(self, data: str) -> None:
         try:
@@ -463,22 +458,42 @@ class RedisStore(Store):
 
     def _deliver(self, envelope: dict) -> None:
         game_id = envelope.get("g")
-        if not isinstance(game_id, str) or game_id not in self.screens:
+        if not isinstance(game_id, str):
             return
-        if envelope.get("p"):
-            self._tell_soon_here(game_id)
-            return
-        if "v" in envelope:
-            version, game = int(envelope["v"]), self.cache.get(game_id)
-            if game is not None:
-                if version < self.v.get(game_id, -1):
-                    return  # a newer state has been sent already
-                if version > self.v.get(game_id, -1):
-                    _apply_clock(game, envelope["c"])
-                    self.v[game_id] = version
-        skip = envelope.get("s") if envelope.get("w") == self.worker else None
+        if "v" in envelope and not self._take_clock(game_id, int(envelope["v"]), envelope["c"]):
+            return  # a newer state has been sent already
         kind = envelope.get("k")
+        if kind == "setup":
+            self._setup_changed(game_id)
+        if game_id not in self.screens:
+            return
+        if "l" in envelope:
+            self._tell_listed(game_id, envelope["l"])
+            return
+        if envelope.get("p"):  # a worker from before issue 37 asks every worker to read the list: told once for all
+            self._tell_later(game_id)
+            return
+        skip = envelope.get("s") if envelope.get("w") == self.worker else None
         self.send_here(game_id, envelope["t"], skip if isinstance(skip, int) else None, kind if isinstance(kind, str) else None)
+
+    def _take_clock(self, game_id: str, version: int, clock: dict) -> bool:
+        """A state's clock (its `version`) into this worker's copy of the game (any game it has read:
+        a screen may join it); False when the copy is newer already."""
+        game = self.cache.get(game_id)
+        if game is None:
+            return True
+        known = self.v.get(game_id, -1)
+        if version < known:
+            return False
+        if version > known:
+            _apply_clock(game, clock)
+            self.v[game_id] = version
+        return True
+
+    def _setup_changed(self, game_id: str) -> None:
+        """Another worker changed the game's track or settings: it is read whole when next asked for."""
+        self.current.discard(game_id)
+        self.sv.pop(game_id, None)
 
     # --- the lobby -----------------------------------------------------------------------------
     async def code(self, game_id: str) -> str:
@@ -504,13 +519,61 @@ class RedisStore(Store):
             return game_id
 
     async def arrive(self, game_id: str, client: str, kind: str, screen: Screen) -> None:
-        async with self.failures():
-            seated = await self._seat(keys=[PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
-                                      args=[client, kind if kind in KINDS else "screen", self.ttl_ms,
-                                            f"{self.worker}/{id(screen)}", MAX_SEATS])
+        seated = await self._seated([PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
+                                    [client, kind if kind in KINDS else "screen", self.ttl_ms,
+                                     f"{self.worker}/{id(screen)}", MAX_SEATS])
         if int(seated) < 0:
             raise too_many_seats()
         screen.client = client
+
+    async def _seated(self, keys: list, args: list) -> int:
+        """The SEAT script's answer, written with the other seats asked for within ARRIVALS_BATCH_S
+        (a burst of screens reconnecting: one round trip a batch). Refused (503) without Redis."""
+        future = asyncio.get_running_loop().create_future()
+        self._arrivals.append((keys, args, future))
+        if len(self._arrivals) == 1:
+            self._background(self._seat_all())
+        return await future
+
+    async def _seat_all(self) -> None:
+        from redis.exceptions import NoScriptError
+
+        batch: list[tuple[list, list, asyncio.Future]] = []
+        try:
+            try:
+                await asyncio.sleep(ARRIVALS_BATCH_S)
+            finally:
+                batch, self._arrivals = self._arrivals, []
+            async with self.failures():
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for keys, args, _ in batch:
+                        pipe.evalsha(self._seat.sha, len(keys), *keys, *args)
+                    results = await pipe.execute(raise_on_error=False)
+                for (keys, args, future), result in zip(batch, results, strict=True):
+                    if isinstance(result, NoScriptError):  # (Redis restarted: the script is loaded again)
+                        result = await self._seat(keys=keys, args=args)
+                    if not future.done():
+                        if isinstance(result, Exception):
+                            future.set_exception(Refused("the seat could not be written; try again", status=503,
+                                                         code="store_unavailable", retry_after_s=5))
+                        else:
+                            future.set_result(result)
+        except Refused as error:  # Redis unreachable (said once on the terminal)
+            self._refuse_seats(batch, error)
+        except Exception as error:  # a bug: named in one line, those screens refused
+            unexpected("seating screens", error)
+            self._refuse_seats(batch, Refused("the seat could not be written; try again", status=503,
+                                              code="store_unavailable", retry_after_s=5))
+        except BaseException:  # the store closes
+            self._refuse_seats(batch, Refused("the game store is closing", status=503, code="store_unavailable",
+                                              retry_after_s=5))
+            raise
+
+    @staticmethod
+    def _refuse_seats(batch: list[tuple[list, list, asyncio.Future]], refusal: Refused) -> None:
+        for _, _, future in batch:
+            if not future.done():
+                future.set_exception(refusal)
 
     async def leave(self, game_id: str, screen: Screen) -> None:
         if screen.client is not None:
@@ -518,12 +581,17 @@ class RedisStore(Store):
                 await self.redis.hdel(PREFIX + "here:" + game_id, f"{self.worker}/{id(screen)}")
 
     async def tell_presence(self, game_id: str) -> None:
-        """(See Store.tell_presence.) Told PRESENCE_DELAY_S later, once for a burst of arrivals
-        (a worker's screens reconnecting to the others all at once)."""
-        if game_id in self._telling:
-            return
-        self._telling.add(game_id)
-        self._background(self._tell_soon(game_id))
+        """(See Store.tell_presence.) Told once for a burst of arrivals (a worker's screens
+        reconnecting to the others all at once): PRESENCE_DELAY_S after the last, PRESENCE_WAIT_S
+        after the first at most."""
+        self._tell_later(game_id)
+
+    def _tell_later(self, game_id: str) -> None:
+        now = asyncio.get_running_loop().time()
+        asked = self._telling.get(game_id)
+        self._telling[game_id] = (now if asked is None else asked[0], now)
+        if asked is None:
+            self._background(self._tell_soon(game_id))
 
     def _background(self, work) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -531,42 +599,29 @@ class RedisStore(Store):
         task.add_done_callback(self._pending.discard)
 
     async def _tell_soon(self, game_id: str) -> None:
+        """Who is connected, read and published to every worker by one script (PRESENCE). Its
+        envelope also asks a worker of an older version to read the list itself ("p")."""
+        loop = asyncio.get_running_loop()
         try:
-            await asyncio.sleep(PRESENCE_DELAY_S)
+            while (wait := min(self._telling[game_id][1] + PRESENCE_DELAY_S,
+                               self._telling[game_id][0] + PRESENCE_WAIT_S) - loop.time()) > 0:
+                await asyncio.sleep(wait)
         finally:
-            self._telling.discard(game_id)
+            self._telling.pop(game_id, None)
+        head = json.dumps({"w": self.worker, "g": game_id, "p": 1})[:-1] + ', "l": '
         with contextlib.suppress(Refused):  # Redis went away (said by the listener): the next hello or change tells them
             async with self.failures():
-                await self.redis.publish(CHANNEL, json.dumps({"w": self.worker, "g": game_id, "p": 1}))
+                await self._presence(keys=[PREFIX + "seats:" + game_id, PREFIX + "here:" + game_id],
+                                     args=[PREFIX + "worker:", CHANNEL, head])
 
-    def _tell_soon_here(self, game_id: str) -> None:
-        """Read who is connected from Redis, then tell this worker's screens (in the background:
-        the listener passes the next message on meanwhile)."""
-        if game_id in self._reading_presence:
-            return
-        self._reading_presence.add(game_id)
-        self._background(self._tell_here(game_id))
-
-    async def _tell_here(self, game_id: str) -> None:
-        """Send this worker's screens of the game the list of connected devices."""
-        try:
-            async with self.failures():
-                seats, here = await self.redis.hgetall(PREFIX + "seats:" + game_id), await self.redis.hgetall(PREFIX + "here:" + game_id)
-                workers = sorted({name.split("/", 1)[0] for name in here})
-                beats = await self.redis.mget([PREFIX + "worker:" + w for w in workers]) if workers else []
-                alive = {w for w, beat in zip(workers, beats) if beat is not None}
-                gone = [name for name in here if name.split("/", 1)[0] not in alive]
-                if gone:
-                    await self.redis.hdel(PREFIX + "here:" + game_id, *gone)
-        except Refused:
-            return  # Redis went away (said by the listener): the next hello or change tells them
-        finally:
-            self._reading_presence.discard(game_id)
+    def _tell_listed(self, game_id: str, listed: object) -> None:
+        """Tell this worker's screens of the game who is connected (`listed`: [client, "kind:number"]
+        pairs, as PRESENCE publishes them) and which of them its copy of the game says are heard."""
         connected = {}
-        for name, client in here.items():
-            if name not in gone:
-                kind, _, number = seats.get(client, "screen:0").partition(":")
-                connected[client] = (kind, int(number) if number.isdigit() else 0)
+        for entry in listed if isinstance(listed, list) else ():
+            if isinstance(entry, list) and len(entry) == 2 and all(isinstance(part, str) for part in entry):
+                kind, _, number = entry[1].partition(":")
+                connected[entry[0]] = (kind, int(number) if number.isdigit() else 0)
         game = self.cache.get(game_id)
         self.tell_here(game_id, connected, set(game.heard_speakers()) if game is not None else set())
 

@@ -53,6 +53,11 @@ class Store:
         """The game as the store has it now."""
         raise NotImplementedError
 
+    def follows(self, game_id: str) -> bool:
+        """This worker's copy of the game is as the store has it, without asking (a screen may join
+        without a read): with Redis while pub/sub keeps it so; False: `refresh` first."""
+        return False
+
     async def count(self) -> int:
         """How many games are kept."""
         raise NotImplementedError

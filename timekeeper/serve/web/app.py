@@ -47,6 +47,7 @@ from timekeeper.serve.web.routes import (
     broadcast,
     classify,
     json_error,
+    screen,
     told,
 )
 from timekeeper.serve.web.schemas import JSON_BODY_BYTES, Checked, RouteInput, check_charset, json_object, validate
@@ -187,7 +188,9 @@ async def current_game(request: web.Request, handler):
     workers another one may have changed it); handlers then take it with `state.game(id)`."""
     game_id = request.match_info.get("game")
     if game_id is not None:
-        await request.app[STATE].store.refresh(game_id)
+        store = request.app[STATE].store
+        if not (request.match_info.handler is screen and store.follows(game_id)):  # (a screen joining a game
+            await store.refresh(game_id)  # this worker's screens follow: pub/sub keeps it current)
     return await handler(request)
 
 

@@ -78,14 +78,19 @@ async def watch_speakers(state: ServerState) -> None:
 
 
 async def _orphans(state: ServerState, now: float) -> None:
+    """Speakers no live worker watches, in every game here (whether their workers live: asked once
+    for all games, so a dead worker's screens rejoining this one cost one question a pass)."""
+    unwatched: list[tuple[Game, dict[str, str]]] = []
     for game in state.store.local_games():
         if game.settled().status != PLAYING:
             state.watch.orphaned(game.id, [], now)
             continue
-        unwatched = {client: speaker.by for client, speaker in game.speakers.items()
-                     if speaker.heard and (game.id, client) not in state.watch.seen}
-        alive = await state.store.alive(set(unwatched.values()) - {state.store.worker}) if unwatched else set()
-        gone = [client for client, by in unwatched.items() if by not in alive]
+        unwatched.append((game, {client: speaker.by for client, speaker in game.speakers.items()
+                                 if speaker.heard and (game.id, client) not in state.watch.seen}))
+    workers = {by for _, speakers in unwatched for by in speakers.values()} - {state.store.worker}
+    alive = await state.store.alive(workers) if workers else set()
+    for game, speakers in unwatched:
+        gone = [client for client, by in speakers.items() if by not in alive]
         for client in state.watch.orphaned(game.id, gone, now):
             await _hear(state, game, client, False, None)
 
