@@ -15,7 +15,8 @@ fourth that comes and goes, and measures (targets of issue 33):
 - a speaker that joins (at 6:00), reloads (7:00) or wakes (8:00) mid-mission in sync within 2 s:
   the time from its tap (to join; the one that resumes the sound after the reload) or from its
   wake until it stays within the run's target of the others for a second. Asleep for 4 s means
-  its socket closed, its sound stopped and its script halted (Chrome's debugger pauses it).
+  its socket closed, its sound stopped and its page frozen (CDP's Page.setWebLifecycleState, as a
+  phone's system freezes a tab in the background: no timer, no task runs).
 
 "In sync" is measured two ways, both on this machine's one clock (every browser reads it):
 - what each page says its sound is at (`window.timekeeper.soundMs()`: its audio element's
@@ -140,6 +141,12 @@ def time_to_sync(newcomer, reference, target_ms: float, since: float) -> float |
         else:
             good_since = None
         time.sleep(0.05)
+    state = newcomer.execute_script(
+        "const v = window.timekeeper.view, a = document.getElementById('audio');"
+        "return {sound: v.sound, socket: v.socket ? v.socket.readyState : null, paused: a.paused, rate: a.playbackRate,"
+        " ready: a.readyState, status: v.playback.status};")
+    print(f"    not in sync within {SYNC_LIMIT_S:g} s: {spread(readings):.0f} ms apart at the end; the newcomer: {state}",
+          file=sys.stderr)
     return None
 
 
@@ -232,10 +239,9 @@ def act(what: str, server, game_id: str, drivers: list, newcomer, link, run: Run
         newcomer.find_element("css selector", "#resume button").click()
     else:  # asleep: no connection, no sound, no script; then it wakes
         newcomer.execute_script("window.timekeeper.view.socket.close(); document.getElementById('audio').pause();")
-        newcomer.execute_cdp_cmd("Debugger.enable", {})
-        newcomer.execute_cdp_cmd("Debugger.pause", {})
+        newcomer.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "frozen"})  # as a phone's system freezes a tab
         time.sleep(ASLEEP_S)
-        newcomer.execute_cdp_cmd("Debugger.resume", {})
+        newcomer.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
         since = time.time()
         newcomer.execute_script("document.dispatchEvent(new Event('visibilitychange'));")
     run.newcomer_s[what] = time_to_sync(newcomer, reference, run.target_ms, since)

@@ -27,6 +27,12 @@ test("a small error is worked off by the rate, a large one by a seek", () => {
   assert.deepEqual(correction(-10), { seek: false, rate: 1.01 }); // behind: faster
   assert.deepEqual(correction(150), { seek: false, rate: 1 - SYNC.maxStep }); // never beyond the bound
   assert.deepEqual(correction(-201), { seek: true, rate: 1 });
+  // just after a start or a seek: a miss beyond 25 ms is sought again, the rate may go to 4 %
+  assert.deepEqual(correction(-30, true), { seek: true, rate: 1 });
+  assert.deepEqual(correction(-30), { seek: false, rate: 1 + SYNC.maxStep });
+  assert.deepEqual(correction(20, true), { seek: false, rate: 1 - 0.02 });
+  assert.deepEqual(correction(-25, true), { seek: false, rate: 1 + 0.025 });
+  assert.equal(correction(-25, true).rate <= 1 + SYNC.settleStep, true);
 });
 
 test("the rate halves an error in well under a second and a half", () => {
@@ -42,8 +48,8 @@ test("the rate halves an error in well under a second and a half", () => {
 
 test("a seek's landing teaches how long the element stands still", () => {
   assert.equal(learntRestart(80, 0), 80); // it landed on time
-  assert.equal(learntRestart(80, -40), 100); // it stood 120 ms: learnt halfway
-  assert.equal(learntRestart(80, 100), 30); // it landed 100 ms ahead: learnt halfway
+  assert.equal(learntRestart(80, -40), 110); // it stood 120 ms: learnt three quarters of the way
+  assert.equal(learntRestart(80, 100), 5); // it landed 100 ms ahead: learnt three quarters of the way
   assert.equal(learntRestart(10, 500), 0); // never below 0
   assert.equal(learntRestart(900, -900), SYNC.restartMaxMs);
 });

@@ -26,7 +26,7 @@ let reportedAt = -Infinity;
 let latencyS = 0; // the output latency the browser reports (s)
 // After a seek or a start the element stands still a moment: `since` (performance ms) it was
 // asked, `guessMs` how long it was expected to stand, `before` its last reading while we wait.
-const restart = { since: null, guessMs: SYNC.restartGuessMs, before: null };
+const restart = { since: null, guessMs: SYNC.restartGuessMs, before: null, settleUntil: 0 };
 
 export function wireSpeaker(given) {
   hooks = { ...hooks, ...given };
@@ -116,10 +116,18 @@ function keepUp(now) {
     restart.before = { at, now };
     const played = before !== null && playsOn(before.at, at, now - before.now);
     if (!played && now - restart.since < SETTLE_GIVE_UP_MS) return;
+    if (!played && audio.readyState < HTMLMediaElement.HAVE_FUTURE_DATA) {
+      // no data came in all that time: its download ended under it (a tab the system froze, a
+      // network that changed). The element starts afresh from the same file (the browser's cache,
+      // the service worker, a byte range) and the next tick puts it where the room is.
+      restart.since = null;
+      audio.load();
+      return;
+    }
     if (played) restart.guessMs = learntRestart(restart.guessMs, at - target);
     restart.since = null;
   }
-  const { seek, rate } = correction(at - target);
+  const { seek, rate } = correction(at - target, now < restart.settleUntil);
   if (seek) {
     seekTo(target);
   } else if (Math.abs(audio.playbackRate - rate) > 0.0005) {
@@ -134,6 +142,7 @@ function seekTo(target) {
   audio.currentTime = Math.max(0, target + restart.guessMs) / 1000;
   restart.since = performance.now();
   restart.before = null;
+  restart.settleUntil = restart.since + SYNC.settleMs;
 }
 
 // Only a refusal (the browser plays sound only after a tap on the page) offers the one-tap resume;

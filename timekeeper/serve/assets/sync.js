@@ -5,7 +5,11 @@
 // reports, plus the crew's own "this speaker is N ms late" for a Bluetooth speaker), so what comes
 // out of the speaker is the room's moment. A small error is worked off by the playback rate (the
 // pitch is not kept: within 2 % no one hears it, and the element's clock stays smooth); a large one
-// by a seek that lands where the room will be once the element plays again.
+// by a seek that lands where the room will be once the element plays again. Just after a start or a
+// seek (settling: the device has just joined, resumed or woken) the element is not yet where the
+// room is: a seek that missed by more than settleSeekBeyondMs is made again (each one aimed with
+// the start-up time the last one showed), and the rate may go as far as settleStep, so the speaker
+// is in step within a second or two instead of the ten seconds 2 % would take.
 
 export const SYNC = {
   seekBeyondMs: 200, // further off than this: a seek (at 2 % the rate would take longer than 10 s)
@@ -15,6 +19,9 @@ export const SYNC = {
   lateLimitMs: 500, // a speaker's own delay, as the crew sets it: -500..+500 ms
   restartGuessMs: 80, // a first guess at how long an element takes to play on after a seek
   restartMaxMs: 1000,
+  settleMs: 4000, // settling lasts this long after a start or a seek
+  settleSeekBeyondMs: 25, // while settling, further off than this: a seek again
+  settleStep: 0.04, // while settling, the rate stays within 1 ± this
 };
 
 // The element's position (ms) for the room's moment `roomMs`, with the sound `aheadMs` on its way out.
@@ -35,19 +42,22 @@ export function boundedLate(lateMs) {
   return Number.isFinite(ms) ? Math.min(SYNC.lateLimitMs, Math.max(-SYNC.lateLimitMs, ms)) : 0;
 }
 
-// What to do about an element `errorMs` ahead of its target (negative: behind): seek, or play at `rate`.
-export function correction(errorMs) {
-  if (Math.abs(errorMs) > SYNC.seekBeyondMs) return { seek: true, rate: 1 };
+// What to do about an element `errorMs` ahead of its target (negative: behind): seek, or play at
+// `rate`; `settling` just after a start or a seek (see above).
+export function correction(errorMs, settling = false) {
+  if (Math.abs(errorMs) > (settling ? SYNC.settleSeekBeyondMs : SYNC.seekBeyondMs)) return { seek: true, rate: 1 };
   if (Math.abs(errorMs) < SYNC.deadbandMs) return { seek: false, rate: 1 };
-  const step = Math.min(SYNC.maxStep, Math.max(-SYNC.maxStep, errorMs / SYNC.spanMs));
+  const bound = settling ? SYNC.settleStep : SYNC.maxStep;
+  const step = Math.min(bound, Math.max(-bound, errorMs / SYNC.spanMs));
   return { seek: false, rate: 1 - step };
 }
 
 // After a seek aimed `guessMs` ahead (the time the element was expected to stand still), the error
-// once it plays on says how long it really stood: the next guess, learnt halfway, within bounds.
+// once it plays on says how long it really stood: the next guess, learnt three quarters of the way
+// (one slow start does not undo what the others showed), within bounds.
 export function learntRestart(guessMs, errorMs) {
   const stood = guessMs - errorMs;
-  const next = guessMs + (stood - guessMs) / 2;
+  const next = guessMs + ((stood - guessMs) * 3) / 4;
   return Math.min(SYNC.restartMaxMs, Math.max(0, next));
 }
 
