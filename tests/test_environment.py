@@ -234,6 +234,25 @@ def test_an_unknown_value_is_an_error_naming_the_variable_and_what_it_takes(vari
     assert said.startswith(f"Error: {variable}: {expected}") and said.count("\n") == 1
 
 
+@pytest.mark.parametrize("variable", ["TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
+                                      "TIMEKEEPER_PIPER_VOICES", "TIMEKEEPER_LOG"])
+def test_a_folder_variable_naming_a_file_is_an_error_naming_the_variable(variable, tmp_path, capsys):
+    from timekeeper import cli
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder")
+    wrong = tmp_path if variable == "TIMEKEEPER_LOG" else a_file  # the log is a file: a folder is wrong
+    for value in (wrong, a_file / "below"):
+        environment = Environment.from_mapping({**HOME, variable: str(value)})
+        assert cli.main(["list"], environment) == ExitStatus.ENVIRONMENT
+        said = capsys.readouterr().err
+        assert said.startswith(f"Error: {variable}: {value}") and said.count("\n") == 1, said
+        assert "(expected a f" in said
+    fine = tmp_path / "new" / ("timekeeper.db" if variable == "TIMEKEEPER_LOG" else "folder")  # made when first written
+    Environment.from_mapping({**HOME, variable: str(fine)}).check()
+    assert not fine.exists()  # (checked, not made)
+
+
 @pytest.mark.parametrize("variable, value", [("TIMEKEEPER_TTS_ENGINE", "espeak-ng"), ("TIMEKEEPER_TTS_ENGINE", "pyttsx3"),
                                              ("TIMEKEEPER_PIPER_URL", "https://mirror.example/voices"),
                                              ("TIMEKEEPER_PIPER_URL", "file:///srv/piper-voices")])

@@ -23,7 +23,8 @@ pyttsx3), TIMEKEEPER_DEFAULT_VOICE (a --voice value, or "synthesized") and TIMEK
 `voice install` downloads from: an http, https or file URL). An empty variable counts as unset; an
 XDG folder that is not an absolute path is ignored, as the XDG Base Directory specification says.
 A value timekeeper cannot use is an error naming the variable (EnvironmentVariableError, exit 11):
-`Environment.check()` at the command line's front door for the engine and the URL, and where the
+`Environment.check()` at the command line's front door for the engine, the URL and the folders (a
+folder variable naming a file, or a path through one; TIMEKEEPER_LOG naming a folder), and where the
 default voice is opened (voice/select.py) for TIMEKEEPER_DEFAULT_VOICE, whose voices only an
 engine knows.
 
@@ -56,6 +57,8 @@ TTS_ENGINES = ("espeak-ng", "pyttsx3")  # its values (unset: espeak-ng where ins
 PIPER_URL_VARIABLE = "TIMEKEEPER_PIPER_URL"
 PIPER_URL_SCHEMES = ("https", "http", "file")
 DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or "synthesized"
+FOLDER_VARIABLES = ("TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES", "TIMEKEEPER_PIPER_VOICES")
+LOG_VARIABLE = "TIMEKEEPER_LOG"  # a file
 
 VARIABLES = (
     "TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_LOG", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
@@ -103,6 +106,7 @@ class Environment:
     tts_engine: str | None = None  # espeak-ng or pyttsx3 (None: espeak-ng if installed, else pyttsx3)
     default_voice: str | None = None  # a --voice value, or "synthesized" (None: the language's recommended)
     piper_url: str | None = None  # the Piper voice repository (None: voice/install.py's DEFAULT_URL)
+    named_folders: tuple[tuple[str, Path], ...] = ()  # the folder variables set, and their paths (check())
     streams: Streams = field(default_factory=Streams)  # stdin, stdout, stderr (default: the process's)
 
     @classmethod
@@ -132,12 +136,16 @@ class Environment:
             tts_engine=value("TIMEKEEPER_TTS_ENGINE"),
             default_voice=value("TIMEKEEPER_DEFAULT_VOICE"),
             piper_url=value("TIMEKEEPER_PIPER_URL"),
+            named_folders=tuple((name, Path(found)) for name in (*FOLDER_VARIABLES, LOG_VARIABLE) if (found := value(name))),
             streams=streams or Streams(),
         )
 
     def check(self) -> None:
         """EnvironmentVariableError for a variable whose value cannot be used: an unknown
-        TIMEKEEPER_TTS_ENGINE, a TIMEKEEPER_PIPER_URL that is not an http, https or file URL."""
+        TIMEKEEPER_TTS_ENGINE, a TIMEKEEPER_PIPER_URL that is not an http, https or file URL, a
+        folder variable that names a file (or a path through one), TIMEKEEPER_LOG naming a folder."""
+        for name, path in self.named_folders:
+            check_folder(name, path, is_file=name == LOG_VARIABLE)
         if self.tts_engine is not None:
             check_tts_engine(self.tts_engine)
         if self.piper_url is not None:
@@ -146,6 +154,24 @@ class Environment:
                 raise EnvironmentVariableError(
                     PIPER_URL_VARIABLE, f"{self.piper_url[:100]!r} is not a URL of a Piper voice repository (expected "
                     "https://HOST/PATH, http://HOST/PATH or file:///FOLDER; unset: Piper's own repository)")
+
+
+def check_folder(variable: str, path: Path, is_file: bool = False) -> None:
+    """EnvironmentVariableError unless `path` (`variable`'s value) can be the folder it names (or,
+    `is_file`, the file): what exists of it is a folder (a file, for the file itself); a path not
+    made yet is made when it is first written."""
+    expected = "a file timekeeper may create, not a folder" if is_file else "a folder timekeeper may create"
+    if path.exists():
+        if path.is_dir() == is_file:
+            raise EnvironmentVariableError(variable, f"{str(path)[:200]} is {'a folder' if is_file else 'a file'} "
+                                                     f"(expected {expected})")
+        return
+    for above in path.parents:
+        if above.exists():
+            if not above.is_dir():
+                raise EnvironmentVariableError(variable, f"{str(path)[:200]}: {above} is a file, not a folder "
+                                                         f"(expected {expected})")
+            return
 
 
 def check_tts_engine(name: str) -> None:
