@@ -304,7 +304,12 @@ def test_downloads_card_track_and_code(server):
 
     game = new_game(server, "builtin:mission-3")
     pdf = server.request(f"/api/games/{game['id']}/card.pdf")
-    assert pdf.status == 200 and "attachment" in pdf.headers["Content-Disposition"]
+    assert pdf.headers["Content-Disposition"] == "attachment; filename=\"Mission-3.pdf\"; filename*=UTF-8''Mission-3.pdf"
+    spanish = new_game(server, "builtin:mission-3", language="es")  # saved under the crew's words
+    named = server.request(f"/api/games/{spanish['id']}/card.pdf").headers["Content-Disposition"]
+    assert named == "attachment; filename=\"Mision-3.pdf\"; filename*=UTF-8''Misi%C3%B3n-3.pdf"
+    assert server.request(f"/api/games/{spanish['id']}/track.yaml").headers["Content-Disposition"].endswith("Misi%C3%B3n-3.yaml")
+    assert server.request("/api/log.pdf?lang=pl").headers["Content-Disposition"].endswith("''Dziennik-pok%C5%82adowy.pdf")
     text = PdfReader(io.BytesIO(pdf.body)).pages[0].extract_text()
     assert "Mission 3" in text and "0:10 T+2 Internal threat" in text
     html = server.request(f"/api/games/{game['id']}/card.html").text

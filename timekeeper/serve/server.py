@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -556,11 +555,3 @@ def screens_allowed(config: ServeConfig) -> int:
 def new_token() -> str:
     return secrets.token_urlsafe(18)
 
-
-SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def download_name(title: str, suffix: str) -> str:
-    """A file name for a download: the title in safe characters."""
-    stem = SAFE_NAME.sub("-", title).strip("-.")[:60] or "track"
-    return f"{stem}{suffix}"

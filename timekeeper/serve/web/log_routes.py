@@ -16,7 +16,7 @@ from dataclasses import asdict
 from aiohttp import web
 
 from timekeeper.errors import AlreadyRecorded, LogEntryError
-from timekeeper.i18n import said_json
+from timekeeper.i18n import said_json, translate
 from timekeeper.logbook.fields import MISSION_FORM
 from timekeeper.logbook.form import record_values
 from timekeeper.logbook.record import Entry
@@ -27,6 +27,7 @@ from timekeeper.logbook.words import track_said
 from timekeeper.serve.games.game import Game
 from timekeeper.serve.guards.crews import crew_of
 from timekeeper.serve.refusal import Refused
+from timekeeper.serve.web.downloads import named_disposition, safe_name
 from timekeeper.serve.web.routes import (
     STATE,
     attachment,
@@ -244,7 +245,7 @@ async def printed(request: web.Request) -> web.Response:
             return log_pdf(log.lines(), language=language).data
 
     data = await request.app[STATE].slow.run(f"log-pdf-{id(request)}", render, owners_of(request))
-    return attachment(data, "application/pdf", "ships-log.pdf")
+    return attachment(data, "application/pdf", named_disposition(safe_name(translate(language, "log.title"), ".pdf")))
 
 
 def add_log_routes(app: web.Application) -> None:

@@ -27,12 +27,13 @@ from timekeeper.serve.guards.crews import crew_of
 from timekeeper.serve.guards.limits import MESSAGE_BURST, SCREEN_IDLE_S, MessageRate
 from timekeeper.serve.quiet import unexpected
 from timekeeper.serve.refusal import Refused
-from timekeeper.serve.server import ServerState, download_name
+from timekeeper.serve.server import ServerState
 from timekeeper.serve.sound.cache import SoundUnavailable
 from timekeeper.serve.sound.mixes import FORMATS, wav_bytes, wav_size
 from timekeeper.serve.sound.mp3stream import CONTENT_TYPE
 from timekeeper.serve.tracks.library import FLASHCODE, InvalidTrack, LoadedTrack
 from timekeeper.serve.web import speaking
+from timekeeper.serve.web.downloads import disposition
 from timekeeper.serve.web.ranges import opened_file, send_ranged
 from timekeeper.serve.web.schemas import (
     NO_INPUT,
@@ -571,13 +572,14 @@ async def card_pdf(request: web.Request) -> web.Response:
     words = (await state.timeline(game, client_address(request))).phrases
     printed = await state.slow.run(f"card-{id(request)}", lambda: cards_pdf([game.scenario], words, per_page=1),
                                    owners_of(request))
-    return attachment(printed.data, "application/pdf", download_name(game.title, ".pdf"))
+    return attachment(printed.data, "application/pdf", disposition(game.title, ".pdf", game.settings.get("language")))
 
 
 @declares(GAME)
 async def track_yaml(request: web.Request) -> web.Response:
     game = state_of(request).game(request.match_info["game"])
-    return attachment(game.yaml_text.encode("utf-8"), "application/yaml", download_name(game.title, ".yaml"))
+    return attachment(game.yaml_text.encode("utf-8"), "application/yaml",
+                      disposition(game.title, ".yaml", game.settings.get("language")))
 
 
 @declares(GAME)
@@ -659,15 +661,15 @@ async def soundtrack(request: web.Request) -> web.StreamResponse:
         with opened_file(job.path) as (size, pieces):
             return await send_ranged(request, size, pieces, {
                 "Content-Type": SOUNDTRACK_TYPES[fmt], "Cache-Control": "private, no-cache",
-                "Content-Disposition": f'attachment; filename="{download_name(game.title, "." + fmt)}"'},
+                "Content-Disposition": disposition(game.title, "." + fmt, game.settings.get("language"))},
                 etag=f'"{job.id}"')
     except FileNotFoundError:  # (forgotten meanwhile: the oldest soundtracks go)
         return not_yet
 
 
-def attachment(data: bytes, content_type: str, filename: str) -> web.Response:
-    return web.Response(body=data, content_type=content_type,
-                        headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+def attachment(data: bytes, content_type: str, named: str) -> web.Response:
+    """`data` to be saved as a file, `named` by its Content-Disposition (web/downloads.py)."""
+    return web.Response(body=data, content_type=content_type, headers={"Content-Disposition": named})
 
 
 def add_routes(app: web.Application) -> None:
