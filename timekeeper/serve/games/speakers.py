@@ -25,8 +25,11 @@ ADVANCE_SHARE = 0.5  # a playing speaker's position moves at least this share of
 LATE_LIMIT_MS = 500  # a speaker's own output delay (a Bluetooth speaker), set by the crew: -500..+500 ms
 MAX_SPEAKERS = 64  # speakers a game keeps (those not heard are forgotten first)
 # A speaker heard whose worker is gone (a restarted server, a worker that died) is watched by no one:
-# its page reconnects and claims the sound again; one that has not after this long is lost.
-UNWATCHED_MS = 5000.0
+# its page reconnects and claims the sound again; one that has not after this long is lost. Its
+# sound plays on meanwhile (a page without its server keeps the sound as the clock), so this is long
+# enough for every page of a dead worker to come back (1,000 rooms: 7.5-9.9 s at the 99th
+# percentile, docs/hosting.md), or the missions would pause themselves for a server's fault.
+UNWATCHED_MS = 15_000.0
 
 
 @dataclass(frozen=True)
