@@ -636,8 +636,9 @@ class RedisStore(Store):
 
     # --- work done once across workers ---------------------------------------------------------
     async def claim(self, name: str, ttl_s: float) -> str | None:
-        """A lock on `name` for at most `ttl_s` (its token), or None when another worker holds it."""
-        token = secrets.token_hex(8)
+        """A lock on `name` for at most `ttl_s` (its token: this worker's name and a random part, so
+        the others can tell when its holder died), or None when another worker holds it."""
+        token = f"{self.worker}/{secrets.token_hex(8)}"
         async with self.failures():
             got = await self.redis.set(PREFIX + "lock:" + name, token, nx=True, px=int(ttl_s * 1000))
         return token if got else None
@@ -653,8 +654,19 @@ class RedisStore(Store):
             unexpected("letting go of a lock", error)
 
     async def held(self, name: str) -> bool:
+        """Whether a live worker holds the lock on `name`. One held by a worker that died (silent for
+        WORKER_TTL_MS) is let go of here: its work would never be finished (a worker killed while it
+        prepared a mix kept every other worker's requests for that mix waiting MIX_LOCK_S, 3 minutes)."""
         async with self.failures():
-            return bool(await self.redis.exists(PREFIX + "lock:" + name))
+            token = await self.redis.get(PREFIX + "lock:" + name)
+        if token is None:
+            return False
+        holder = token.split("/", 1)[0] if "/" in token else None  # (a lock of an older version names none)
+        if holder is None or holder == self.worker or holder in await self.alive({holder}):
+            return True
+        async with self.failures():
+            await self._release(keys=[PREFIX + "lock:" + name], args=[token])  # (only if it is still that one)
+        return False
 
     async def note(self, name: str, fields: dict, ttl_s: float) -> None:
         """Keep `fields` under `name` for every worker to read (a job's progress, a count)."""

@@ -3,7 +3,8 @@ and a soundtrack rendered once, whichever worker is asked, the others waiting fo
 reading the result from the folders every worker shares (the clip cache, `--sound-cache`, `--renders`).
 
 One process needs no lock (Store.claim always grants it); with Redis the lock is a key set only
-if absent, with an expiry so a worker that dies while holding it blocks nobody for long.
+if absent, naming the worker that holds it: a worker that dies while holding it (its beat gone for
+6 s) blocks nobody, as the waiting workers let go of its lock; the expiry is a last resort.
 """
 
 from __future__ import annotations
@@ -50,8 +51,12 @@ async def once(store: Store, name: str, ttl_s: float = MIX_LOCK_S) -> AsyncItera
 
 
 async def claim_render(store: Store, job_id: str) -> str | None:
-    """The render lock of `job_id` (its token), or None when another worker renders it."""
-    return await store.claim("render:" + job_id, RENDER_LOCK_S)
+    """The render lock of `job_id` (its token), or None when another (live) worker renders it; a
+    render whose worker died is taken over here (Store.held lets go of a dead worker's lock)."""
+    token = await store.claim("render:" + job_id, RENDER_LOCK_S)
+    if token is None and not await store.held("render:" + job_id):
+        token = await store.claim("render:" + job_id, RENDER_LOCK_S)
+    return token
 
 
 def _noted(job: RenderJob) -> dict:
