@@ -14,6 +14,7 @@ const TICK_MS = 250; // the element is checked this often while this device play
 const REPORT_MS = 500; // and its position reported this often
 const PAUSED_SLACK_MS = 50; // a paused element this close to its place stays where it is
 const SETTLE_GIVE_UP_MS = 3000; // an element that has not played on this long after a seek is measured anyway
+const RELOAD_AFTER_MS = 1000; // an element that waits for data this long after a seek and fetches none loads afresh
 const LATE_KEY = "tk-late-ms"; // this device's own delay, kept on the device
 const SPEAKING_KEY = "tk-speaking"; // which tab of this browser plays which game's sound, and when it last said so
 const SPEAKING_FRESH_MS = 2000;
@@ -115,15 +116,15 @@ function keepUp(now) {
     const before = restart.before;
     restart.before = { at, now };
     const played = before !== null && playsOn(before.at, at, now - before.now);
-    if (!played && now - restart.since < SETTLE_GIVE_UP_MS) return;
-    if (!played && audio.readyState < HTMLMediaElement.HAVE_FUTURE_DATA) {
-      // no data came in all that time: its download ended under it (a tab the system froze, a
+    if (!played && starved(audio) && now - restart.since >= RELOAD_AFTER_MS) {
+      // it waits for data and fetches none: its download ended under it (a tab the system froze, a
       // network that changed). The element starts afresh from the same file (the browser's cache,
       // the service worker, a byte range) and the next tick puts it where the room is.
       restart.since = null;
       audio.load();
       return;
     }
+    if (!played && now - restart.since < SETTLE_GIVE_UP_MS) return;
     if (played) restart.guessMs = learntRestart(restart.guessMs, at - target);
     restart.since = null;
   }
@@ -133,6 +134,12 @@ function keepUp(now) {
   } else if (Math.abs(audio.playbackRate - rate) > 0.0005) {
     audio.playbackRate = rate;
   }
+}
+
+// The element needs data to play on and is not fetching any (a fetch under way on a slow network
+// is waited for: loading afresh would only start it again).
+function starved(audio) {
+  return audio.readyState < HTMLMediaElement.HAVE_FUTURE_DATA && audio.networkState !== HTMLMediaElement.NETWORK_LOADING;
 }
 
 // Seek where the room will be once the element plays again.
