@@ -30,8 +30,8 @@ test("a small error is worked off by the rate, a large one by a seek", () => {
   // just after a start or a seek: a miss beyond 25 ms is sought again, the rate may go to 4 %
   assert.deepEqual(correction(-30, true), { seek: true, rate: 1 });
   assert.deepEqual(correction(-30), { seek: false, rate: 1 + SYNC.maxStep });
-  assert.deepEqual(correction(20, true), { seek: false, rate: 1 - 0.02 });
-  assert.deepEqual(correction(-25, true), { seek: false, rate: 1 + 0.025 });
+  assert.deepEqual(correction(6, true), { seek: false, rate: 1 - 6 / SYNC.settleSpanMs }); // worked off faster
+  assert.deepEqual(correction(-20, true), { seek: false, rate: 1 + SYNC.settleStep });
   assert.equal(correction(-25, true).rate <= 1 + SYNC.settleStep, true);
 });
 

@@ -10,7 +10,7 @@ import { page } from "./dom.js";
 import { clientId, measured, serverNow, view } from "./state.js";
 import { SYNC, aheadMs, boundedLate, correction, learntRestart, playsOn, targetMs } from "./sync.js";
 
-const TICK_MS = 250; // the element is checked this often while this device plays the sound
+const TICK_MS = 100; // the element is checked this often while this device plays the sound
 const REPORT_MS = 500; // and its position reported this often
 const PAUSED_SLACK_MS = 50; // a paused element this close to its place stays where it is
 const SETTLE_GIVE_UP_MS = 3000; // an element that has not played on this long after a seek is measured anyway
@@ -27,7 +27,18 @@ let reportedAt = -Infinity;
 let latencyS = 0; // the output latency the browser reports (s)
 // After a seek or a start the element stands still a moment: `since` (performance ms) it was
 // asked, `guessMs` how long it was expected to stand, `before` its last reading while we wait.
-const restart = { since: null, guessMs: SYNC.restartGuessMs, before: null, settleUntil: 0 };
+const RESTART_KEY = "tk-restart-ms"; // how long this device's element stands still after a seek, as last learnt
+const restart = { since: null, guessMs: learntBefore(), before: null, settleUntil: 0 };
+
+function learntBefore() {
+  let kept = NaN;
+  try {
+    kept = Number(localStorage.getItem(RESTART_KEY));
+  } catch {
+    // no storage here (a private window): the first guess
+  }
+  return Number.isFinite(kept) && kept > 0 && kept <= SYNC.restartMaxMs ? kept : SYNC.restartGuessMs;
+}
 
 export function wireSpeaker(given) {
   hooks = { ...hooks, ...given };
@@ -125,7 +136,10 @@ function keepUp(now) {
       return;
     }
     if (!played && now - restart.since < SETTLE_GIVE_UP_MS) return;
-    if (played) restart.guessMs = learntRestart(restart.guessMs, at - target);
+    if (played) {
+      restart.guessMs = learntRestart(restart.guessMs, at - target);
+      localStorage.setItem(RESTART_KEY, String(Math.round(restart.guessMs))); // a reload or the next visit starts with it
+    }
     restart.since = null;
   }
   const { seek, rate } = correction(at - target, now < restart.settleUntil);

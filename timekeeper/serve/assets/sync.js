@@ -22,6 +22,7 @@ export const SYNC = {
   settleMs: 4000, // settling lasts this long after a start or a seek
   settleSeekBeyondMs: 25, // while settling, further off than this: a seek again
   settleStep: 0.04, // while settling, the rate stays within 1 ± this
+  settleSpanMs: 300, // and works an error off at error/settleSpanMs
 };
 
 // The element's position (ms) for the room's moment `roomMs`, with the sound `aheadMs` on its way out.
@@ -48,7 +49,7 @@ export function correction(errorMs, settling = false) {
   if (Math.abs(errorMs) > (settling ? SYNC.settleSeekBeyondMs : SYNC.seekBeyondMs)) return { seek: true, rate: 1 };
   if (Math.abs(errorMs) < SYNC.deadbandMs) return { seek: false, rate: 1 };
   const bound = settling ? SYNC.settleStep : SYNC.maxStep;
-  const step = Math.min(bound, Math.max(-bound, errorMs / SYNC.spanMs));
+  const step = Math.min(bound, Math.max(-bound, errorMs / (settling ? SYNC.settleSpanMs : SYNC.spanMs)));
   return { seek: false, rate: 1 - step };
 }
 
