@@ -234,7 +234,7 @@ def test_an_unknown_value_is_an_error_naming_the_variable_and_what_it_takes(vari
     assert said.startswith(f"Error: {variable}: {expected}") and said.count("\n") == 1
 
 
-@pytest.mark.parametrize("variable", ["TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
+@pytest.mark.parametrize("variable", ["TIMEKEEPER_DATA", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES",
                                       "TIMEKEEPER_PIPER_VOICES", "TIMEKEEPER_LOG"])
 def test_a_folder_variable_naming_a_file_is_an_error_naming_the_variable(variable, tmp_path, capsys):
     from timekeeper import cli

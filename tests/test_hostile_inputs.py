@@ -310,8 +310,11 @@ def build_world(root: Path) -> tuple[list[Case], dict[str, Path]]:
     for value in ("9" * 30, "0", "-5", "³"):
         cases.append(Case(f"log-show:{value[:8]}", ["log", "show", "--", value], X.USAGE))
     cases.append(Case("log-campaign-show:huge", ["log", "campaign", "show", "9" * 30], X.USAGE))
-    for kind, database in {"dev-zero": "/dev/zero", "fifo": str(files / "fifo.yaml"), "folder": str(files / "folder.yaml")}.items():
+    for kind, database in {"dev-zero": "/dev/zero", "fifo": str(files / "fifo.yaml")}.items():
         cases.append(Case(f"log-database:{kind}", ["log", "list"], X.LOG_DATABASE, env={"TIMEKEEPER_LOG": database}))
+    # a folder named as the log file: the variable's value is wrong, said at the front door
+    cases.append(Case("log-database:folder", ["log", "list"], X.ENVIRONMENT, env={"TIMEKEEPER_LOG": str(files / "folder.yaml")},
+                      in_stderr="TIMEKEEPER_LOG:"))
 
     one_sample = files / "one-sample.wav"
     _one_sample_wav(one_sample)

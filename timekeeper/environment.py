@@ -24,7 +24,8 @@ pyttsx3), TIMEKEEPER_DEFAULT_VOICE (a --voice value, or "synthesized") and TIMEK
 XDG folder that is not an absolute path is ignored, as the XDG Base Directory specification says.
 A value timekeeper cannot use is an error naming the variable (EnvironmentVariableError, exit 11):
 `Environment.check()` at the command line's front door for the engine, the URL and the folders (a
-folder variable naming a file, or a path through one; TIMEKEEPER_LOG naming a folder), and where the
+folder variable naming a file, or a path through one; TIMEKEEPER_LOG naming a folder; not the
+clip cache, which is only warned about and done without), and where the
 default voice is opened (voice/select.py) for TIMEKEEPER_DEFAULT_VOICE, whose voices only an
 engine knows.
 
@@ -57,7 +58,8 @@ TTS_ENGINES = ("espeak-ng", "pyttsx3")  # its values (unset: espeak-ng where ins
 PIPER_URL_VARIABLE = "TIMEKEEPER_PIPER_URL"
 PIPER_URL_SCHEMES = ("https", "http", "file")
 DEFAULT_VOICE_VARIABLE = "TIMEKEEPER_DEFAULT_VOICE"  # a --voice value, or "synthesized"
-FOLDER_VARIABLES = ("TIMEKEEPER_CACHE", "TIMEKEEPER_DATA", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES", "TIMEKEEPER_PIPER_VOICES")
+# (TIMEKEEPER_CACHE is not among them: a cache that cannot be used is warned about and done without)
+FOLDER_VARIABLES = ("TIMEKEEPER_DATA", "TIMEKEEPER_STATE", "TIMEKEEPER_VOICES", "TIMEKEEPER_PIPER_VOICES")
 LOG_VARIABLE = "TIMEKEEPER_LOG"  # a file
 
 VARIABLES = (
