@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -51,6 +50,7 @@ import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from bench_scaleout import cpu_s, quantile
 from pagesocket import PING_EVERY_S, PINGS, PageSocket, Sound, apart_ms
 from scaleout import free_port, raise_open_files, start_redis, stop_process, wait_listening
 from serving import Server, start_server
@@ -64,19 +64,6 @@ BACK_LIMIT_S = 60.0  # the longest the rejoin is waited for
 STEADY_MIN_S, STEADY_MAX_S = 5.0, 30.0
 SETTLE_S = 3.0  # after every screen joined the doomed worker and the rooms play
 QUIET_S = 1.0  # the rejoin is over once no presence list has been sent for this long
-
-
-def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system, all threads) a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def quantile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def machine_load() -> str:

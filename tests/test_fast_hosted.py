@@ -15,31 +15,17 @@ import time
 from pathlib import Path
 
 import pytest
-from aiohttp import DummyCookieJar
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
+from app_client import served
 from measuredvoice import speak_measured
 
 from timekeeper.serve.guards.crews import COOKIE
 from timekeeper.serve.guards.rates import PER_MINUTE
 from timekeeper.serve.server import ServeConfig
-from timekeeper.serve.web.app import make_app
 
 POST = {"X-Timekeeper": "1"}  # the page's header on every POST
 
 
-def served(config: ServeConfig, check) -> None:
-    """Run `check` against the app of `config` on 127.0.0.1, with a client that keeps no cookie
-    (each request shows the crew its headers name, or none)."""
-
-    async def session() -> None:
-        client = TestClient(TestServer(make_app(config), host="127.0.0.1"), cookie_jar=DummyCookieJar())
-        await client.start_server()
-        try:
-            await asyncio.wait_for(check(client), timeout=120)
-        finally:
-            await client.close()
-
-    asyncio.run(session())
 
 
 @pytest.fixture
@@ -72,7 +58,7 @@ def test_head_is_counted_as_the_get_it_is_answered_by(config: ServeConfig) -> No
             assert allowed >= limit
             assert (await client.get(path, headers=by(address), allow_redirects=False)).status == 429
 
-    served(config, check)
+    served(config, check, cookies=False)
 
 
 def test_a_cacheable_answer_never_hands_out_a_crew(config: ServeConfig) -> None:
@@ -86,7 +72,7 @@ def test_a_cacheable_answer_never_hands_out_a_crew(config: ServeConfig) -> None:
         video = await client.get("/assets/awake.webm", headers=by("203.0.113.3"))
         assert "Set-Cookie" not in video.headers or "private" in video.headers["Cache-Control"]
 
-    served(config, check)
+    served(config, check, cookies=False)
 
 
 def test_a_malformed_crew_key_makes_no_crew(config: ServeConfig) -> None:
@@ -105,7 +91,7 @@ def test_a_malformed_crew_key_makes_no_crew(config: ServeConfig) -> None:
         for code in ("AAAA%0A", "AAAAA%0A", "A" * 12):
             assert (await client.get(f"/api/join/{code}", headers=by("203.0.113.5"))).status == 404
 
-    served(config, check)
+    served(config, check, cookies=False)
 
 
 def test_slow_work_takes_a_share_of_the_crew_and_of_the_address(config: ServeConfig, monkeypatch) -> None:
@@ -139,7 +125,7 @@ def test_slow_work_takes_a_share_of_the_crew_and_of_the_address(config: ServeCon
         release.set()
         assert await asyncio.gather(*waiting, *rotating, other) == [200] * 5
 
-    served(config, check)
+    served(config, check, cookies=False)
 
 
 def test_an_unknown_log_entry_names_no_folder_of_the_server(config: ServeConfig) -> None:
@@ -150,7 +136,7 @@ def test_an_unknown_log_entry_names_no_folder_of_the_server(config: ServeConfig)
             assert reply.status == 404 and str(config.state) not in text and "crews" not in text, text
             assert ":memory:" not in text and "sqlite" not in text, text
 
-    served(config, check)
+    served(config, check, cookies=False)
 
 
 def test_a_room_that_expires_before_its_mix_is_ready_is_not_written_again(config: ServeConfig, monkeypatch) -> None:
@@ -178,5 +164,5 @@ def test_a_room_that_expires_before_its_mix_is_ready_is_not_written_again(config
         assert not (games / f"{game}.json").exists()
         assert (await client.get(f"/api/games/{game}", headers=by("203.0.113.12"))).status == 404
 
-    served(dataclasses.replace(config, room_idle_s=0.6), check)
+    served(dataclasses.replace(config, room_idle_s=0.6), check, cookies=False)
     assert LocalStore(config.state, 10).kept_games() == []  # a restart finds no room

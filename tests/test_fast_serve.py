@@ -9,31 +9,18 @@ import asyncio
 import contextlib
 import io
 import wave
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
+from app_client import served
 from measuredvoice import speak_measured
 
 from timekeeper.serve.server import ServeConfig
-from timekeeper.serve.web.app import make_app
 
 POST = {"X-Timekeeper": "1"}  # the page's header on every POST
 
 
-def served(config: ServeConfig, check: Callable[[TestClient], Awaitable[None]]) -> None:
-    """Run `check` against the app of `config`, served on 127.0.0.1 for the test."""
-
-    async def session() -> None:
-        client = TestClient(TestServer(make_app(config), host="127.0.0.1"))
-        await client.start_server()
-        try:
-            await asyncio.wait_for(check(client), timeout=120)
-        finally:
-            await client.close()
-
-    asyncio.run(session())
 
 
 async def new_game(client: TestClient, track: str = "builtin:test-run-1", **settings: object) -> dict:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from aiohttp.test_utils import TestClient
-from test_fast_serve import POST, config, new_game, served  # noqa: F401 (config: the fixture)
+from app_client import served
+from test_fast_serve import POST, config, new_game  # noqa: F401 (config: the fixture)
 
 from timekeeper.i18n import say
 
