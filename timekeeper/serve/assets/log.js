@@ -66,6 +66,12 @@ function markProblems(form, error) {
 }
 
 // ---- after a game: record it once ----------------------------------------------------------
+// What this screen recorded ("game id:mission id"), or the game whose record is on its way: the
+// message telling every screen of the game may come before or after this screen's own answer,
+// and must not call this screen "another screen".
+let recordedHere = "";
+let recording = "";
+
 export async function buildLogForm() {
   const box = page.logFields;
   if (box.dataset.game === view.game.id) return;
@@ -88,6 +94,8 @@ export async function buildLogForm() {
 // The game's mission is in the log (recorded here or on another screen), or was removed (null).
 export function showLogged(recorded, how = "log.recorded.other") {
   if (!view.game || page.after.hidden) return;
+  if (recording === view.game.id && how === "log.recorded.other") return; // its own answer says it
+  if (recorded && recordedHere === `${view.game.id}:${recorded.id}`) how = "log.recorded";
   const form = page.logform;
   if (!recorded) {
     form.classList.remove("done");
@@ -113,9 +121,15 @@ async function recordMission(event) {
   const values = formValues(form);
   if (form.dataset.campaign) values.campaign = form.dataset.campaign;
   markProblems(form, null);
+  const game = view.game.id;
+  recording = game;
   try {
-    showLogged(await postJson(`/api/games/${view.game.id}/log`, values), "log.recorded");
+    const recorded = await postJson(`/api/games/${game}/log`, values);
+    recordedHere = `${game}:${recorded.id}`;
+    recording = "";
+    showLogged(recorded, "log.recorded");
   } catch (error) {
+    recording = "";
     if (error.body && error.body.recorded) return showLogged(error.body.recorded);
     page.logResult.textContent = errorText(error);
     markProblems(form, error);
