@@ -8,6 +8,7 @@ import pytest
 
 from timekeeper.serve.games.game import PAUSED, PLAYING, SILENT, Game, Playback, wall_ms
 from timekeeper.serve.games.speakers import (
+    BEHIND_MS,
     MAX_SPEAKERS,
     REPORT_GAP_MS,
     SILENT_AFTER_MS,
@@ -137,6 +138,20 @@ def test_a_worker_takes_a_speaker_whose_clock_stands_still_for_lost():
     assert watch.lost(NOW + 2500 + SILENT_AFTER_MS, since.get) == []
     assert watch.lost(NOW + 2500 + SILENT_AFTER_MS + 1, since.get) == [("g", "a", 2500)]
     assert watch.lost(NOW + 10_000, {"g": None}.get) == []  # paused: nothing to hear
+
+
+def test_a_worker_that_fell_behind_judges_no_speaker_until_it_has_kept_up_a_while():
+    # the watch is due every 250 ms; held up 2.6 s (2,500 screens rejoining at once, as measured),
+    # the reports waiting unread are no silence
+    watch, every = SpeakerWatch(), 250.0
+    assert watch.keeping_up(NOW, every)
+    assert watch.keeping_up(NOW + every + BEHIND_MS, every)  # late, but within the bound
+    late = NOW + 2 * every + 2 * BEHIND_MS + 2600
+    assert not watch.keeping_up(late, every)
+    on_time = [late + every * n for n in range(1, 12)]
+    judged = [watch.keeping_up(at, every) for at in on_time]
+    assert judged == [at >= late + SILENT_AFTER_MS for at in on_time] and judged[-1]  # then it judges again
+    assert not watch.keeping_up(on_time[-1] + every + BEHIND_MS + 1, every)  # behind again: again not
 
 
 def test_a_speaker_starting_has_its_time_and_more_while_its_sound_loads():

@@ -30,6 +30,11 @@ MAX_SPEAKERS = 64  # speakers a game keeps (those not heard are forgotten first)
 # enough for every page of a dead worker to come back (1,000 rooms: 7.5-9.9 s at the 99th
 # percentile, docs/hosting.md), or the missions would pause themselves for a server's fault.
 UNWATCHED_MS = 15_000.0
+# A worker that falls behind (its event loop held up: thousands of screens rejoining at once, a
+# starved CPU) has its screens' reports waiting unread: the silence it would see is its own. The
+# watch that comes this much later than its period judges no speaker until SILENT_AFTER_MS have
+# passed with the worker keeping up.
+BEHIND_MS = 500.0
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,16 @@ class SpeakerWatch:
         self.seen: dict[tuple[str, str], Seen] = {}
         self.orphans: dict[tuple[str, str], float] = {}  # heard speakers no live worker watches: since when (wall ms)
         self.orphans_checked_ms = 0.0
+        self.watched_ms: float | None = None  # when the watch last ran
+        self.behind_until_ms = float("-inf")  # no speaker is judged until then: the worker fell behind
+
+    def keeping_up(self, now_ms: float, every_ms: float) -> bool:
+        """Whether the speakers may be judged at `now_ms`: the watch, due every `every_ms`, has come
+        on time (within BEHIND_MS) for SILENT_AFTER_MS (see BEHIND_MS)."""
+        if self.watched_ms is not None and now_ms - self.watched_ms > every_ms + BEHIND_MS:
+            self.behind_until_ms = now_ms + SILENT_AFTER_MS
+        self.watched_ms = now_ms
+        return now_ms >= self.behind_until_ms
 
     def claimed(self, game_id: str, client: str, socket: object, now_ms: float, position_ms: float) -> None:
         """A speaker claimed the sound on `socket`: it starts."""

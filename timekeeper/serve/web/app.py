@@ -282,7 +282,7 @@ async def _watch_endings(app: web.Application):
             try:
                 for game in await state.settle_all():
                     await broadcast(state, game)
-                await watch_speakers(state)
+                await watch_speakers(state, REPORT_EVERY_S * 1000)
             except TimekeeperError:
                 pass  # the store is unreachable (said on the terminal): tried again shortly
             except Exception as error:  # a bug: named in one line; the next round goes on

@@ -50,13 +50,16 @@ async def closed(state: ServerState, game: Game, socket: object) -> None:
         await _hear(state, game, client, False, heard_to_ms)
 
 
-async def watch_speakers(state: ServerState) -> None:
-    """Every few hundred ms: speakers here not heard for SILENT_AFTER_MS are lost, and so are those
+async def watch_speakers(state: ServerState, every_ms: float) -> None:
+    """Every `every_ms`: speakers here not heard for SILENT_AFTER_MS are lost, and so are those
     no live worker watches (a restart, a worker that died) once their pages have had UNWATCHED_MS to
-    come back; missions silent for their pause time pause themselves (on the worker that first sees it)."""
+    come back; missions silent for their pause time pause themselves (on the worker that first sees
+    it). Not while this worker falls behind: the reports it has not read yet are no silence."""
     if state.closing:  # (its screens' reports stop as it stops: the next worker watches their speakers)
         return
     now = wall_ms()
+    if not state.watch.keeping_up(now, every_ms):
+        return
     if now - state.watch.orphans_checked_ms >= ORPHANS_EVERY_MS:
         state.watch.orphans_checked_ms = now
         await _orphans(state, now)
