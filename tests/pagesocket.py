@@ -9,8 +9,9 @@ mission.js's follow()), for the tests and benchmarks that stand in for many phon
   a command sent meanwhile goes through one or the other;
 - when its socket is lost it joins again after the page's wait (0.5 s, doubling to 5 s, each wait
   spread over 0.5-1.5 times itself);
-- a room's sound device plays a `Sound` that follows the state as the page's audio element does
-  and reports its position every half second (its worker watches that it advances).
+- a room's sound device plays a `Sound` that follows the room's clock as a speaker's audio element
+  does (serve/assets/speaker.js and sync.js: a seek when it is far off, else the playback rate within
+  2 %) and reports its position every half second (its worker watches that it advances).
 
 Times on this machine are epoch ms (`time.time()`); the server's are the same clock plus the
 offset the pings measured.
@@ -28,7 +29,8 @@ from collections.abc import Callable
 PINGS, PING_EVERY_S = 5, 0.15
 RETRY_FIRST_S, RETRY_MOST_S = 0.5, 5.0
 REPORT_EVERY_S = 0.5  # as a speaker's page (serve/assets/speaker.js): its worker takes it for lost after 1.5 s without
-SEEK_OVER_MS = 300.0  # the sound device seeks to the clock only when a command left it this far off (follow())
+SEEK_OVER_MS = 200.0  # further off the room's clock than this, the sound device seeks (sync.js SYNC.seekBeyondMs)
+RATE_SPAN_MS, RATE_MOST = 1000.0, 0.02  # nearer, the rate works the error off at error/span, within 1 ± 2 %
 SET_PAUSED_OVER_MS = 50.0
 
 
@@ -42,6 +44,7 @@ class Sound:
     def __init__(self) -> None:
         self.started_ms: float | None = None  # playing: position = now - started_ms
         self.paused_ms: float | None = None  # paused at this position (None: never played)
+        self.kept_up_ms: float | None = None  # when its rate was last set (playing)
 
     @property
     def playing(self) -> bool:
@@ -52,16 +55,20 @@ class Sound:
             return (now_ms() if at_ms is None else at_ms) - self.started_ms
         return self.paused_ms
 
-    def follow(self, playback: dict, server_now_ms: float, commanded: bool) -> None:
-        """What mission.js follow() does with the audio element on a new state."""
+    def follow(self, playback: dict, server_now_ms: float) -> None:
+        """What speaker.js follow() does with the audio element on a new state, and every half second
+        (the page every 100 ms): a playing one keeps up with the room's clock."""
         here = now_ms()
         current = self.position_ms(here)
         if playback["status"] == "playing":
             target = playback["position_ms"] + (server_now_ms - playback["at_ms"])
-            if (not self.playing or commanded) and (current is None or abs(current - target) > SEEK_OVER_MS):
-                current = target
-            if not self.playing:
-                self.started_ms, self.paused_ms = here - (current or 0.0), None
+            if not self.playing or current is None or abs(current - target) > SEEK_OVER_MS:
+                self.started_ms, self.paused_ms, self.kept_up_ms = here - target, None, here
+                return
+            elapsed = here - (self.kept_up_ms or here)
+            step = max(-RATE_MOST, min(RATE_MOST, (current - target) / RATE_SPAN_MS)) * elapsed
+            self.started_ms += step  # played at 1 - error/span since the last look: that much less far
+            self.kept_up_ms = here
         else:
             if self.playing:
                 self.paused_ms, self.started_ms = current, None
@@ -210,10 +217,9 @@ class PageSocket:
             self._spawn(self._move(socket))
         elif kind == "state":
             playback = data["playback"]
-            commanded = playback.get("changes") != self.changes
             self.playback, self.changes = playback, playback.get("changes")
             if self.sound is not None:
-                self.sound.follow(playback, self.server_now_ms(), commanded)
+                self.sound.follow(playback, self.server_now_ms())
         if self.on_message is not None:
             self.on_message(self, data)
 
@@ -247,6 +253,8 @@ class PageSocket:
         assert self.sound is not None
         await asyncio.sleep(random.random() * REPORT_EVERY_S)
         while not self.stop.is_set():
+            if self.playback is not None:
+                self.sound.follow(self.playback, self.server_now_ms())
             position = self.sound.position_ms()
             if position is not None and self.joined.is_set():
                 await self.send({"type": "report", "at_ms": position + random.uniform(-jitter_ms, jitter_ms),
