@@ -30,7 +30,7 @@ Measures (targets of issue 25):
 - memory per room: the workers' resident memory and Redis's, before and after the rooms.
 
 The screens speak the page's protocol as tests/pagesocket.py does (the sound device follows the
-state as the page's audio element does). Every process runs on this machine, so the screens keep
+room's clock as a speaker's audio element does). Every process runs on this machine, so the screens keep
 time by its one clock: their pings are sent and answered as the page's are (the server's work),
 but the offset they measure is not used (on this load generator, which stands in for thousands of
 phones on a CPU it shares, a ping's round trip reaches a second and its offset is off by half of
