@@ -8,6 +8,7 @@ import pytest
 
 from timekeeper.serve.games.game import PAUSED, PLAYING, SILENT, Game, Playback, wall_ms
 from timekeeper.serve.games.speakers import (
+    BEHIND_AT_MOST_MS,
     BEHIND_MS,
     MAX_SPEAKERS,
     REPORT_GAP_MS,
@@ -152,6 +153,23 @@ def test_a_worker_that_fell_behind_judges_no_speaker_until_it_has_kept_up_a_whil
     judged = [watch.keeping_up(at, every) for at in on_time]
     assert judged == [at >= late + SILENT_AFTER_MS for at in on_time] and judged[-1]  # then it judges again
     assert not watch.keeping_up(on_time[-1] + every + BEHIND_MS + 1, every)  # behind again: again not
+
+
+def test_a_worker_behind_for_good_judges_its_speakers_all_the_same():
+    # every watch 1 s late: behind without a break; after BEHIND_AT_MOST_MS a silent mission is noticed
+    watch, every = SpeakerWatch(), 250.0
+    watch.keeping_up(NOW, every)
+    moments = [NOW + (every + 1000) * n for n in range(1, 30)]
+    judged = [watch.keeping_up(at, every) for at in moments]
+    first_late = moments[0]
+    assert judged == [at - first_late >= BEHIND_AT_MOST_MS for at in moments] and judged[-1]
+    # once it keeps up for SILENT_AFTER_MS the count starts again
+    at = moments[-1]
+    for _ in range(int(SILENT_AFTER_MS // every) + 2):
+        at += every
+        watch.keeping_up(at, every)
+    assert watch.behind_since_ms is None
+    assert not watch.keeping_up(at + every + BEHIND_MS + 1, every)
 
 
 def test_a_speaker_starting_has_its_time_and_more_while_its_sound_loads():

@@ -33,8 +33,10 @@ UNWATCHED_MS = 15_000.0
 # A worker that falls behind (its event loop held up: thousands of screens rejoining at once, a
 # starved CPU) has its screens' reports waiting unread: the silence it would see is its own. The
 # watch that comes this much later than its period judges no speaker until SILENT_AFTER_MS have
-# passed with the worker keeping up.
+# passed with the worker keeping up; but not for longer than BEHIND_AT_MOST_MS in a row (a worker
+# overloaded for good still notices a silent mission, as long after as a dead worker's pages take).
 BEHIND_MS = 500.0
+BEHIND_AT_MOST_MS = UNWATCHED_MS
 
 
 @dataclass(frozen=True)
@@ -104,13 +106,20 @@ class SpeakerWatch:
         self.orphans_checked_ms = 0.0
         self.watched_ms: float | None = None  # when the watch last ran
         self.behind_until_ms = float("-inf")  # no speaker is judged until then: the worker fell behind
+        self.behind_since_ms: float | None = None  # since when it has been behind without a break
 
     def keeping_up(self, now_ms: float, every_ms: float) -> bool:
         """Whether the speakers may be judged at `now_ms`: the watch, due every `every_ms`, has come
-        on time (within BEHIND_MS) for SILENT_AFTER_MS (see BEHIND_MS)."""
+        on time (within BEHIND_MS) for SILENT_AFTER_MS, or it has been behind for BEHIND_AT_MOST_MS."""
         if self.watched_ms is not None and now_ms - self.watched_ms > every_ms + BEHIND_MS:
             self.behind_until_ms = now_ms + SILENT_AFTER_MS
+            if self.behind_since_ms is None:
+                self.behind_since_ms = now_ms
+        elif now_ms >= self.behind_until_ms:
+            self.behind_since_ms = None
         self.watched_ms = now_ms
+        if self.behind_since_ms is not None and now_ms - self.behind_since_ms >= BEHIND_AT_MOST_MS:
+            return True
         return now_ms >= self.behind_until_ms
 
     def claimed(self, game_id: str, client: str, socket: object, now_ms: float, position_ms: float) -> None:
