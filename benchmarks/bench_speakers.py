@@ -102,7 +102,6 @@ class Run:
     spread_at_s: list[float] = field(default_factory=list)  # when each spread was read (s into the mission)
     heard: list[float] = field(default_factory=list)  # `heard` only
     newcomer_s: dict[str, float | None] = field(default_factory=dict)
-    rates: list[float] = field(default_factory=list)
 
 
 def spread(readings: list[list]) -> float:
@@ -261,13 +260,13 @@ def act(what: str, server, game_id: str, drivers: list, newcomer, link, run: Run
     return newcomer
 
 
-# `tap`: the element plays the mission's sound from its start; its clock is read every 10 ms.
+# `tap`: an element alone on the page, the mission's sound from its start (then tapped or not: TAP);
+# its clock read every 10 ms while it plays.
+AUDIO_ALONE = "document.body.innerHTML = '<audio id=\"audio\" preload=\"auto\"></audio>';" \
+              " document.getElementById('audio').src = arguments[0];"
 CLOCK_READINGS = """
-const [tapped, seconds, done] = arguments;
-document.body.innerHTML = '<audio id="audio" preload="auto"></audio>';
+const [seconds, done] = arguments;
 const audio = document.getElementById('audio');
-audio.src = window.soundUrl;
-if (tapped) eval(window.tapScript);
 const readings = [];
 audio.play().then(() => {
   const since = performance.now();
@@ -281,7 +280,7 @@ audio.play().then(() => {
 
 def tap_noise() -> dict[str, list[float]]:
     """One element's clock (`currentTime`) against a straight line at rate 1 (ms: how far each
-    reading is from where the first second's readings put it), alone and tapped as `heard` taps."""
+    reading is from where their median puts it), alone and tapped as `heard` taps."""
     found = {}
     with tempfile.TemporaryDirectory() as folder:
         server = start_server(Path(folder) / "state", "--sound-cache", str(Path(folder) / "sound"))
@@ -293,9 +292,10 @@ def tap_noise() -> dict[str, list[float]]:
             driver.set_script_timeout(TAP_READ_S + 30)
             for tapped in (False, True):
                 driver.get(server.url + "log")  # any page of the server's: the sound is then its own origin's
-                driver.execute_script("window.soundUrl = arguments[0]; window.tapScript = arguments[1];",
-                                      game["sound"]["url"], TAP)
-                readings = driver.execute_async_script(CLOCK_READINGS, tapped, TAP_READ_S)
+                driver.execute_script(AUDIO_ALONE, game["sound"]["url"])
+                if tapped:
+                    driver.execute_script(TAP)
+                readings = driver.execute_async_script(CLOCK_READINGS, TAP_READ_S)
                 if isinstance(readings, str):
                     raise RuntimeError(f"the element did not play: {readings}")
                 played = [(now, at) for now, at in readings if at > 0]
