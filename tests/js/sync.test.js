@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SYNC, aheadMs, boundedLate, correction, learntRestart, playsOn, targetMs }
+import { SYNC, aheadMs, boundedLate, correction, holds, learntRestart, playsOn, targetMs }
   from "../../timekeeper/serve/assets/sync.js";
 
 test("a speaker plays ahead by its output latency and its own delay", () => {
@@ -58,4 +58,12 @@ test("an element plays on when it moved at least half the time that passed", () 
   assert.equal(playsOn(1_000, 1_250, 250), true);
   assert.equal(playsOn(1_000, 1_010, 250), false); // seeking or stalled
   assert.equal(playsOn(1_000, 1_000, 0), false);
+});
+
+test("only a seek into data the element holds teaches its standing time", () => {
+  const ranges = (...spans) => ({ length: spans.length, start: (i) => spans[i][0], end: (i) => spans[i][1] });
+  assert.equal(holds(ranges([0, 30], [60, 90]), 10), true);
+  assert.equal(holds(ranges([0, 30], [60, 90]), 45), false); // a download to wait for
+  assert.equal(holds(ranges([0, 30]), 30), false);
+  assert.equal(holds(ranges(), 0), false); // nothing yet (the first start, a reload)
 });

@@ -8,7 +8,7 @@
 import { positionAt } from "./clock.js";
 import { page } from "./dom.js";
 import { clientId, measured, serverNow, view } from "./state.js";
-import { SYNC, aheadMs, boundedLate, correction, learntRestart, playsOn, targetMs } from "./sync.js";
+import { SYNC, aheadMs, boundedLate, correction, holds, learntRestart, playsOn, targetMs } from "./sync.js";
 
 const TICK_MS = 100; // the element is checked this often while this device plays the sound
 const REPORT_MS = 500; // and its position reported this often
@@ -26,9 +26,10 @@ let timer = null;
 let reportedAt = -Infinity;
 let latencyS = 0; // the output latency the browser reports (s)
 // After a seek or a start the element stands still a moment: `since` (performance ms) it was
-// asked, `guessMs` how long it was expected to stand, `before` its last reading while we wait.
+// asked, `guessMs` how long it was expected to stand, `before` its last reading while we wait,
+// `teaches` whether its landing says how long it stood (it had the data there: sync.js holds).
 const RESTART_KEY = "tk-restart-ms"; // how long this device's element stands still after a seek, as last learnt
-const restart = { since: null, guessMs: learntBefore(), before: null, settleUntil: 0 };
+const restart = { since: null, guessMs: learntBefore(), before: null, settleUntil: 0, teaches: false };
 
 function learntBefore() {
   let kept = NaN;
@@ -136,7 +137,7 @@ function keepUp(now) {
       return;
     }
     if (!played && now - restart.since < SETTLE_GIVE_UP_MS) return;
-    if (played) {
+    if (played && restart.teaches) {
       restart.guessMs = learntRestart(restart.guessMs, at - target);
       localStorage.setItem(RESTART_KEY, String(Math.round(restart.guessMs))); // a reload or the next visit starts with it
     }
@@ -160,7 +161,9 @@ function starved(audio) {
 function seekTo(target) {
   const audio = page.audio;
   audio.playbackRate = 1;
-  audio.currentTime = Math.max(0, target + restart.guessMs) / 1000;
+  const at = Math.max(0, target + restart.guessMs) / 1000;
+  restart.teaches = holds(audio.buffered, at);
+  audio.currentTime = at;
   restart.since = performance.now();
   restart.before = null;
   restart.settleUntil = restart.since + SYNC.settleMs;

@@ -62,6 +62,14 @@ export function learntRestart(guessMs, errorMs) {
   return Math.min(SYNC.restartMaxMs, Math.max(0, next));
 }
 
+// Whether the element holds the data at `seconds` already (`ranges`: its `buffered` TimeRanges).
+// Only a seek there teaches how long the element stands still: one that waits for a download (the
+// first start, a file still being made) would teach the network's time, not the element's.
+export function holds(ranges, seconds) {
+  for (let i = 0; i < ranges.length; i++) if (ranges.start(i) <= seconds && seconds < ranges.end(i)) return true;
+  return false;
+}
+
 // Whether an element read at `ms` has played on since it was read at `beforeMs`, `elapsedMs` ago:
 // it moved at least half as far as the time that passed (a stalled or seeking element stands still).
 export function playsOn(beforeMs, ms, elapsedMs) {
