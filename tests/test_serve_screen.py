@@ -127,7 +127,8 @@ def test_phones_join_in_the_lobby_see_who_is_there_and_one_play_starts_all(serve
     shot(phone, "lobby-phone", tmp_path)
     host.execute_script("const t = document.getElementById('track'); t.value = 'builtin:mission-3';"
                         "t.dispatchEvent(new Event('change'));")  # the crew changes its mind
-    wait_for(phone, "window.timekeeper.view.game.track_id === 'builtin:mission-3'")
+    # (the phone's fetch of the game waits for the new track's mix: with an empty clip cache, a mix's time)
+    wait_for(phone, "window.timekeeper.view.game.track_id === 'builtin:mission-3'", SOUND_START_S)
     host.find_element("id", "play-here").click()  # one press starts it for all
     wait_for(host, "!document.getElementById('audio').paused && window.timekeeper.clockMs() > 300", SOUND_START_S)
     wait_for(phone, "window.timekeeper.view.playback.status === 'playing' && window.timekeeper.clockMs() > 300")
